@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// Tools version 6.0 puts every target in the Swift 6 language mode, with
+// strict concurrency checking on.
+import PackageDescription
+
+let package = Package(
+    name: "gbnotify",
+    products: [
+        .executable(name: "gbnotifyd", targets: ["gbnotifyd"]),
+        .executable(name: "gbnotifyctl", targets: ["gbnotifyctl"]),
+    ],
+    targets: [
+        // Thin system-library shims: a header and a module map each.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // Pure logic: no I/O, no C.
+        .target(name: "PushCore"),
+        // Hand-written command-line parsing shared by both executables.
+        .target(name: "CommandKit"),
+        // Typed wrapper over libcurl's easy interface.
+        .target(name: "Curl", dependencies: ["CCurl"]),
+        // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
+        .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"]),
+        // Accounts in the Secret Service, through libsecret.
+        .target(name: "Keyring", dependencies: ["PushCore", "CSecret"]),
+        // Typed wrapper over libdbus: one connection, messages, calls, signals, names.
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        // The state directory: install token and per-account state, written atomically.
+        .target(name: "StateStore", dependencies: ["PushCore"]),
+
+        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit"]),
+        .executableTarget(name: "gbnotifyctl", dependencies: ["PushCore", "CommandKit", "GitbayClient", "Keyring"]),
+
+        // Starts and scripts the gitbay stand-in (Tests/Standin) for Swift tests.
+        .target(name: "TestSupport", dependencies: ["Curl"], path: "Tests/TestSupport"),
+
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
+        .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
+        .testTarget(name: "GitbayClientTests", dependencies: ["GitbayClient", "PushCore", "TestSupport"]),
+        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus"]),
+        .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "PushCore"]),
+    ]
+)
