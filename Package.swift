@@ -29,9 +29,14 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         // The state directory: install token and per-account state, written atomically.
         .target(name: "StateStore", dependencies: ["PushCore"]),
+        // Adding, registering, listing and removing accounts: keyring, API and state together.
+        .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore"]),
 
-        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit"]),
-        .executableTarget(name: "gbnotifyctl", dependencies: ["PushCore", "CommandKit", "GitbayClient", "Keyring"]),
+        // The daemon's parts: supervisor, per-account pollers, bus service, logging.
+        .target(name: "Daemon", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus"]),
+
+        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon"]),
+        .executableTarget(name: "gbnotifyctl", dependencies: ["PushCore", "CommandKit", "Accounts", "DBus"]),
 
         // Starts and scripts the gitbay stand-in (Tests/Standin) for Swift tests.
         .target(name: "TestSupport", dependencies: ["Curl"], path: "Tests/TestSupport"),
@@ -43,5 +48,8 @@ let package = Package(
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "PushCore"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "PushCore", "StateStore", "TestSupport"]),
+        // Runs the built gbnotifyctl against the stand-in and the session's real keyring.
+        .testTarget(name: "gbnotifyctlTests", dependencies: ["TestSupport", "PushCore"]),
     ]
 )

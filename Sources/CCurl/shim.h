@@ -1,1 +1,46 @@
 #include <curl/curl.h>
+
+/*
+ * curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, so
+ * Swift cannot call them. These wrappers fix the argument type, one per kind
+ * of value, the way swift-corelibs-foundation does. Only the Curl module
+ * calls them.
+ */
+
+typedef size_t (*gbn_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+
+static inline CURLcode gbn_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode gbn_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode gbn_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode gbn_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/* For CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, which share a signature. */
+static inline CURLcode gbn_curl_easy_setopt_data_callback(CURL *handle, CURLoption option, gbn_curl_data_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode gbn_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode gbn_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLMcode gbn_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+/* CURL_GLOBAL_ALL is a macro built from other macros; spelled out here so Swift sees one constant. */
+static const long gbn_curl_global_all = CURL_GLOBAL_ALL;

@@ -1,0 +1,135 @@
+import GitbayClient
+import Keyring
+import PushCore
+import StateStore
+
+/// The account life cycle, shared by `gbnotifyctl` and the daemon: check a token, keep it in the
+/// keyring, register this install, and undo all of it in the right order.
+public struct AccountManager: Sendable {
+    public let keyring: Keyring
+    public let state: StateDirectory
+    public let clientOptions: GitbayClient.Options
+    /// Names this install in the instance's device list: `gbnotifyd on HOSTNAME`.
+    public let deviceLabel: String
+
+    public init(keyring: Keyring, state: StateDirectory, clientOptions: GitbayClient.Options, hostname: String) {
+        self.keyring = keyring
+        self.state = state
+        self.clientOptions = clientOptions
+        deviceLabel = GitbayCommand.deviceLabel(hostname: hostname)
+    }
+
+    /// Checks `token` with `whoami`, stores the account under the username the server reports
+    /// (replacing an older token for it), and registers this install. Nothing is stored when the
+    /// token or the instance is wrong; a registration failure still keeps the account, because
+    /// polling works without it.
+    public func add(instance: GitbayInstance, token: APIToken) async throws(AccountFailure) -> AddReport {
+        let client = GitbayClient(instance: instance, token: token, options: clientOptions)
+        let whoami: Whoami
+        switch try await send(.whoami, with: client) {
+        case .unauthorized:
+            throw .tokenRejected(instance)
+        case .notFound:
+            throw .noAPI(instance)
+        case let result:
+            guard case .success = result else { throw .unexpected(instance, "\(result)") }
+            do {
+                whoami = try result.decode(Whoami.self)
+            } catch {
+                throw .unexpected(instance, "\(error)")
+            }
+        }
+        let account: Account
+        do {
+            account = try Account(instance: instance, username: whoami.username)
+        } catch {
+            throw .unexpected(instance, "\(error)")
+        }
+        do {
+            try await keyring.store(token, for: account)
+        } catch {
+            throw .keyring(error)
+        }
+        let registration = await register(account, with: client)
+        return AddReport(account: account, registration: registration)
+    }
+
+    /// Registers this install's token with `account` (`device add` upserts, so repeating it is
+    /// free) and records the outcome, whatever it is, for `account list` and `status`; only a
+    /// call cut short by cancellation records nothing.
+    public func register(_ account: Account, with client: GitbayClient) async -> Registration {
+        let registration: Registration
+        do {
+            let installToken = try state.installToken().token
+            let result = try await client.send(.deviceAdd(label: deviceLabel), stdin: installToken.hex)
+            registration = Registration(result)
+        } catch {
+            registration = .failed("\(error)")
+        }
+        // Cut short because the daemon is stopping or reloading: the answer says nothing about
+        // the server, so the state keeps what it knew (the device id above all).
+        guard !Task.isCancelled else { return registration }
+        _ = try? state.updateAccounts { registration.apply(to: &$0.accounts[account.id, default: AccountRecord()]) }
+        return registration
+    }
+
+    /// Deregisters this install (`device remove` with the stored id) while the token still
+    /// exists, then deletes the token and the account's state. A failed deregistration does not
+    /// keep the account: the stale device row is harmless and visible on the web.
+    public func remove(_ account: Account) async throws(AccountFailure) -> RemoveReport {
+        let token: APIToken?
+        do {
+            token = try await keyring.token(for: account)
+        } catch {
+            throw .keyring(error)
+        }
+        guard let token else { throw .noSuchAccount(account) }
+
+        var deregistration = Deregistration.notRegistered
+        if let deviceID = try? state.loadAccounts().state.accounts[account.id]?.deviceID {
+            let client = GitbayClient(instance: account.instance, token: token, options: clientOptions)
+            do {
+                switch try await client.send(.deviceRemove(id: deviceID)) {
+                case .success, .notFound:
+                    // notFound: the server already reaped the row, which is what we wanted.
+                    deregistration = .removed(deviceID: deviceID)
+                case let result:
+                    deregistration = .failed(deviceID: deviceID, reason: "\(result)")
+                }
+            } catch {
+                deregistration = .failed(deviceID: deviceID, reason: "\(error)")
+            }
+        }
+        do {
+            _ = try await keyring.delete(account)
+        } catch {
+            throw .keyring(error)
+        }
+        _ = try? state.updateAccounts { $0.accounts[account.id] = nil }
+        return RemoveReport(account: account, deregistration: deregistration)
+    }
+
+    /// Every account in the keyring with what this install knows about its registration, and the
+    /// keyring items that could not be read as accounts.
+    public func list() async throws(AccountFailure) -> (accounts: [AccountSummary], skipped: [String]) {
+        let listing: KeyringListing
+        do {
+            listing = try await keyring.list()
+        } catch {
+            throw .keyring(error)
+        }
+        let records = (try? state.loadAccounts().state.accounts) ?? [:]
+        let summaries = listing.accounts
+            .map { AccountSummary(account: $0.account, record: records[$0.account.id]) }
+            .sorted { $0.account.id < $1.account.id }
+        return (summaries, listing.skipped.map { "\($0)" })
+    }
+
+    private func send(_ command: GitbayCommand, with client: GitbayClient) async throws(AccountFailure) -> APIResult {
+        do {
+            return try await client.send(command)
+        } catch {
+            throw .unreachable(client.instance, "\(error)")
+        }
+    }
+}

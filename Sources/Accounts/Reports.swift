@@ -1,0 +1,88 @@
+import PushCore
+import StateStore
+
+/// What became of registering this install with an account.
+public enum Registration: Sendable, Equatable, CustomStringConvertible {
+    case registered(deviceID: Int64)
+    /// The instance runs with `[push] enabled = false`.
+    case pushUnavailable
+    /// The token is read-scoped: it can poll but not register.
+    case readOnlyToken
+    case failed(String)
+
+    init(_ result: APIResult) {
+        switch result {
+        case .success:
+            if let device = try? result.decode(DeviceRegistration.self) {
+                self = .registered(deviceID: device.id)
+            } else {
+                self = .failed("the server's answer to device add had no device id")
+            }
+        case .pushUnavailable: self = .pushUnavailable
+        case .readOnlyToken: self = .readOnlyToken
+        default: self = .failed("\(result)")
+        }
+    }
+
+    /// Read back from the state file, as `account list` shows it.
+    init(_ record: AccountRecord?) {
+        if let id = record?.deviceID {
+            self = .registered(deviceID: id)
+        } else if let error = record?.registrationError {
+            self = switch error {
+            case Self.pushUnavailable.description: .pushUnavailable
+            case Self.readOnlyToken.description: .readOnlyToken
+            default: .failed(error)
+            }
+        } else {
+            self = .failed("not registered yet")
+        }
+    }
+
+    /// Records the outcome in the account's state, leaving the fields others own (the daemon's
+    /// high-water mark and ETag) as they are.
+    func apply(to record: inout AccountRecord) {
+        if case .registered(let id) = self {
+            record.deviceID = id
+            record.registrationError = nil
+        } else {
+            record.deviceID = nil
+            record.registrationError = description
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .registered(let id): "registered as device \(id)"
+        case .pushUnavailable: "this instance does not send push notifications"
+        case .readOnlyToken: "the token is read-only, so this install cannot register"
+        case .failed(let why): "registration failed: \(why)"
+        }
+    }
+}
+
+public enum Deregistration: Sendable, Equatable {
+    case notRegistered
+    case removed(deviceID: Int64)
+    case failed(deviceID: Int64, reason: String)
+}
+
+public struct AddReport: Sendable, Equatable {
+    public let account: Account
+    public let registration: Registration
+}
+
+public struct RemoveReport: Sendable, Equatable {
+    public let account: Account
+    public let deregistration: Deregistration
+}
+
+public struct AccountSummary: Sendable, Equatable {
+    public let account: Account
+    public let registration: Registration
+
+    init(account: Account, record: AccountRecord?) {
+        self.account = account
+        registration = Registration(record)
+    }
+}

@@ -1,0 +1,86 @@
+/// The words of a command line, consumed front to back by a command's parser.
+///
+/// Options may appear anywhere among positionals, as `--name value` or `--name=value`;
+/// `--` ends option parsing. Whatever a parser leaves behind is an error, so a typo is
+/// never silently ignored.
+public struct Arguments: Sendable {
+    private var words: [String]
+    private var positionalsOnly = false
+
+    public init(_ words: [String]) {
+        if let end = words.firstIndex(of: "--") {
+            self.words = Array(words[..<end])
+            trailing = Array(words[words.index(after: end)...])
+        } else {
+            self.words = words
+            trailing = []
+        }
+    }
+
+    /// Words after `--`: always positionals.
+    private var trailing: [String]
+
+    public var isEmpty: Bool { words.isEmpty && trailing.isEmpty }
+
+    /// The next word, if it is not an option: how a command group picks its subcommand.
+    public var peekPositional: String? {
+        if let first = words.first(where: { !$0.hasPrefix("-") || $0 == "-" }) { return first }
+        return trailing.first
+    }
+
+    /// Removes `name` wherever it stands; true if it was there.
+    public mutating func flag(_ name: String) -> Bool {
+        guard let index = words.firstIndex(of: name) else { return false }
+        words.remove(at: index)
+        return true
+    }
+
+    /// Removes `name VALUE` or `name=VALUE`; nil if absent.
+    public mutating func option(_ name: String) throws(UsageError) -> String? {
+        if let index = words.firstIndex(of: name) {
+            let valueIndex = words.index(after: index)
+            guard valueIndex < words.endIndex, !words[valueIndex].hasPrefix("--") else {
+                throw UsageError("\(name) needs a value")
+            }
+            let value = words[valueIndex]
+            words.removeSubrange(index...valueIndex)
+            return value
+        }
+        let prefix = name + "="
+        if let index = words.firstIndex(where: { $0.hasPrefix(prefix) }) {
+            let value = String(words[index].dropFirst(prefix.count))
+            words.remove(at: index)
+            return value
+        }
+        return nil
+    }
+
+    /// Removes and returns the next positional word; `name` appears in the error when it is missing.
+    public mutating func positional(_ name: String) throws(UsageError) -> String {
+        guard let value = optionalPositional() else { throw UsageError("missing \(name)") }
+        return value
+    }
+
+    public mutating func optionalPositional() -> String? {
+        if let index = words.firstIndex(where: { !$0.hasPrefix("-") || $0 == "-" }) {
+            return words.remove(at: index)
+        }
+        return trailing.isEmpty ? nil : trailing.removeFirst()
+    }
+
+    /// Throws for anything left over: an unknown option or a surplus positional.
+    public func finish() throws(UsageError) {
+        if let option = words.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw UsageError("unknown option '\(option)'")
+        }
+        if let extra = (words + trailing).first {
+            throw UsageError("unexpected argument '\(extra)'")
+        }
+    }
+}
+
+/// A command line that does not fit the command: printed with the usage line, exit status 2.
+public struct UsageError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ message: String) { description = message }
+}

@@ -1,0 +1,56 @@
+/// One HTTP request: what to send, not how (see `TransferOptions`).
+public struct HTTPRequest: Sendable, Equatable {
+    /// The methods gbnotify needs; a body only exists where the method has one.
+    public enum Method: Sendable, Equatable {
+        case get
+        case post(body: [UInt8])
+    }
+
+    public var method: Method
+    /// An absolute `http` or `https` URL without user name or password.
+    public var url: String
+    /// Extra request headers, sent in name order. Names and values must not contain line breaks.
+    public var headers: [String: String]
+
+    public init(method: Method = .get, url: String, headers: [String: String] = [:]) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+    }
+}
+
+/// Limits and trust settings for one transfer.
+public struct TransferOptions: Sendable, Equatable {
+    /// How long the TCP connect and the TLS handshake may take.
+    public var connectTimeout: Duration
+    /// A transfer slower than `stallBytesPerSecond` for this long is aborted as stalled.
+    /// libcurl counts in whole seconds, so this is rounded up to at least one second.
+    public var stallTimeout: Duration
+    public var stallBytesPerSecond: Int
+    /// The whole transfer, connect included, may take no longer than this.
+    public var overallTimeout: Duration
+    /// A PEM file of CA certificates to trust instead of the system's.
+    public var caFile: String?
+    /// A larger (decompressed) body aborts the transfer with `CurlError.bodyTooLarge`.
+    public var maxBodyBytes: Int
+    /// Ask for a gzip-compressed body and inflate it.
+    public var acceptGzip: Bool
+
+    public init(
+        connectTimeout: Duration = .seconds(10),
+        stallTimeout: Duration = .seconds(30),
+        stallBytesPerSecond: Int = 1,
+        overallTimeout: Duration = .seconds(60),
+        caFile: String? = nil,
+        maxBodyBytes: Int = 1 << 20,
+        acceptGzip: Bool = true
+    ) {
+        self.connectTimeout = connectTimeout
+        self.stallTimeout = stallTimeout
+        self.stallBytesPerSecond = stallBytesPerSecond
+        self.overallTimeout = overallTimeout
+        self.caFile = caFile
+        self.maxBodyBytes = maxBodyBytes
+        self.acceptGzip = acceptGzip
+    }
+}

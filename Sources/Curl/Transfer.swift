@@ -1,0 +1,166 @@
+import CCurl
+
+/// One request in flight on an easy handle: sets the handle up, owns the memory libcurl points
+/// at while it runs, and collects what arrives. Used on the loop thread only.
+///
+/// The owner must take the handle out of the multi handle and reset it before dropping the
+/// transfer: the handle points at the error buffer and header list freed here.
+final class Transfer {
+    let easy: UnsafeMutableRawPointer
+    let submission: Submission
+    private var headers = ResponseHeaders()
+    private var body: [UInt8] = []
+    /// Set when a callback refused data, which libcurl then reports only as a write error.
+    private var overflow: CurlError?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+
+    init(easy: UnsafeMutableRawPointer, submission: Submission) {
+        self.easy = easy
+        self.submission = submission
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    func configure() throws(CurlError) {
+        let request = submission.request
+        let options = submission.options
+        try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
+        try set(CURLOPT_URL, request.url)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // Never follow: a bearer token must not travel to another host. A 3xx is a response.
+        try set(CURLOPT_FOLLOWLOCATION, 0)
+        try set(CURLOPT_SSL_VERIFYPEER, 1)
+        try set(CURLOPT_SSL_VERIFYHOST, 2)
+        // Signals cannot be used for timeouts in a threaded process.
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_VERBOSE, 0)
+        // No CURLOPT_PROXY or CURLOPT_NOPROXY: libcurl then honours http_proxy, https_proxy and
+        // no_proxy from the environment.
+        if let caFile = options.caFile { try set(CURLOPT_CAINFO, caFile) }
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
+        try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(options.overallTimeout))
+        try set(CURLOPT_LOW_SPEED_LIMIT, max(1, options.stallBytesPerSecond))
+        try set(CURLOPT_LOW_SPEED_TIME, Self.wholeSecondsRoundedUp(options.stallTimeout))
+        if options.acceptGzip { try set(CURLOPT_ACCEPT_ENCODING, "gzip") }
+
+        var headerLines = request.headers.sorted { $0.key < $1.key }.map { name, value in
+            // "Name:" alone would tell libcurl to drop the header; "Name;" sends it empty.
+            value.isEmpty ? "\(name);" : "\(name): \(value)"
+        }
+        switch request.method {
+        case .get:
+            try set(CURLOPT_HTTPGET, 1)
+        case .post(let body):
+            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(body.count))
+            // Never a null pointer: with no post fields libcurl would read the body from stdin.
+            let bytes = body.isEmpty ? [0] : body
+            try check(bytes.withUnsafeBytes {
+                gbn_curl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+            })
+            // No "Expect: 100-continue" round trip before a larger body.
+            headerLines.append("Expect:")
+        }
+        for line in headerLines {
+            guard let appended = curl_slist_append(headerList, line) else {
+                throw .other(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "out of memory")
+            }
+            headerList = appended
+        }
+        try check(gbn_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+
+        // Unretained: the loop keeps this transfer alive while the handle is in the multi handle,
+        // which is the only time libcurl calls back.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try set(CURLOPT_HEADERDATA, pointer: context)
+        try check(gbn_curl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        })
+        try set(CURLOPT_WRITEDATA, pointer: context)
+        try check(gbn_curl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        })
+    }
+
+    /// The response, or why there is none, once libcurl reports the transfer done with `code`.
+    func outcome(of code: CURLcode) -> Result<HTTPResponse, CurlError> {
+        if let overflow { return .failure(overflow) }
+        guard code == CURLE_OK else { return .failure(CurlError(code: code, message: errorMessage(code))) }
+        var status = 0
+        var newConnections = 0
+        _ = gbn_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        _ = gbn_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &newConnections)
+        return .success(HTTPResponse(
+            status: status, headers: headers.fields, body: body, reusedConnection: newConnections == 0))
+    }
+
+    private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard headers.add(line: line) else {
+            overflow = .headersTooLarge(limit: ResponseHeaders.maximumBytes)
+            return false
+        }
+        return true
+    }
+
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let limit = submission.options.maxBodyBytes
+        guard body.count + bytes.count <= limit else {
+            overflow = .bodyTooLarge(limit: limit)
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    private func errorMessage(_ code: CURLcode) -> String {
+        let message = errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
+        return String(message.reversed().drop(while: \.isWhitespace).reversed())
+    }
+
+    // MARK: - Typed setopt
+
+    private func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
+        try check(gbn_curl_easy_setopt_long(easy, option, value))
+    }
+
+    /// libcurl copies string options, so the C string only has to live for the call.
+    private func set(_ option: CURLoption, _ value: String) throws(CurlError) {
+        try check(value.withCString { gbn_curl_easy_setopt_string(easy, option, $0) })
+    }
+
+    private func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) throws(CurlError) {
+        try check(gbn_curl_easy_setopt_pointer(easy, option, pointer))
+    }
+
+    private func set(_ option: CURLoption, offset: curl_off_t) throws(CurlError) {
+        try check(gbn_curl_easy_setopt_off_t(easy, option, offset))
+    }
+
+    private func check(_ code: CURLcode) throws(CurlError) {
+        guard code == CURLE_OK else {
+            throw .other(code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)))
+        }
+    }
+
+    /// At least 1: libcurl reads 0 as "no timeout". At most a year, so that no configured value
+    /// can overflow.
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let whole = Int(min(max(seconds, 0), longestWaitInSeconds))
+        return max(1, whole * 1000 + Int(max(attoseconds, 0) / 1_000_000_000_000_000))
+    }
+
+    private static func wholeSecondsRoundedUp(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let whole = Int(min(max(seconds, 0), longestWaitInSeconds))
+        return max(1, whole + (attoseconds > 0 ? 1 : 0))
+    }
+
+    private static let longestWaitInSeconds: Int64 = 365 * 24 * 3600
+}

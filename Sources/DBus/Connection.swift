@@ -1,0 +1,185 @@
+import Synchronization
+internal import CDBus
+
+/// libdbus must know it is used from several threads before anything else touches it.
+private let libdbusThreadsReady = dbus_threads_init_default() != 0
+
+/// A private connection to a message bus, served by a thread of its own.
+///
+/// A class and not an actor: libdbus calls back on the thread that drives the connection, and
+/// those callbacks need the handler tables at once, not after a hop to an actor's executor.
+/// So the connection thread owns all mutable state (`ConnectionCore`), and this object is an
+/// immutable handle that passes work to it through a `Mailbox`. Messages are built and checked
+/// on the calling task; nothing here blocks a thread of the cooperative pool.
+///
+/// The connection never exits the process: when the bus goes away, `waitUntilClosed()`
+/// returns `.disconnected` and the owner decides (the daemon exits for systemd to restart it).
+/// `close()` ends it deliberately; dropping the last reference does the same without waiting.
+public final class DBusConnection: Sendable {
+    public enum Bus: Sendable, Hashable {
+        /// The session bus, located by libdbus (normally from `DBUS_SESSION_BUS_ADDRESS`).
+        case session
+        /// A bus at a D-Bus address such as `unix:path=/run/user/1000/bus`.
+        case address(String)
+    }
+
+    public enum CloseReason: Sendable, Hashable {
+        /// `close()` was called, or the last reference went away.
+        case closed
+        /// The bus closed the connection, or it broke.
+        case disconnected
+    }
+
+    /// libdbus's own default.
+    public static let defaultTimeout = Duration.seconds(25)
+
+    /// The name the bus gave this connection, such as `:1.42`.
+    public let uniqueName: String
+    let mailbox: Mailbox
+
+    private init(uniqueName: String, mailbox: Mailbox) {
+        self.uniqueName = uniqueName
+        self.mailbox = mailbox
+    }
+
+    public static func connect(to bus: Bus = .session) async throws -> DBusConnection {
+        guard libdbusThreadsReady else { throw DBusError.outOfMemory }
+        if case .address(let address) = bus {
+            try Syntax.checkString(address)
+        }
+        let mailbox = try Mailbox()
+        let uniqueName = try await ConnectionCore.start(bus, mailbox: mailbox)
+        return DBusConnection(uniqueName: uniqueName, mailbox: mailbox)
+    }
+
+    deinit {
+        mailbox.submit { core in core.beginClose(.closed) }
+    }
+
+    /// Closes the connection and returns once its thread has released it. Calls still waiting
+    /// fail with `Disconnected`; subscriptions' streams end. Returns early only if the calling
+    /// task is cancelled.
+    public func close() async {
+        mailbox.submit { core in core.beginClose(.closed) }
+        _ = try? await mailbox.waitUntilFinished()
+    }
+
+    /// Returns when the connection has closed, saying why; throws `CancellationError` if the
+    /// waiting task is cancelled first.
+    public func waitUntilClosed() async throws -> CloseReason {
+        try await mailbox.waitUntilFinished()
+    }
+
+    // MARK: Calls and signals
+
+    /// Calls a method and returns the reply's values.
+    ///
+    /// Throws the peer's error reply as a `DBusError` with its name and message; `NoReply`
+    /// when `timeout` passes first; `Disconnected` when the connection closes first;
+    /// `CancellationError` when the calling task is cancelled (a late reply is then dropped).
+    public func call(
+        destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
+        timeout: Duration = defaultTimeout
+    ) async throws -> [DBusValue] {
+        let message = try Message.methodCall(
+            destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+        let id = mailbox.nextID()
+        let waiter = ReplyWaiter()
+        let reply = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard waiter.install(continuation) else { return }
+                let submitted = mailbox.submit { core in
+                    core.send(message, timeout: timeout.libdbusMilliseconds, id: id) { waiter.resume(with: $0) }
+                }
+                if !submitted {
+                    waiter.resume(with: .failure(.closed))
+                }
+            }
+        } onCancel: { [mailbox] in
+            waiter.cancel()
+            mailbox.submit { core in core.cancelCall(id) }
+        }
+        return try reply.replyValues()
+    }
+
+    /// Sends a signal: to every matching subscriber, or with `destination` to that peer alone.
+    /// Throws if an argument or name is malformed, or the connection is closed.
+    public func emitSignal(
+        path: String, interface: String, member: String, arguments: [DBusValue] = [], destination: String? = nil
+    ) throws {
+        let message = try Message.signal(
+            path: path, interface: interface, member: member, destination: destination, arguments: arguments)
+        guard mailbox.submit({ core in core.send(message) }) else { throw DBusError.closed }
+    }
+
+    /// Runs `body` on the connection thread and waits until it calls `done`, exactly once.
+    func onConnectionThread<Value: Sendable>(
+        _ body: @escaping @Sendable (ConnectionCore, @escaping (Result<Value, DBusError>) -> Void) -> Void
+    ) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let submitted = mailbox.submit { core in
+                body(core) { continuation.resume(with: $0) }
+            }
+            if !submitted {
+                continuation.resume(throwing: DBusError.closed)
+            }
+        }
+    }
+}
+
+/// The one continuation of a call, resumed exactly once by whichever comes first: the reply
+/// (on the connection thread) or the task's cancellation (on the cancelling thread).
+private final class ReplyWaiter: Sendable {
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<Message, any Error>)
+        case cancelled
+        case done
+    }
+
+    private let state = Mutex(State.idle)
+
+    /// False when the task was cancelled before it got here: the continuation is then resumed.
+    func install(_ continuation: CheckedContinuation<Message, any Error>) -> Bool {
+        let cancelled = state.withLock { state in
+            if case .cancelled = state {
+                state = .done
+                return true
+            }
+            state = .waiting(continuation)
+            return false
+        }
+        if cancelled {
+            continuation.resume(throwing: CancellationError())
+        }
+        return !cancelled
+    }
+
+    func resume(with result: Result<Message, DBusError>) {
+        take()?.resume(with: result.mapError { $0 })
+    }
+
+    func cancel() {
+        let continuation = state.withLock { state -> CheckedContinuation<Message, any Error>? in
+            switch state {
+            case .idle:
+                state = .cancelled
+                return nil
+            case .waiting(let continuation):
+                state = .done
+                return continuation
+            case .cancelled, .done:
+                return nil
+            }
+        }
+        continuation?.resume(throwing: CancellationError())
+    }
+
+    private func take() -> CheckedContinuation<Message, any Error>? {
+        state.withLock { state in
+            guard case .waiting(let continuation) = state else { return nil }
+            state = .done
+            return continuation
+        }
+    }
+}

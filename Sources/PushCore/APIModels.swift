@@ -1,0 +1,88 @@
+// Typed `data` of the commands gbnotify runs, decoded with `APIResult.decode`. Unknown keys are
+// ignored, so a newer server adding fields breaks nothing.
+
+/// `whoami`. Over the API `key_scope` is always "full": it does not tell a token's scope.
+public struct Whoami: Sendable, Equatable, Decodable {
+    public let username: String
+    public let admin: Bool
+    public let keyScope: String
+
+    public init(username: String, admin: Bool, keyScope: String) {
+        self.username = username
+        self.admin = admin
+        self.keyScope = keyScope
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case username, admin
+        case keyScope = "key_scope"
+    }
+}
+
+/// `notifications device add`: `{"id": 7, "status": "registered"}`.
+public struct DeviceRegistration: Sendable, Equatable, Decodable {
+    public let id: Int64
+    public let status: String
+
+    public init(id: Int64, status: String) {
+        self.id = id
+        self.status = status
+    }
+}
+
+/// A row of `notifications device list`. `token` is as the server shows it: the first 8
+/// characters and "…", never in full.
+public struct Device: Sendable, Equatable, Decodable {
+    public let id: Int64
+    public let label: String
+    public let token: String
+    public let added: String
+
+    public init(id: Int64, label: String, token: String, added: String) {
+        self.id = id
+        self.label = label
+        self.token = token
+        self.added = added
+    }
+}
+
+/// `notifications device remove ID`: `{"status": "removed"}`.
+public struct DeviceRemoval: Sendable, Equatable, Decodable {
+    public let status: String
+
+    public init(status: String) {
+        self.status = status
+    }
+}
+
+/// `notifications read`: how many rows changed.
+public struct ReadResult: Sendable, Equatable, Decodable {
+    public let read: Int
+
+    public init(read: Int) {
+        self.read = read
+    }
+}
+
+/// `dashboard`, of which gbnotify needs one key. `unread` is the exact unread inbox count on
+/// current servers and absent on older ones.
+public struct Dashboard: Sendable, Equatable, Decodable {
+    public let unread: Int?
+
+    public init(unread: Int?) {
+        self.unread = unread
+    }
+}
+
+/// `notifications settings show` and `settings push on|off`.
+public struct NotificationSettings: Sendable, Equatable, Decodable {
+    public let mail: Bool
+    public let watch: Bool
+    public let push: Bool
+
+    public init(mail: Bool, watch: Bool, push: Bool) {
+        self.mail = mail
+        self.watch = watch
+        self.push = push
+    }
+}

@@ -1,0 +1,205 @@
+/// The daemon's settings, from `$XDG_CONFIG_HOME/gbnotifyd/config`.
+///
+/// The file is a list of `key = value` lines; `#` and `;` start comment lines; blank lines and
+/// whitespace around keys and values are ignored; a value may be wrapped in double quotes. There
+/// are no sections. Every key is optional and may appear once. A file over 64 KiB, a line over
+/// 4 KiB, an unknown or repeated key or a bad value makes the whole file invalid: the daemon
+/// says which line and key, and on a reload keeps the settings it had.
+///
+///     # ~/.config/gbnotifyd/config
+///     poll-interval = 60
+///     open-with = terminal
+///     terminal = kitty -e
+public struct Config: Equatable, Sendable {
+    /// `poll-interval`: seconds between two polls of one account while all is well, 10 to 3600;
+    /// default 30. Each poll is one request, usually answered 304 with no body.
+    public private(set) var pollIntervalSeconds = 30
+
+    /// `backoff-cap`: the longest wait, in seconds, between retries after errors, 30 to 86400;
+    /// default 900. A server's `Retry-After` is honoured even when it asks for longer.
+    public private(set) var backoffCapSeconds = 900
+
+    /// `ca-file`: an absolute path to a PEM bundle of CA certificates to verify servers with,
+    /// for instances (and a relay) behind a private CA; default none, the system's CAs.
+    /// Certificates are always verified.
+    public private(set) var caFile: String?
+
+    /// `open-with`: what a click on a notice opens, `browser` (the default, through
+    /// `xdg-open`) or `terminal` (runs `terminal-command` in `terminal`).
+    public private(set) var openWith = OpenWith.browser
+
+    /// `terminal`: the terminal to run `terminal-command` in, as the words that come before the
+    /// command, e.g. `kitty -e` or `"/opt/my term/bin/t" --exec`. Words split on spaces; double
+    /// quotes group words with spaces into one. Default none: `xdg-terminal-exec` when
+    /// installed, else `x-terminal-emulator -e`.
+    public private(set) var terminal: [String]?
+
+    /// `terminal-command`: the command that shows an item in the terminal; default
+    /// `gitbay {noun} show {repo} {number}`. Split into words like `terminal`, then these
+    /// placeholders are replaced inside their word (a value never splits into more words):
+    /// `{noun}` `issue`, `mr` or `build`; `{repo}` `OWNER/REPO`; `{number}` the item's number;
+    /// `{host}` the instance's host; `{user}` the account's username. Any other `{` or `}` is
+    /// an error, and so is a placeholder in the first word. For example
+    /// `ssh -t git@{host} {noun} show {repo} {number}`.
+    public private(set) var terminalCommand = CommandTemplate.standard
+
+    /// `relay-url`: an ntfy-compatible relay server (`https://ntfy.example.org`) to hear of new
+    /// activity from as it happens; plain `http://` only for a loopback host. Default none:
+    /// polling alone.
+    public private(set) var relayURL: GitbayInstance?
+
+    /// `relay-topic`: the relay topic to listen on, 1 to 64 of letters, digits, `_` and `-`.
+    /// Default: this install's token, which is also what gitbay is told to push to. Used only
+    /// with `relay-url`.
+    public private(set) var relayTopic: String?
+
+    /// `relay-poll-interval`: seconds between safety-net polls of each account while the relay
+    /// is connected, 30 to 86400; default 300. Used only with `relay-url`.
+    public private(set) var relayPollIntervalSeconds = 300
+
+    /// `log-level`: the least important messages logged, one of `error`, `warning`, `notice`,
+    /// `info` (the default) and `debug`.
+    public private(set) var logLevel = LogLevel.info
+
+    /// `allow-http`: `true` lets accounts use plain `http://` on hosts other than this machine,
+    /// where the API token crosses the network readable by anyone on the path; default
+    /// `false`. Booleans are `true`/`false`, `yes`/`no`, `on`/`off` or `1`/`0`.
+    public private(set) var allowHTTP = false
+
+    /// Every key at its default: what an empty or missing file means.
+    public static let defaults = Config()
+
+    public static let maximumRelayTopicLength = 64
+
+    /// The terminals tried in order when `terminal` is not set.
+    public static let fallbackTerminals = [["xdg-terminal-exec"], ["x-terminal-emulator", "-e"]]
+
+    public enum OpenWith: String, CaseIterable, Sendable {
+        case browser
+        case terminal
+    }
+
+    /// The levels of syslog and journald that the daemon logs at.
+    public enum LogLevel: String, CaseIterable, Sendable, Comparable {
+        case error, warning, notice, info, debug
+
+        /// The syslog priority, the digit of journald's `<N>` line prefix.
+        public var priority: Int {
+            switch self {
+            case .error: 3
+            case .warning: 4
+            case .notice: 5
+            case .info: 6
+            case .debug: 7
+            }
+        }
+
+        /// A level is "less" than another when it is more important, so a message is logged
+        /// when its level is `<=` the configured one.
+        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.priority < rhs.priority }
+    }
+
+    private init() {}
+
+    public static func parse(_ text: String) throws(ConfigError) -> Config {
+        var config = Config()
+        var firstLineOfKey: [Key: Int] = [:]
+        for entry in try ConfigKeyFile.entries(of: text) {
+            guard let key = Key(rawValue: entry.key) else {
+                throw ConfigError(line: entry.line, key: entry.key.truncated(to: 40), reason: """
+                    not a known key; the keys are \(Key.allCases.map(\.rawValue).joined(separator: ", "))
+                    """)
+            }
+            if let earlier = firstLineOfKey[key] {
+                throw ConfigError(line: entry.line, key: entry.key, reason: """
+                    set a second time (first on line \(earlier)); keep one of the two lines
+                    """)
+            }
+            firstLineOfKey[key] = entry.line
+            try config.set(key, to: ConfigValue(line: entry.line, key: entry.key, raw: entry.value))
+        }
+        return config
+    }
+
+    /// The full argv that shows `destination` in a terminal: the terminal's words, then
+    /// `terminal-command` expanded. `isInstalled` tells whether a program is on `PATH`; it is
+    /// asked only when `terminal` is not set, to pick from `fallbackTerminals` (the last one
+    /// when none is found, so the launch fails with its name in the error).
+    public func terminalArgv(
+        for destination: NotificationDestination, account: Account, isInstalled: (String) -> Bool
+    ) -> [String] {
+        let prefix = terminal
+            ?? Self.fallbackTerminals.first { isInstalled($0[0]) }
+            ?? Self.fallbackTerminals[Self.fallbackTerminals.count - 1]
+        return prefix + terminalCommand.expanded(for: destination, account: account)
+    }
+
+    /// The relay topic to listen on: `relay-topic`, or else the install token.
+    public func relayTopic(installToken: InstallToken) -> String {
+        relayTopic ?? installToken.hex
+    }
+
+    // MARK: - Keys
+
+    private enum Key: String, CaseIterable {
+        case pollInterval = "poll-interval"
+        case backoffCap = "backoff-cap"
+        case caFile = "ca-file"
+        case openWith = "open-with"
+        case terminal
+        case terminalCommand = "terminal-command"
+        case relayURL = "relay-url"
+        case relayTopic = "relay-topic"
+        case relayPollInterval = "relay-poll-interval"
+        case logLevel = "log-level"
+        case allowHTTP = "allow-http"
+    }
+
+    private mutating func set(_ key: Key, to value: ConfigValue) throws(ConfigError) {
+        switch key {
+        case .pollInterval: pollIntervalSeconds = try value.seconds(in: 10...3600)
+        case .backoffCap: backoffCapSeconds = try value.seconds(in: 30...86400)
+        case .caFile: caFile = try Self.absolutePath(value)
+        case .openWith: openWith = try value.choice(OpenWith.self)
+        case .terminal: terminal = try value.words()
+        case .terminalCommand: terminalCommand = try value.commandTemplate()
+        case .relayURL: relayURL = try Self.relayURL(value)
+        case .relayTopic: relayTopic = try Self.relayTopic(value)
+        case .relayPollInterval: relayPollIntervalSeconds = try value.seconds(in: 30...86400)
+        case .logLevel: logLevel = try value.choice(LogLevel.self)
+        case .allowHTTP: allowHTTP = try value.boolean()
+        }
+    }
+
+    private static func absolutePath(_ value: ConfigValue) throws(ConfigError) -> String {
+        let path = try value.text()
+        guard path.hasPrefix("/") else {
+            throw value.error("\(ConfigError.quoted(path)) is not an absolute path; write the full path, starting with /")
+        }
+        return path
+    }
+
+    private static func relayURL(_ value: ConfigValue) throws(ConfigError) -> GitbayInstance {
+        let text = try value.text()
+        do {
+            return try GitbayInstance(parsing: text)
+        } catch .insecureHTTP {
+            throw value.error("\(ConfigError.quoted(text)) uses plain http, which is only allowed for a loopback relay; use https")
+        } catch {
+            throw value.error("\(ConfigError.quoted(text)) is not a usable relay URL: \(error)")
+        }
+    }
+
+    private static func relayTopic(_ value: ConfigValue) throws(ConfigError) -> String {
+        let topic = try value.text()
+        guard topic.utf8.count <= maximumRelayTopicLength,
+              topic.utf8.allSatisfy({ ASCII.isLetter($0) || ASCII.isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+        else {
+            throw value.error("""
+                \(ConfigError.quoted(topic)) is not a usable topic; use 1 to \(maximumRelayTopicLength) \
+                letters, digits, '_' or '-'
+                """)
+        }
+        return topic
+    }
+}

@@ -1,0 +1,31 @@
+/// Why the config file cannot be used: where (line, key) and what to change, as one line the
+/// daemon logs and `gbnotifyctl` prints, e.g.
+/// `line 4: poll-interval: "5" is below the minimum of 10 seconds`.
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// 1-based; nil for a problem with the file as a whole.
+    public let line: Int?
+    /// The key the problem is about; nil when the line has no usable key.
+    public let key: String?
+    /// What is wrong and what to do about it, without the location.
+    public let reason: String
+
+    public init(line: Int?, key: String?, reason: String) {
+        self.line = line
+        self.key = key
+        self.reason = reason
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if let line { parts.append("line \(line)") }
+        if let key { parts.append(key) }
+        parts.append(reason)
+        return parts.joined(separator: ": ")
+    }
+
+    /// User text quoted for a message: one line, and short enough that a 4 KiB value cannot
+    /// flood a log.
+    static func quoted(_ text: some StringProtocol) -> String {
+        "\"\(String(text).controlCharactersAsSpaces.truncated(to: 80))\""
+    }
+}

@@ -1,0 +1,191 @@
+/// What the daemon reports about itself: the JSON that `org.gitbay.Notify1.Status()` returns and
+/// `gbnotifyctl status --json` prints, and the table `gbnotifyctl status` prints.
+///
+/// Keys are snake_case; absent values are `null`, never left out. Decoding ignores keys it does
+/// not know and reads a state it does not know as `unknown`, so an older `gbnotifyctl` can read
+/// a newer daemon.
+public struct DaemonStatus: Codable, Equatable, Sendable {
+    public let version: String
+    /// The first 8 hex digits of the install token, as `device list` shows it; never the rest.
+    public let installTokenPrefix: String
+    public let uptimeSeconds: Int
+    public let configPath: String
+    public let accounts: [AccountStatus]
+
+    public init(
+        version: String, installTokenPrefix: String, uptimeSeconds: Int, configPath: String,
+        accounts: [AccountStatus]
+    ) {
+        self.version = version
+        self.installTokenPrefix = String(installTokenPrefix.prefix(Self.installTokenPrefixLength))
+        self.uptimeSeconds = uptimeSeconds
+        self.configPath = configPath
+        self.accounts = accounts
+    }
+
+    public static let installTokenPrefixLength = 8
+
+    private enum CodingKeys: String, CodingKey {
+        case version
+        case installTokenPrefix = "install_token_prefix"
+        case uptimeSeconds = "uptime_seconds"
+        case configPath = "config_path"
+        case accounts
+    }
+}
+
+public struct AccountStatus: Codable, Equatable, Sendable {
+    /// `Account.id`: `cmc@https://gitbay.org`.
+    public var id: String
+    /// The normalised instance URL.
+    public var instance: String
+    public var user: String
+    public var state: AccountState
+    /// ISO 8601, as the daemon formats it.
+    public var lastPoll: String?
+    /// The last poll's result in a few words, such as `304 not modified` or `timeout`.
+    public var lastResult: String?
+    /// ISO 8601; null while polling is stopped.
+    public var nextPoll: String?
+    public var unread: Int?
+    /// The id `device add` returned; null while unregistered.
+    public var deviceID: Int64?
+    /// The last error, in words for the user.
+    public var lastError: String?
+
+    public init(
+        id: String, instance: String, user: String, state: AccountState, lastPoll: String? = nil,
+        lastResult: String? = nil, nextPoll: String? = nil, unread: Int? = nil, deviceID: Int64? = nil,
+        lastError: String? = nil
+    ) {
+        self.id = id
+        self.instance = instance
+        self.user = user
+        self.state = state
+        self.lastPoll = lastPoll
+        self.lastResult = lastResult
+        self.nextPoll = nextPoll
+        self.unread = unread
+        self.deviceID = deviceID
+        self.lastError = lastError
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, instance, user, state, unread
+        case lastPoll = "last_poll"
+        case lastResult = "last_result"
+        case nextPoll = "next_poll"
+        case deviceID = "device_id"
+        case lastError = "last_error"
+    }
+
+    /// Written out by hand only so that absent values are `null` rather than missing keys.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(instance, forKey: .instance)
+        try container.encode(user, forKey: .user)
+        try container.encode(state, forKey: .state)
+        try container.encode(lastPoll, forKey: .lastPoll)
+        try container.encode(lastResult, forKey: .lastResult)
+        try container.encode(nextPoll, forKey: .nextPoll)
+        try container.encode(unread, forKey: .unread)
+        try container.encode(deviceID, forKey: .deviceID)
+        try container.encode(lastError, forKey: .lastError)
+    }
+}
+
+/// Where an account stands, as one word for scripts.
+public enum AccountState: String, Codable, CaseIterable, Sendable {
+    /// Loaded; the first poll has not answered yet.
+    case starting
+    /// Polling works.
+    case ok
+    /// Polls fail (network, server errors, rate limits); retrying with backoff.
+    case backingOff = "backing_off"
+    /// The server rejected the token (401); polling stopped until the account gets a new one.
+    case needsToken = "needs_token"
+    /// Polling works, but the instance sends no push (`[push] enabled = false`), so a relay
+    /// cannot help this account.
+    case pushUnavailable = "push_unavailable"
+    /// Polling works, but registering this install failed (read-only token, network); retried
+    /// on the next start or reload.
+    case registrationFailed = "registration_failed"
+    /// A state this build does not know, from a newer daemon.
+    case unknown
+
+    public init(from decoder: any Decoder) throws {
+        let raw = try decoder.singleValueContainer().decode(String.self)
+        self = AccountState(rawValue: raw) ?? .unknown
+    }
+}
+
+extension DaemonStatus {
+    /// What `gbnotifyctl status` prints: the daemon, one line per account, then the accounts'
+    /// errors. Every string is made one harmless line first, as errors carry server text.
+    public func renderText() -> String {
+        var lines = [
+            "gbnotifyd \(Self.clean(version, 32)), up \(Self.duration(uptimeSeconds))",
+            "install token \(Self.clean(installTokenPrefix, 8))…, config \(Self.clean(configPath, 200))",
+            "",
+        ]
+        guard !accounts.isEmpty else {
+            lines.append("No accounts. Add one with: gbnotifyctl account add URL")
+            return lines.joined(separator: "\n") + "\n"
+        }
+
+        let header = ["ACCOUNT", "STATE", "UNREAD", "LAST POLL", "RESULT", "NEXT POLL"]
+        let rows = accounts.map { account in
+            [
+                account.displayName,
+                account.state.rawValue,
+                account.unread.map(String.init) ?? "-",
+                account.lastPoll.map { Self.clean($0, 40) } ?? "-",
+                account.lastResult.map { Self.clean($0, 24) } ?? "-",
+                account.nextPoll.map { Self.clean($0, 40) } ?? "-",
+            ]
+        }
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max() ?? 0
+        }
+        for row in [header] + rows {
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            lines.append(cells.joined(separator: "  "))
+        }
+
+        let failing = accounts.filter { $0.lastError != nil }
+        if !failing.isEmpty {
+            lines.append("")
+            lines.append("Errors:")
+            for account in failing {
+                lines.append("  \(account.displayName): \(Self.clean(account.lastError ?? "", 300))")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    fileprivate static func clean(_ text: String, _ limit: Int) -> String {
+        text.controlCharactersAsSpaces.truncated(to: limit)
+    }
+
+    /// `45s`, `12m 5s`, `3h 20m`, `2d 4h`: the two largest units.
+    static func duration(_ seconds: Int) -> String {
+        let seconds = max(seconds, 0)
+        let (days, hours, minutes) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60)
+        if days > 0 { return "\(days)d \(hours)h" }
+        if hours > 0 { return "\(hours)h \(minutes)m" }
+        if minutes > 0 { return "\(minutes)m \(seconds % 60)s" }
+        return "\(seconds)s"
+    }
+}
+
+extension AccountStatus {
+    /// `cmc@gitbay.org`: the instance without `https://` (an `http://` one keeps its scheme,
+    /// which is worth noticing).
+    var displayName: String {
+        let host = instance.hasPrefix("https://") ? String(instance.dropFirst("https://".count)) : instance
+        return DaemonStatus.clean("\(user)@\(host)", 80)
+    }
+}

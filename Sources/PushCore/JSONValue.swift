@@ -1,0 +1,103 @@
+import FoundationEssentials
+
+/// Any JSON value, read with `JSONDecoder` and written by hand.
+///
+/// Reading into a tree lets the push payload parser check each field's type and name the one
+/// that is wrong (JSONDecoder reports some type errors as "not valid JSON"). Writing is
+/// hand-made because it cannot fail, so callers get bytes instead of a `throws` that never fires.
+enum JSONValue: Sendable, Equatable, Decodable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses a document; nil when it is not JSON (or nests deeper than JSONDecoder allows).
+    init?(parsing bytes: some Collection<UInt8>) {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+            return nil
+        }
+        self = value
+    }
+
+    init(from decoder: any Decoder) throws {
+        // A failed attempt costs a thrown error, so the common kinds are tried first.
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .number(try container.decode(Double.self))
+        }
+    }
+
+    /// Compact JSON, object keys sorted so equal values give equal bytes.
+    var serialized: [UInt8] {
+        var output: [UInt8] = []
+        write(to: &output)
+        return output
+    }
+
+    private func write(to output: inout [UInt8]) {
+        switch self {
+        case .null:
+            output += "null".utf8
+        case .bool(let value):
+            output += (value ? "true" : "false").utf8
+        case .integer(let value):
+            output += String(value).utf8
+        case .number(let value):
+            // Swift's shortest round-trip form ("0.1", "1e+100") is valid JSON; JSON has no
+            // infinity or NaN, and JSONDecoder never produces them.
+            output += (value.isFinite ? String(value) : "null").utf8
+        case .string(let value):
+            Self.write(string: value, to: &output)
+        case .array(let values):
+            output.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                value.write(to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.write(string: member.key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                member.value.write(to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A JSON string: quote, backslash and C0 controls escaped, everything else as UTF-8.
+    private static func write(string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output += #"\""#.utf8
+            case UInt8(ascii: "\\"): output += #"\\"#.utf8
+            case UInt8(ascii: "\n"): output += #"\n"#.utf8
+            case UInt8(ascii: "\r"): output += #"\r"#.utf8
+            case UInt8(ascii: "\t"): output += #"\t"#.utf8
+            case 0..<0x20:
+                let hex = String(byte, radix: 16)
+                output += (#"\u00"# + (hex.count == 1 ? "0" + hex : hex)).utf8
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

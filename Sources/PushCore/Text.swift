@@ -1,0 +1,28 @@
+/// Text handling for strings that come from outside and end up in front of a user.
+extension String {
+    /// The string without leading and trailing whitespace (Unicode's definition, newlines included).
+    var trimmingWhitespace: Substring {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return self[first...last]
+    }
+
+    /// At most `limit` characters, with "…" marking a cut, so one answer cannot flood a log line
+    /// or a notification.
+    func truncated(to limit: Int) -> String {
+        guard count > limit else { return self }
+        return String(prefix(Swift.max(limit - 1, 0))) + "…"
+    }
+
+    /// The string with control characters (newlines and terminal escapes included) turned into
+    /// spaces, so server text prints as one harmless line.
+    var controlCharactersAsSpaces: String {
+        var result = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            result.append(scalar.properties.generalCategory == .control ? " " : scalar)
+        }
+        return String(result)
+    }
+}

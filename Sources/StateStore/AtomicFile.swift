@@ -1,0 +1,78 @@
+import Glibc
+
+/// Files that are either wholly old or wholly new: written to a temporary file beside the
+/// target, flushed to disk, then renamed over it, so a crash or `kill -9` mid-write can never
+/// leave a half-written state file behind.
+enum AtomicFile {
+    /// Reads a whole file of at most `limit` bytes; nil when it does not exist.
+    static func read(_ path: String, limit: Int) throws(StateError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw .io("cannot read \(path)", errno: errno)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io("cannot read \(path)", errno: errno)
+            }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+            if bytes.count > limit { throw .tooLarge(path, limit: limit) }
+        }
+    }
+
+    /// Replaces `path` with `bytes`, mode 0600.
+    static func write(_ bytes: [UInt8], to path: String) throws(StateError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io("cannot create \(temporary)", errno: errno) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let failure = errno
+                close(fd)
+                unlink(temporary)
+                throw .io("cannot write \(temporary)", errno: failure)
+            }
+            written += count
+        }
+        // Without fsync before rename, a power cut can leave the new name pointing at an empty file.
+        if fsync(fd) != 0 {
+            let failure = errno
+            close(fd)
+            unlink(temporary)
+            throw .io("cannot flush \(temporary)", errno: failure)
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let failure = errno
+            unlink(temporary)
+            throw .io("cannot replace \(path)", errno: failure)
+        }
+        syncDirectory(containing: path)
+    }
+
+    /// Moves a file that could not be understood out of the way, keeping it for a bug report.
+    /// Returns the new name.
+    static func setAside(_ path: String, suffix: String) throws(StateError) -> String {
+        let aside = "\(path).corrupt-\(suffix)"
+        guard rename(path, aside) == 0 else { throw .io("cannot set \(path) aside", errno: errno) }
+        return aside
+    }
+
+    /// Makes a rename durable: the directory entry lives in the directory's own data.
+    private static func syncDirectory(containing path: String) {
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+}

@@ -1,0 +1,59 @@
+import Accounts
+import CommandKit
+import FoundationEssentials
+
+struct AccountList: Command {
+    static let configuration = CommandConfiguration(
+        name: "list",
+        abstract: "List the accounts in the keyring and their registration.",
+        usage: "[--json]",
+        options: [("--json", "Print a JSON array instead of a table.")]
+    )
+
+    var json: Bool
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        json = arguments.flag("--json")
+    }
+
+    func run() async throws -> Int32 {
+        let (accounts, skipped) = try await Setup.accountManager().list()
+        for reason in skipped {
+            Console.error("gbnotifyctl: warning: \(reason)")
+        }
+        if json {
+            let rows = accounts.map(Row.init)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+        } else if accounts.isEmpty {
+            print("No accounts. Add one with: gbnotifyctl account add URL")
+        } else {
+            for summary in accounts {
+                print("\(summary.account.displayName)\t\(summary.account.instance.url)\t\(summary.registration)")
+            }
+        }
+        return ExitStatus.success
+    }
+
+    private struct Row: Encodable {
+        let account: String
+        let instance: String
+        let user: String
+        let deviceID: Int64?
+        let registration: String
+
+        init(_ summary: AccountSummary) {
+            account = summary.account.displayName
+            instance = summary.account.instance.url
+            user = summary.account.username
+            if case .registered(let id) = summary.registration { deviceID = id } else { deviceID = nil }
+            registration = summary.registration.description
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case account, instance, user, registration
+            case deviceID = "device_id"
+        }
+    }
+}

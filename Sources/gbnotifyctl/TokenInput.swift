@@ -1,0 +1,69 @@
+import Glibc
+import PushCore
+
+/// Reads an API token the way `account add` promises: from standard input when it is a pipe or a
+/// file, otherwise from a prompt on the terminal with echo off. Never from argv, where every
+/// local user could read it in /proc.
+enum TokenInput {
+    enum Failure: Error, CustomStringConvertible {
+        case empty
+        case unreadable(String)
+        case invalid(TokenError)
+
+        var description: String {
+            switch self {
+            case .empty: "no token given; pipe it on standard input or type it at the prompt"
+            case .unreadable(let why): "cannot read the token: \(why)"
+            case .invalid(let error): "\(error)"
+            }
+        }
+    }
+
+    static func read(prompt: String) throws(Failure) -> APIToken {
+        let text: String
+        if isatty(0) == 1 {
+            text = try readFromTerminal(prompt: prompt)
+        } else {
+            text = try readLine(from: 0)
+        }
+        guard !text.isEmpty else { throw .empty }
+        do {
+            return try APIToken(text)
+        } catch {
+            throw .invalid(error)
+        }
+    }
+
+    /// The first line of a file descriptor, at most 4 KiB: a token is one line, and a huge
+    /// input is a mistake we should not buffer.
+    private static func readLine(from fd: Int32) throws(Failure) -> String {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while bytes.count <= 4096 {
+            let count = Glibc.read(fd, &byte, 1)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .unreadable(String(cString: strerror(errno)))
+            }
+            if count == 0 || byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func readFromTerminal(prompt: String) throws(Failure) -> String {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else { throw .unreadable("no terminal to prompt on") }
+        defer { close(tty) }
+        var saved = termios()
+        guard tcgetattr(tty, &saved) == 0 else { throw .unreadable("cannot read terminal settings") }
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag |= tcflag_t(ECHONL)
+        _ = Array(prompt.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
+        tcsetattr(tty, TCSAFLUSH, &silent)
+        // Echo comes back even when reading fails, or the user's shell is left silent.
+        defer { tcsetattr(tty, TCSAFLUSH, &saved) }
+        return try readLine(from: tty)
+    }
+}

@@ -1,0 +1,186 @@
+import Curl
+import Glibc
+import TestSupport
+import Testing
+
+/// Every way a transfer fails is its own error, reached for real.
+@Suite struct CurlFailureTests {
+    @Test func aBodyOverTheLimitIsAnErrorNotACrash() async throws {
+        let standin = try await Standin.start()
+        let token = try await standin.addUserWithToken("cmc")
+        try await standin.addFault(.init(.bodyBytes(2 << 20)))
+        let request = HTTPRequest(
+            url: "\(standin.url)/api/v1/read?argv=whoami", headers: ["Authorization": "Bearer \(token)"])
+
+        await #expect(throws: CurlError.bodyTooLarge(limit: 1 << 20)) {
+            try await HTTPSession.shared.perform(request, options: TransferOptions(acceptGzip: false))
+        }
+        // The same padding gzipped is small on the wire; the limit applies to what it inflates to.
+        try await standin.addFault(.init(.bodyBytes(2 << 20)))
+        await #expect(throws: CurlError.bodyTooLarge(limit: 1 << 20)) {
+            try await HTTPSession.shared.perform(request)
+        }
+        // A body within a raised limit is whole.
+        try await standin.addFault(.init(.bodyBytes(2 << 20)))
+        let response = try await HTTPSession.shared.perform(request, options: TransferOptions(maxBodyBytes: 4 << 20))
+        #expect(response.body.count == 2 << 20)
+        await standin.stop()
+    }
+
+    @Test func aStalledServerHitsTheStallLimit() async throws {
+        let standin = try await Standin.start()
+        try await standin.addFault(.init(.stall))
+        let clock = ContinuousClock()
+        let started = clock.now
+
+        let error = await #expect(throws: CurlError.self) {
+            try await HTTPSession.shared.perform(
+                HTTPRequest(url: "\(standin.url)/"), options: TransferOptions(stallTimeout: .seconds(1)))
+        }
+
+        guard case .timedOut(let detail)? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
+        #expect(detail.contains("too slow"))
+        let elapsed = clock.now - started
+        #expect(elapsed >= .seconds(1) && elapsed < .seconds(8))
+        await standin.stop()
+    }
+
+    @Test func aDrippingServerHitsTheStallLimit() async throws {
+        let standin = try await Standin.start()
+        try await standin.addFault(.init(.drip(bytesPerSecond: 20)))
+        let clock = ContinuousClock()
+        let started = clock.now
+
+        let error = await #expect(throws: CurlError.self) {
+            try await HTTPSession.shared.perform(
+                HTTPRequest(url: "\(standin.url)/"),
+                options: TransferOptions(stallTimeout: .seconds(1), stallBytesPerSecond: 1000))
+        }
+
+        guard case .timedOut? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
+        #expect(clock.now - started < .seconds(8))
+        await standin.stop()
+    }
+
+    @Test func theOverallTimeoutEndsASlowAnswer() async throws {
+        let standin = try await Standin.start()
+        try await standin.addFault(.init(.delay(seconds: 5)))
+        let clock = ContinuousClock()
+        let started = clock.now
+
+        let error = await #expect(throws: CurlError.self) {
+            try await HTTPSession.shared.perform(
+                HTTPRequest(url: "\(standin.url)/"), options: TransferOptions(overallTimeout: .milliseconds(500)))
+        }
+
+        guard case .timedOut? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
+        #expect(clock.now - started < .seconds(4))
+        await standin.stop()
+    }
+
+    @Test func aRefusedConnectionIsCouldNotConnect() async throws {
+        let port = try BoundButNotListeningPort()
+
+        let error = await #expect(throws: CurlError.self) {
+            try await HTTPSession.shared.perform(HTTPRequest(url: "http://127.0.0.1:\(port.number)/"))
+        }
+
+        guard case .couldNotConnect(let detail)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(detail.contains("127.0.0.1"))
+        #expect(error?.description.hasPrefix("could not connect to the server") == true)
+    }
+
+    @Test func anUnresolvableHostIsCouldNotResolve() async throws {
+        let error = await #expect(throws: CurlError.self) {
+            try await HTTPSession.shared.perform(HTTPRequest(url: "http://nonexistent.invalid/"))
+        }
+
+        guard case .couldNotResolveHost(let detail)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(detail.contains("nonexistent.invalid"))
+    }
+
+    @Test func aBodyLabelledGzipThatIsNotIsBadContentEncoding() async throws {
+        let standin = try await Standin.start()
+        let token = try await standin.addUserWithToken("cmc")
+        try await standin.addFault(.init(.badGzip))
+
+        let error = await #expect(throws: CurlError.self) {
+            try await HTTPSession.shared.perform(HTTPRequest(
+                url: "\(standin.url)/api/v1/read?argv=whoami", headers: ["Authorization": "Bearer \(token)"]))
+        }
+
+        guard case .badContentEncoding? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(error?.description.contains("gzip") == true)
+        await standin.stop()
+    }
+
+    @Test func cancellingTheTaskAbortsTheTransfer() async throws {
+        let standin = try await Standin.start()
+        try await standin.addFault(.init(.stall))
+        let transfer = Task {
+            try await HTTPSession.shared.perform(HTTPRequest(url: "\(standin.url)/"))
+        }
+        _ = try await standin.waitForRequests(count: 1)
+        let clock = ContinuousClock()
+        let cancelled = clock.now
+
+        transfer.cancel()
+
+        await #expect(throws: CurlError.cancelled) { try await transfer.value }
+        #expect(clock.now - cancelled < .seconds(2))
+        await standin.stop()
+    }
+
+    @Test(arguments: [
+        ("http://user:secret@127.0.0.1:9/", "must not contain a user name or password"),
+        ("http://user@127.0.0.1:9/", "must not contain a user name or password"),
+        ("ftp://127.0.0.1:9/file", "only http and https"),
+        ("not a url", "malformed"),
+    ])
+    func requestsThatMustNotBeSentAreRefused(url: String, reason: String) async throws {
+        let error = await #expect(throws: CurlError.self) {
+            try await HTTPSession.shared.perform(HTTPRequest(url: url))
+        }
+
+        guard case .invalidRequest(let text)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(text.contains(reason))
+        #expect(!text.contains("secret"))
+    }
+
+    @Test func aHeaderValueCannotSmuggleInAnotherHeader() async throws {
+        let error = await #expect(throws: CurlError.self) {
+            try await HTTPSession.shared.perform(HTTPRequest(
+                url: "http://127.0.0.1:9/", headers: ["Authorization": "Bearer gb_x\r\nX-Evil: 1"]))
+        }
+
+        #expect(error == .invalidRequest("the value of header Authorization contains a line break or NUL"))
+        #expect(error?.description.contains("gb_x") == false)
+    }
+}
+
+/// A TCP port on 127.0.0.1 that is bound, so nobody else takes it, but not listening, so a
+/// connection to it is refused.
+private final class BoundButNotListeningPort {
+    let number: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw SocketError() }
+        number = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+
+    struct SocketError: Error {}
+}

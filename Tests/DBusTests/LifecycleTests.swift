@@ -1,0 +1,84 @@
+@testable import DBus
+import Testing
+
+@Suite("Connection lifecycle")
+struct LifecycleTests {
+    @Test("close() fails the calls in flight with Disconnected, and everything after it")
+    func closeWithCallsInFlight() async throws {
+        let service = try await EchoService.start()
+        let client = try await connectToTestBus()
+        let inFlight = (0..<5).map { _ in Task { try await service.call("Block", from: client) } }
+        await service.waitForBlockedCalls(inFlight.count)
+
+        await client.close()
+        for call in inFlight {
+            await expectDBusError(DBusError.Name.disconnected) { _ = try await call.value }
+        }
+        #expect(try await client.waitUntilClosed() == .closed)
+        await expectDBusError(DBusError.Name.disconnected) { _ = try await service.call("Sender", from: client) }
+        await expectDBusError(DBusError.Name.disconnected) {
+            try client.emitSignal(path: "/a", interface: "a.b", member: "C")
+        }
+        await expectDBusError(DBusError.Name.disconnected) { _ = try await client.watchNameOwner("a.b") }
+        await client.close()
+
+        // The server answers the callers that left, and carries on.
+        service.gate.open()
+        let other = try await connectToTestBus()
+        #expect(try await service.call("Sender", from: other) == [.string(other.uniqueName)])
+        await other.close()
+        await service.connection.close()
+    }
+
+    @Test("losing the bus ends the connection with .disconnected, failing calls and ending streams")
+    func busGoesAway() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let client = try await DBusConnection.connect(to: .address(bus.address))
+        let server = try await DBusConnection.connect(to: .address(bus.address))
+        let gate = Gate()
+        try await server.export(
+            path: "/block", interface: "org.gitbay.DBusTests.Block", introspection: "",
+            methods: [DBusMethod("Block") { _ in await gate.wait(); return [] }])
+        let signals = try await client.signals(matching: DBusMatchRule(interface: "org.gitbay.DBusTests.Block"))
+        let call = Task {
+            try await client.call(
+                destination: server.uniqueName, path: "/block", interface: "org.gitbay.DBusTests.Block",
+                member: "Block")
+        }
+
+        bus.stop()
+        #expect(try await client.waitUntilClosed() == .disconnected)
+        #expect(try await server.waitUntilClosed() == .disconnected)
+        await expectDBusError(DBusError.Name.disconnected) { _ = try await call.value }
+        var iterator = signals.makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+        gate.open()
+    }
+
+    @Test("dropping the last reference closes the connection")
+    func deinitCloses() async throws {
+        var connection: DBusConnection? = try await connectToTestBus()
+        let mailbox = try #require(connection?.mailbox)
+        connection = nil
+        #expect(try await mailbox.waitUntilFinished() == .closed)
+    }
+
+    @Test("an idle connection does not wake up")
+    func noIdleWakeUps() async throws {
+        let connection = try await connectToTestBus()
+        // Set up like the daemon: an exported object, a subscription and a name watch.
+        let interface = "org.gitbay.DBusTests.\(uniqueElement("Idle"))"
+        try await connection.export(path: "/idle", interface: interface, introspection: "", methods: [])
+        let signals = try await connection.signals(matching: DBusMatchRule(interface: interface))
+        let owners = try await connection.watchNameOwner("\(interface).Owner")
+
+        let before = connection.mailbox.wakeUps.load(ordering: .relaxed)
+        try await Task.sleep(for: .seconds(2))  // the measured stretch of idleness, not a wait for an event
+        let after = connection.mailbox.wakeUps.load(ordering: .relaxed)
+        #expect(after - before == 0)
+
+        await connection.close()
+        _ = (signals, owners)
+    }
+}

@@ -1,0 +1,94 @@
+import Keyring
+import PushCore
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct KeyringRoundTripTests {
+    let keyring = Keyring()
+
+    init() async throws {
+        try await TestSession.requireSecretService()
+    }
+
+    @Test func storedTokenIsFoundAndListed() async throws {
+        let account = try testAccount("round-trip", on: "https://round-trip.example")
+        let token = try uniqueToken()
+        try await keyring.store(token, for: account)
+
+        #expect(try await keyring.token(for: account) == token)
+        let listed = try await keyring.list().accounts.filter { $0.account == account }
+        #expect(listed.map(\.token) == [token])
+    }
+
+    @Test func storingAgainReplacesTheToken() async throws {
+        let account = try testAccount("replaced", on: "https://replace.example")
+        let first = try uniqueToken()
+        let second = try uniqueToken()
+        try await keyring.store(first, for: account)
+        try await keyring.store(second, for: account)
+
+        #expect(try await keyring.token(for: account) == second)
+        let listing = try await keyring.list()
+        #expect(listing.accounts.filter { $0.account == account }.map(\.token) == [second])
+        #expect(!listing.skipped.contains { $0.instance == account.instance.url })
+    }
+
+    @Test func deleteRemovesTheAccountAndSaysSo() async throws {
+        let account = try testAccount("deleted", on: "https://delete.example")
+        try await keyring.store(try uniqueToken(), for: account)
+
+        #expect(try await keyring.delete(account))
+        #expect(try await keyring.token(for: account) == nil)
+        #expect(!(try await keyring.list().accounts.contains { $0.account == account }))
+        #expect(try await keyring.delete(account) == false)
+    }
+
+    @Test func unknownAccountHasNoToken() async throws {
+        let account = try testAccount("nobody", on: "https://never-stored.example")
+        #expect(try await keyring.token(for: account) == nil)
+    }
+
+    @Test func sameUserOnTwoInstancesIsTwoAccounts() async throws {
+        let onFirst = try testAccount("twin", on: "https://first-twin.example")
+        let onSecond = try testAccount("twin", on: "https://second-twin.example")
+        let firstToken = try uniqueToken()
+        let secondToken = try uniqueToken()
+        try await keyring.store(firstToken, for: onFirst)
+        try await keyring.store(secondToken, for: onSecond)
+
+        #expect(try await keyring.token(for: onFirst) == firstToken)
+        #expect(try await keyring.token(for: onSecond) == secondToken)
+        #expect(try await keyring.delete(onFirst))
+        #expect(try await keyring.token(for: onFirst) == nil)
+        #expect(try await keyring.token(for: onSecond) == secondToken)
+    }
+
+    @Test func usernamesDifferingOnlyInCaseAreTwoAccounts() async throws {
+        let lower = try testAccount("casey", on: "https://case.example")
+        let upper = try testAccount("Casey", on: "https://case.example")
+        let lowerToken = try uniqueToken()
+        let upperToken = try uniqueToken()
+        try await keyring.store(lowerToken, for: lower)
+        try await keyring.store(upperToken, for: upper)
+
+        #expect(try await keyring.token(for: lower) == lowerToken)
+        #expect(try await keyring.token(for: upper) == upperToken)
+    }
+
+    @Test func concurrentStoresThroughSeparateKeyringsAllLand() async throws {
+        let accounts = try (0..<8).map { try testAccount("parallel-\($0)", on: "https://parallel.example") }
+        let tokens = try accounts.map { _ in try uniqueToken() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (account, token) in zip(accounts, tokens) {
+                group.addTask { try await Keyring().store(token, for: account) }
+            }
+            try await group.waitForAll()
+        }
+
+        let listed = try await keyring.list().accounts.filter { $0.account.instance.host == "parallel.example" }
+        #expect(listed.map(\.account) == accounts.sorted { $0.id < $1.id })
+        for (account, token) in zip(accounts, tokens) {
+            #expect(listed.first { $0.account == account }?.token == token)
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Keyring
+import PushCore
+import Synchronization
+import Testing
+
+/// What the keyring tests need from the session they run in, and the child processes some of
+/// them start.
+enum TestSession {
+    static let desktopSessionScript = URL(filePath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appending(path: "scripts/desktop-session").path
+
+    /// Fails the calling test, with what to do about it, unless it runs inside
+    /// `scripts/desktop-session` with a Secret Service on the bus. The tests write to the keyring,
+    /// so a real desktop's keyring is refused too.
+    static func requireSecretService() async throws {
+        let problem = await secretServiceProblem.value
+        try #require(problem == nil, Comment(rawValue: """
+            \(problem ?? ""). The keyring tests need a private Secret Service: run them as
+            scripts/desktop-session swift test --filter KeyringTests
+            """))
+    }
+
+    private static let secretServiceProblem = Task<String?, Never> {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["PRIVATE_DESKTOP_SESSION"] != nil else {
+            return "PRIVATE_DESKTOP_SESSION is not set, so this is not a session of scripts/desktop-session"
+        }
+        guard environment["DBUS_SESSION_BUS_ADDRESS"] != nil else {
+            return "DBUS_SESSION_BUS_ADDRESS is not set: there is no session bus"
+        }
+        let owned = try? await run("gdbus", [
+            "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+            "--method", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.secrets",
+        ])
+        guard let owned, owned.status == 0, owned.output.hasPrefix("(true,)") else {
+            return "nothing owns org.freedesktop.secrets on the session bus (\(owned?.output ?? "gdbus did not run"))"
+        }
+        return nil
+    }
+
+    struct Finished {
+        let status: Int32
+        /// Standard output and standard error, interleaved.
+        let output: String
+    }
+
+    /// Runs a program (looked up in PATH) to completion without blocking a thread of Swift's
+    /// cooperative pool. `input` goes to its standard input, which is how secrets reach
+    /// `secret-tool`; never pass a secret in `arguments`.
+    static func run(
+        _ program: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil
+    ) async throws -> Finished {
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = [program] + arguments
+        if let environment { process.environment = environment }
+        // Output goes to a file rather than a pipe, which would stall a chatty child once full.
+        let outputFile = FileManager.default.temporaryDirectory.appending(path: "keyring-tests-\(UUID().uuidString)")
+        try #require(FileManager.default.createFile(atPath: outputFile.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        let output = try FileHandle(forWritingTo: outputFile)
+        defer { try? output.close() }
+        process.standardOutput = output
+        process.standardError = output
+        let stdin = Pipe()
+        process.standardInput = stdin
+
+        // A test that runs out of time is cancelled; its child is stopped rather than waited for.
+        // Foundation traps on stopping a process it has not started, hence the lock around both.
+        let started = Mutex(false)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                process.terminationHandler = { _ in continuation.resume() }
+                do {
+                    try started.withLock { started in
+                        try Task.checkCancellation()
+                        try process.run()
+                        started = true
+                    }
+                } catch {
+                    continuation.resume(throwing: error)
+                    return
+                }
+                if !input.isEmpty { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+                try? stdin.fileHandleForWriting.close()
+            }
+        } onCancel: {
+            started.withLock { started in
+                if started && process.isRunning { process.terminate() }
+            }
+        }
+        return Finished(
+            status: process.terminationStatus,
+            output: (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "")
+    }
+
+    /// The environment variable that tells a copy of this test process which test it runs for
+    /// its parent.
+    private static let childVariable = "KEYRING_TESTS_CHILD"
+
+    /// A keyring that is broken in some way (no session bus, no Secret Service, locked) cannot be
+    /// set up inside the shared test session without breaking the tests running beside it. So
+    /// the test calling this runs again, alone, in a fresh copy of this test process started
+    /// under `scripts/desktop-session` with `sessionOptions` (or with no session bus at all when
+    /// nil), and there runs `body`; here it expects that copy to pass.
+    static func inSeparateSession(
+        _ sessionOptions: [String]?, test: String = #function, _ body: () async throws -> Void
+    ) async throws {
+        var environment = ProcessInfo.processInfo.environment
+        if environment[childVariable] == test {
+            try await body()
+            return
+        }
+        environment[childVariable] = test
+        let testProcess = ProcessInfo.processInfo.arguments[0]
+        let testArguments = [
+            "--testing-library", "swift-testing",
+            "--filter", NSRegularExpression.escapedPattern(for: test),
+        ]
+        let child: Finished
+        if let sessionOptions {
+            child = try await run(
+                desktopSessionScript, sessionOptions + ["--", testProcess] + testArguments, environment: environment)
+        } else {
+            // No bus address, no display to autolaunch one on, and a runtime directory without
+            // a `bus` socket: GLib finds no session bus anywhere.
+            for name in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment[name] = nil }
+            let runtime = FileManager.default.temporaryDirectory.appending(path: "keyring-tests-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
+            defer { try? FileManager.default.removeItem(at: runtime) }
+            environment["XDG_RUNTIME_DIR"] = runtime.path
+            child = try await run(testProcess, testArguments, environment: environment)
+        }
+        #expect(child.status == 0, "the copy of this test in a separate session failed:\n\(child.output)")
+        #expect(
+            child.output.contains("Test run with 1 test in 1 suite passed"),
+            "the copy of this test did not run it alone:\n\(child.output)")
+    }
+}
+
+/// Accounts for one test: tests run in parallel against one keyring, so each uses instances and
+/// usernames no other test uses.
+func testAccount(_ user: String, on instance: String) throws -> Account {
+    try Account(instance: try GitbayInstance(parsing: instance, allowInsecureHTTP: true), username: user)
+}
+
+/// A token that looks like gitbay's and is unique to the call, so that finding it anywhere is
+/// proof of where it came from.
+func uniqueToken() throws -> APIToken {
+    try APIToken("gb_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())")
+}
+
+/// `secret-tool`, with the secret on its standard input.
+enum SecretTool {
+    static func store(label: String, attributes: [String: String], secret: String) async throws {
+        let result = try await TestSession.run(
+            "secret-tool", ["store", "--label=\(label)", "xdg:schema", "org.gitbay.Account"] + flatten(attributes),
+            input: secret)
+        try #require(result.status == 0, "secret-tool store failed: \(result.output)")
+    }
+
+    /// The secret `secret-tool lookup` finds for exactly these attributes, or nil.
+    static func lookup(_ attributes: [String: String]) async throws -> String? {
+        let result = try await TestSession.run(
+            "secret-tool", ["lookup", "xdg:schema", "org.gitbay.Account"] + flatten(attributes))
+        return result.status == 0 ? result.output : nil
+    }
+
+    /// `secret-tool search --all` output for items with these attributes: one block per item.
+    static func search(_ attributes: [String: String]) async throws -> String {
+        try await TestSession.run(
+            "secret-tool", ["search", "--all", "xdg:schema", "org.gitbay.Account"] + flatten(attributes)
+        ).output
+    }
+
+    static func clear(_ attributes: [String: String]) async throws {
+        let result = try await TestSession.run(
+            "secret-tool", ["clear", "xdg:schema", "org.gitbay.Account"] + flatten(attributes))
+        try #require(result.status == 0, "secret-tool clear failed: \(result.output)")
+    }
+
+    private static func flatten(_ attributes: [String: String]) -> [String] {
+        attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
+    }
+}

@@ -1,0 +1,186 @@
+import PushCore
+import Testing
+
+@Suite struct InboxDiffTests {
+    static func row(_ id: Int64, readAt: String? = nil) -> InboxItem {
+        InboxItem(
+            id: id, repo: "krz/gitbay", kind: .issue, actor: "cmc", summary: "opened issue #\(id)",
+            path: "krz/gitbay/issues/\(id)", createdAt: "2026-09-20T10:11:12.123Z", readAt: readAt)
+    }
+
+    /// Unread rows with these ids, in the order given (the server sends newest first).
+    static func page(_ ids: [Int64], next: String? = nil) -> InboxPage {
+        InboxPage(items: ids.map { row($0) }, next: next)
+    }
+
+    static func newestFirst(_ ids: ClosedRange<Int64>) -> [Int64] {
+        ids.reversed()
+    }
+
+    // MARK: - First sight
+
+    @Test func firstSightIsOneSummaryOfWhatIsUnread() {
+        let cycle = InboxDiff.evaluate(page: Self.page([12, 9, 4]), highWater: nil, shown: [])
+        #expect(cycle.notices == [.summary(count: 3, isAtLeast: false, newestID: 12, isFirstSight: true)])
+        #expect(cycle.highWater == 12)
+        #expect(cycle.unread == .exact(3))
+    }
+
+    @Test func firstSightOfAFullPageSaysAtLeast() {
+        let cycle = InboxDiff.evaluate(page: Self.page(Self.newestFirst(101...150)), highWater: nil, shown: [])
+        #expect(cycle.notices == [.summary(count: 50, isAtLeast: true, newestID: 150, isFirstSight: true)])
+        #expect(cycle.highWater == 150)
+        #expect(cycle.unread == .needsDashboard(atLeast: 50))
+    }
+
+    @Test func firstSightOfAnEmptyInboxSetsAMarkSoTheNextRowIsShownAsNew() {
+        let first = InboxDiff.evaluate(page: Self.page([]), highWater: nil, shown: [])
+        #expect(first.notices.isEmpty)
+        #expect(first.highWater == 0)
+        #expect(first.unread == .exact(0))
+
+        let second = InboxDiff.evaluate(page: Self.page([7]), highWater: first.highWater, shown: [])
+        #expect(second.notices == [.item(Self.row(7))])
+        #expect(second.highWater == 7)
+    }
+
+    // MARK: - New rows
+
+    /// `count` new rows above a mark of 1000, on a page that also holds two older unread rows.
+    @Test(arguments: [0, 1, 3, 4, 500])
+    func newRows(_ count: Int) {
+        let newIDs = (0..<Int64(count)).map { 1001 + $0 }
+        let page = Self.page(newIDs.reversed() + [999, 998])
+        let cycle = InboxDiff.evaluate(page: page, pageLimit: 1000, highWater: 1000, shown: [])
+
+        switch count {
+        case 0:
+            #expect(cycle.notices.isEmpty)
+        case 1...3:
+            #expect(cycle.notices == newIDs.map { .item(Self.row($0)) })  // oldest first
+        default:
+            #expect(cycle.notices == [.summary(count: count, isAtLeast: false, newestID: 1000 + Int64(count), isFirstSight: false)])
+        }
+        #expect(cycle.highWater == 1000 + Int64(count))
+        #expect(cycle.unread == .exact(count + 2))
+        #expect(cycle.ignoredRows == 0)
+    }
+
+    @Test func maxIndividualIsTheSplitBetweenItemsAndASummary() {
+        let page = Self.page([13, 12, 11])
+        #expect(InboxDiff.evaluate(page: page, highWater: 10, shown: [], maxIndividual: 3).notices.count == 3)
+        #expect(InboxDiff.evaluate(page: page, highWater: 10, shown: [], maxIndividual: 2).notices
+            == [.summary(count: 3, isAtLeast: false, newestID: 13, isFirstSight: false)])
+    }
+
+    @Test func aFullPageOfNewRowsSaysAtLeast() {
+        let cycle = InboxDiff.evaluate(page: Self.page(Self.newestFirst(201...250)), highWater: 100, shown: [])
+        #expect(cycle.notices == [.summary(count: 50, isAtLeast: true, newestID: 250, isFirstSight: false)])
+        #expect(cycle.highWater == 250)
+        #expect(cycle.unread == .needsDashboard(atLeast: 50))
+    }
+
+    @Test func aFullPageThatReachesOldRowsCountsExactly() {
+        // 10 new rows, then 40 already accounted for: nothing new can lie past the page.
+        let cycle = InboxDiff.evaluate(page: Self.page(Self.newestFirst(91...140)), highWater: 130, shown: [])
+        #expect(cycle.notices == [.summary(count: 10, isAtLeast: false, newestID: 140, isFirstSight: false)])
+        #expect(cycle.unread == .needsDashboard(atLeast: 50))
+    }
+
+    @Test func fewNewRowsOnAFullPageAreStillASummary() {
+        // Rows past the page would never be seen one by one, so they must not pass silently.
+        let cycle = InboxDiff.evaluate(page: Self.page([9, 8]), pageLimit: 2, highWater: 5, shown: [])
+        #expect(cycle.notices == [.summary(count: 2, isAtLeast: true, newestID: 9, isFirstSight: false)])
+    }
+
+    @Test func aPageWithANextCursorIsNotComplete() {
+        let cycle = InboxDiff.evaluate(page: Self.page([9, 8], next: "opaque"), pageLimit: 200, highWater: 5, shown: [8, 3])
+        #expect(cycle.notices == [.summary(count: 2, isAtLeast: true, newestID: 9, isFirstSight: false)])
+        #expect(cycle.unread == .needsDashboard(atLeast: 2))
+        #expect(cycle.withdrawn.isEmpty)
+    }
+
+    // MARK: - The mark
+
+    @Test func rowsAtOrBelowTheMarkAreNeverShownAndTheMarkNeverFalls() {
+        // A server restored from a backup: every id is below the mark.
+        let cycle = InboxDiff.evaluate(page: Self.page([90, 80]), highWater: 100, shown: [])
+        #expect(cycle.notices.isEmpty)
+        #expect(cycle.highWater == 100)
+        #expect(cycle.unread == .exact(2))
+
+        let atMark = InboxDiff.evaluate(page: Self.page([100]), highWater: 100, shown: [])
+        #expect(atMark.notices.isEmpty)
+        #expect(atMark.highWater == 100)
+    }
+
+    @Test func rowsOutOfOrderAreShownOldestFirst() {
+        let cycle = InboxDiff.evaluate(page: Self.page([5, 9, 3, 7]), highWater: 4, shown: [])
+        #expect(cycle.notices == [5, 7, 9].map { .item(Self.row($0)) })
+        #expect(cycle.highWater == 9)
+        #expect(cycle.ignoredRows == 0)
+    }
+
+    @Test func duplicatedIdsCountOnce() {
+        let cycle = InboxDiff.evaluate(page: Self.page([9, 9, 8, 9]), highWater: 7, shown: [])
+        #expect(cycle.notices == [.item(Self.row(8)), .item(Self.row(9))])
+        #expect(cycle.unread == .exact(2))
+        #expect(cycle.ignoredRows == 2)
+    }
+
+    @Test func rowsWithoutAPositiveIdAreIgnored() {
+        let cycle = InboxDiff.evaluate(page: Self.page([0, -3]), highWater: nil, shown: [])
+        #expect(cycle.notices.isEmpty)
+        #expect(cycle.highWater == 0)
+        #expect(cycle.unread == .exact(0))
+        #expect(cycle.ignoredRows == 2)
+    }
+
+    @Test func aReadRowIsStaleButMovesTheMark() {
+        let page = InboxPage(items: [Self.row(12, readAt: "2026-09-20T11:00:00Z"), Self.row(11)], next: nil)
+        let cycle = InboxDiff.evaluate(page: page, highWater: 10, shown: [12])
+        #expect(cycle.notices == [.item(Self.row(11))])
+        #expect(cycle.highWater == 12)
+        #expect(cycle.unread == .exact(1))
+        #expect(cycle.ignoredRows == 1)
+        #expect(cycle.withdrawn == [12])
+    }
+
+    // MARK: - Withdrawn
+
+    @Test func shownRowsMissingFromAPartialPageWereReadElsewhere() {
+        let cycle = InboxDiff.evaluate(page: Self.page([8, 7]), highWater: 7, shown: [7, 6, 5])
+        #expect(cycle.withdrawn == [5, 6])
+        #expect(cycle.notices == [.item(Self.row(8))])
+    }
+
+    @Test func aFullPageWithdrawsNothing() {
+        let cycle = InboxDiff.evaluate(page: Self.page(Self.newestFirst(11...60)), highWater: 60, shown: [60, 5, 4])
+        #expect(cycle.withdrawn.isEmpty)
+        #expect(cycle.notices.isEmpty)
+    }
+
+    @Test func anEmptyPageWithdrawsEverythingShown() {
+        let cycle = InboxDiff.evaluate(page: Self.page([]), highWater: 40, shown: [40, 38])
+        #expect(cycle.withdrawn == [38, 40])
+        #expect(cycle.unread == .exact(0))
+        #expect(cycle.highWater == 40)
+    }
+
+    // MARK: - The unread count
+
+    @Test func theDashboardResolvesAFullPage() {
+        let pending = UnreadCount.needsDashboard(atLeast: 50)
+        #expect(pending.resolved(dashboardUnread: 73) == .exact(73))
+        #expect(pending.resolved(dashboardUnread: nil) == .atLeast(50))
+        #expect(pending.resolved(dashboardUnread: -1) == .atLeast(50))
+        #expect(UnreadCount.exact(4).resolved(dashboardUnread: 99) == .exact(4))
+    }
+
+    @Test(arguments: [
+        (UnreadCount.exact(4), 4), (.needsDashboard(atLeast: 50), 50), (.atLeast(50), 50),
+    ])
+    func badgeCounts(_ count: UnreadCount, _ badge: Int) {
+        #expect(count.badgeCount == badge)
+    }
+}

@@ -1,0 +1,269 @@
+"""gitbay's command registry, as far as gbnotify uses it: one table of commands.
+
+A command gets the calling account, its arguments after the command path and
+its stdin, and returns an Outcome: an exit code plus JSON data, an error, or
+plain-text output. The HTTP layer wraps the Outcome in the envelope.
+"""
+
+import dataclasses
+
+from standin_model import decode_cursor, encode_cursor
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_DENIED = 0, 1, 2, 3, 4
+
+BARE_LIST_ROWS = 50
+MAX_LIMIT = 200
+MAX_INSTALL_TOKEN_BYTES = 512
+MAX_LABEL_BYTES = 255
+PUSH_DISABLED = ("this instance does not send push notifications ([push] enabled = false); "
+                 "ask an admin")
+
+
+@dataclasses.dataclass
+class Outcome:
+    exit_code: int
+    data: object = None
+    error: str | None = None
+    output: str | None = None  # plain text instead of JSON data
+    stderr: str | None = None
+
+
+class UsageError(Exception):
+    pass
+
+
+def usage(message):
+    return Outcome(EXIT_USAGE, error=message)
+
+
+@dataclasses.dataclass
+class Invocation:
+    store: object
+    account: object
+    args: list
+    stdin: str | None
+
+
+@dataclasses.dataclass
+class Command:
+    path: tuple
+    changes_state: bool
+    run: object  # Invocation -> Outcome
+    synopsis: str
+
+    @property
+    def name(self):
+        return " ".join(self.path)
+
+
+def parse_flags(name, args, value_flags=(), bool_flags=()):
+    """Splits args into ({flag: value}, positionals); `--` ends the flags."""
+    flags, positionals = {}, []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            positionals.extend(args[index:])
+            break
+        if not arg.startswith("--"):
+            positionals.append(arg)
+            continue
+        flag, has_value, value = arg.partition("=")
+        if flag in bool_flags:
+            if has_value:
+                raise UsageError(f"{name}: flag {flag} takes no value")
+            flags[flag] = True
+        elif flag in value_flags:
+            if not has_value:
+                if index >= len(args):
+                    raise UsageError(f"{name}: flag {flag} needs a value")
+                value = args[index]
+                index += 1
+            flags[flag] = value
+        else:
+            raise UsageError(f"{name}: unknown flag {flag}")
+    return flags, positionals
+
+
+def no_arguments(name, args):
+    _, positionals = parse_flags(name, args)
+    if positionals:
+        raise UsageError(f"{name}: unexpected argument {positionals[0]}")
+
+
+def whoami(call):
+    no_arguments("whoami", call.args)
+    # Over the API the key scope is always "full", whatever the token's scope.
+    return Outcome(EXIT_OK, data={"username": call.account.username,
+                                  "admin": call.account.admin, "key_scope": "full"})
+
+
+def dashboard(call):
+    no_arguments("dashboard", call.args)
+    username = call.account.username
+    data = {"username": username}
+    if call.store.config["dashboard_unread"]:
+        data["unread"] = call.store.unread_count(username)
+    data["repos"] = sorted({n.repo for n in call.store.notices_of(username, include_read=True)})
+    return Outcome(EXIT_OK, data=data)
+
+
+def help_text(call):
+    lines = ["gitbay commands:"]
+    lines += [f"  {command.synopsis}" + ("" if command.changes_state else "  (read-only)")
+              for command in COMMANDS]
+    return Outcome(EXIT_OK, output="\n".join(lines) + "\n")
+
+
+def notifications_list(call):
+    name = "notifications list"
+    flags, positionals = parse_flags(name, call.args, value_flags=("--limit", "--cursor"),
+                                     bool_flags=("--all",))
+    if positionals:
+        raise UsageError(f"{name}: unexpected argument {positionals[0]}")
+    rows = call.store.notices_of(call.account.username, include_read=flags.get("--all", False))
+    if "--limit" not in flags and "--cursor" not in flags:
+        return Outcome(EXIT_OK, data=[n.row() for n in rows[:BARE_LIST_ROWS]])
+    limit = BARE_LIST_ROWS
+    if "--limit" in flags:
+        try:
+            limit = int(flags["--limit"], 10)
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= MAX_LIMIT:
+            raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
+    if "--cursor" in flags:
+        below = decode_cursor(flags["--cursor"])
+        if below is None:
+            raise UsageError("invalid cursor")
+        rows = [n for n in rows if (n.id, n.seq) < below]
+    data = {"items": [n.row() for n in rows[:limit]]}
+    if len(rows) > limit:
+        data["next"] = encode_cursor(rows[limit - 1])
+    return Outcome(EXIT_OK, data=data)
+
+
+def notifications_read(call):
+    name = "notifications read"
+    flags, positionals = parse_flags(name, call.args, bool_flags=("--all",))
+    if flags.get("--all") and positionals:
+        raise UsageError(f"{name}: give ids or --all, not both")
+    if not flags.get("--all") and not positionals:
+        raise UsageError(f"{name}: give ids or --all")
+    if flags.get("--all"):
+        changed, _ = call.store.mark_read(call.account.username)
+        return Outcome(EXIT_OK, data={"read": changed})
+    ids = []
+    for arg in positionals:
+        try:
+            ids.append(int(arg, 10))
+        except ValueError:
+            raise UsageError(f"invalid id {arg}") from None
+    changed, unmatched = call.store.mark_read(call.account.username, ids)
+    stderr = None
+    if unmatched:
+        stderr = f"warning: {len(unmatched)} of {len(set(ids))} ids matched nothing\n"
+    return Outcome(EXIT_OK, data={"read": changed}, stderr=stderr)
+
+
+def settings_show(call):
+    no_arguments("notifications settings show", call.args)
+    return Outcome(EXIT_OK, data=dict(call.account.settings))
+
+
+def settings_push(call):
+    name = "notifications settings push"
+    _, positionals = parse_flags(name, call.args)
+    if positionals not in (["on"], ["off"]):
+        raise UsageError(f"{name}: want on or off")
+    settings = call.store.update_settings(call.account.username,
+                                          {"push": positionals[0] == "on"})
+    return Outcome(EXIT_OK, data=settings)
+
+
+def device_add(call):
+    name = "notifications device add"
+    if not call.store.config["push_enabled"]:
+        return Outcome(EXIT_FAILURE, error=PUSH_DISABLED)
+    flags, positionals = parse_flags(name, call.args, value_flags=("--label",))
+    if positionals:
+        raise UsageError(f"{name}: unexpected argument {positionals[0]}")
+    label = flags.get("--label")
+    if label is None:
+        raise UsageError(f"{name}: --label is required")
+    if not 1 <= len(label.encode("utf-8")) <= MAX_LABEL_BYTES:
+        raise UsageError(f"{name}: --label must be 1..{MAX_LABEL_BYTES} bytes")
+    token = (call.stdin or "").strip()
+    if not 1 <= len(token.encode("utf-8")) <= MAX_INSTALL_TOKEN_BYTES:
+        raise UsageError(f"install token must be 1..{MAX_INSTALL_TOKEN_BYTES} bytes after trimming")
+    device = call.store.upsert_device(call.account.username, label, token)
+    return Outcome(EXIT_OK, data={"id": device.id, "status": "registered"})
+
+
+def device_list(call):
+    no_arguments("notifications device list", call.args)
+    return Outcome(EXIT_OK, data=[
+        {"id": d.id, "label": d.label, "token": d.token[:8] + "\u2026", "added": d.added}
+        for d in call.store.devices_of(call.account.username)])
+
+
+def device_remove(call):
+    name = "notifications device remove"
+    _, positionals = parse_flags(name, call.args)
+    if len(positionals) != 1:
+        raise UsageError(f"{name}: give one device id")
+    try:
+        device_id = int(positionals[0], 10)
+    except ValueError:
+        raise UsageError(f"invalid id {positionals[0]}") from None
+    if not call.store.remove_device(device_id, username=call.account.username):
+        return Outcome(EXIT_NOT_FOUND, error="no such device; see notifications device list")
+    return Outcome(EXIT_OK, data={"status": "removed"})
+
+
+COMMANDS = [
+    Command(("whoami",), False, whoami, "whoami"),
+    Command(("dashboard",), False, dashboard, "dashboard"),
+    Command(("help",), False, help_text, "help"),
+    Command(("notifications", "list"), False, notifications_list,
+            "notifications list [--all] [--limit N] [--cursor C]"),
+    Command(("notifications", "read"), True, notifications_read,
+            "notifications read ID... | --all"),
+    Command(("notifications", "settings", "show"), False, settings_show,
+            "notifications settings show"),
+    Command(("notifications", "settings", "push"), True, settings_push,
+            "notifications settings push on|off"),
+    Command(("notifications", "device", "add"), True, device_add,
+            "notifications device add --label L  (install token on stdin)"),
+    Command(("notifications", "device", "list"), False, device_list,
+            "notifications device list"),
+    Command(("notifications", "device", "remove"), True, device_remove,
+            "notifications device remove ID"),
+]
+_BY_PATH = {command.path: command for command in COMMANDS}
+_GROUPS = {command.path[:i] for command in COMMANDS for i in range(1, len(command.path))}
+
+
+class UnknownCommand(Exception):
+    pass
+
+
+def lookup(argv):
+    """Returns (command, remaining args); raises UnknownCommand naming what was not found."""
+    words = []
+    for index, word in enumerate(argv):
+        words.append(word)
+        key = tuple(words)
+        if key in _BY_PATH:
+            return _BY_PATH[key], argv[index + 1:]
+        if key not in _GROUPS:
+            break
+    raise UnknownCommand(" ".join(words))
+
+
+def run(command, call):
+    try:
+        return command.run(call)
+    except UsageError as error:
+        return usage(str(error))

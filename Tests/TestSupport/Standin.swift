@@ -1,0 +1,189 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// The gitbay stand-in (`Tests/Standin/gitbay_standin.py`) running as a child of the test
+/// process, on a free port of its own, with typed helpers for its control API.
+///
+/// No stand-in outlives its test process. It runs under a small Python guard whose stdin is a
+/// pipe from this process, the lifeline: when the lifeline closes, the guard terminates the
+/// stand-in and exits. `stop()` and `deinit` close it, and so does the kernel when this process
+/// ends in any way, a crash or SIGKILL included, when no Swift code runs at all.
+public final class Standin: Sendable {
+    /// Serve HTTPS with this certificate and key; clients trust `caFile`.
+    public struct TLS: Sendable {
+        public var certificateFile: String
+        public var keyFile: String
+        public var caFile: String
+
+        public init(certificateFile: String, keyFile: String, caFile: String) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.caFile = caFile
+        }
+    }
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The stand-in's base URL, e.g. `http://127.0.0.1:41234`.
+    public let url: String
+    public let port: Int
+    /// The CA file that verifies this stand-in, when it serves HTTPS.
+    public let caFile: String?
+
+    private let guardPID: pid_t
+    /// The write end of the lifeline; nil once closed.
+    private let lifeline: Mutex<Int32?>
+    private let logPath: String
+
+    /// The package root, found from this file's place in it.
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// Waits for the guard's stdin to end, then terminates the stand-in (its argv follows).
+    /// The guard hands its stdout to the stand-in and keeps none itself, so the ready line's pipe
+    /// reaches end of file as soon as the stand-in dies.
+    private static let guardScript = """
+        import os, signal, subprocess, sys
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        try:
+            sys.stdin.buffer.read()
+        finally:
+            child.terminate()
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        """
+
+    /// Starts a stand-in and waits for its ready line.
+    /// - Parameters:
+    ///   - tls: serve HTTPS instead of HTTP.
+    ///   - siteURL: the server's configured `site_url` (default: its own URL).
+    public static func start(
+        tls: TLS? = nil, siteURL: String? = nil, readyTimeout: Duration = .seconds(20)
+    ) async throws -> Standin {
+        var arguments = ["python3", "\(packageRoot)/Tests/Standin/gitbay_standin.py", "--port", "0"]
+        if let tls { arguments += ["--tls-cert", tls.certificateFile, "--tls-key", tls.keyFile] }
+        if let siteURL { arguments += ["--site-url", siteURL] }
+        // -S: the guard needs nothing from site-packages, and skipping them halves its start-up.
+        let argv = ["python3", "-S", "-c", guardScript] + arguments
+        return try await offCooperativePool {
+            try Standin(argv: argv, caFile: tls?.caFile, readyTimeout: readyTimeout)
+        }
+    }
+
+    private init(argv: [String], caFile: String?, readyTimeout: Duration) throws {
+        let lifeline = try Subprocess.pipe()
+        let ready = try Subprocess.pipe()
+        let log = try Subprocess.temporaryFile()
+        let pid: pid_t
+        do {
+            pid = try Subprocess.spawn(argv, stdin: lifeline.read, stdout: ready.write, stderr: log.descriptor)
+        } catch {
+            [lifeline.read, lifeline.write, ready.read, ready.write, log.descriptor].forEach { _ = close($0) }
+            unlink(log.path)
+            throw error
+        }
+        [lifeline.read, ready.write, log.descriptor].forEach { _ = close($0) }
+        defer { close(ready.read) }
+
+        guardPID = pid
+        self.lifeline = Mutex(lifeline.write)
+        logPath = log.path
+        self.caFile = caFile
+
+        struct ReadyLine: Decodable {
+            let url: String
+            let port: Int
+        }
+        do {
+            let line = try Self.readLine(from: ready.read, timeout: readyTimeout)
+            let decoded = try JSONDecoder().decode(ReadyLine.self, from: Data(line.utf8))
+            url = decoded.url
+            port = decoded.port
+        } catch {
+            // deinit does not run for a partly initialised instance: clean up here.
+            _ = close(lifeline.write)
+            Subprocess.waitForExit(pid)
+            let output = (try? String(contentsOfFile: log.path, encoding: .utf8)) ?? ""
+            unlink(log.path)
+            throw StartFailure(description: "the stand-in did not start (\(error)); its stderr:\n\(output)")
+        }
+    }
+
+    /// Closes the lifeline and waits until the stand-in has exited.
+    public func stop() async {
+        guard let pid = closeLifeline() else { return }
+        _ = await offCooperativePool { Subprocess.waitForExit(pid) }
+    }
+
+    deinit {
+        // Nothing can wait here; the guard is reaped in the background.
+        if let pid = closeLifeline() {
+            DispatchQueue.global().async { Subprocess.waitForExit(pid) }
+        }
+    }
+
+    /// The guard's pid the first time, so exactly one caller reaps it; nil after.
+    private func closeLifeline() -> pid_t? {
+        guard let descriptor = lifeline.withLock({ value in defer { value = nil }; return value }) else {
+            return nil
+        }
+        close(descriptor)
+        unlink(logPath)
+        return guardPID
+    }
+
+    /// Reads up to the first newline, failing on end of file, on more than 64 KiB, or at the deadline.
+    private static func readLine(from descriptor: Int32, timeout: Duration) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var collected: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !collected.contains(UInt8(ascii: "\n")) {
+            let left = deadline - .now
+            guard left > .zero else { throw StartFailure(description: "no ready line within \(timeout)") }
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(min(left.components.seconds * 1000 + 1, 60_000))
+            guard poll(&request, 1, milliseconds) > 0 else { continue }
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw StartFailure(description: "it exited before printing its ready line") }
+            collected += buffer[..<count]
+            guard collected.count <= 64 * 1024 else { throw StartFailure(description: "its ready line is too long") }
+        }
+        return String(decoding: collected.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+}
+
+/// Runs blocking work (process waits, pipe reads) on a Dispatch thread, so that it does not
+/// hold one of the few threads of Swift's cooperative pool.
+func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: work()) }
+    }
+}
+
+extension Standin.TLS {
+    /// The stand-in's checked-in certificates (Tests/Standin/tls): a leaf for 127.0.0.1, ::1 and
+    /// localhost, and the test CA that signed it.
+    public static let fixtures = Standin.TLS(
+        certificateFile: "\(Standin.packageRoot)/Tests/Standin/tls/server.pem",
+        keyFile: "\(Standin.packageRoot)/Tests/Standin/tls/server-key.pem",
+        caFile: "\(Standin.packageRoot)/Tests/Standin/tls/ca.pem")
+
+    /// A CA that signed nothing the stand-in serves, for "the wrong CA is refused".
+    public static let unrelatedCAFile = "\(Standin.packageRoot)/Tests/Standin/tls/other-ca.pem"
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `gbnotifyctl account add|list|remove` against the stand-in and the session's real keyring.
+/// Each test has its own stand-in, so its own instance URL and accounts: tests cannot collide in
+/// the shared keyring.
+@Suite struct AccountCommandTests {
+    @Test func addListRemoveRoundTrip() async throws {
+        let (standin, token) = try await standinWithUser()
+        let ctl = try Ctl()
+        let host = standin.url.replacingOccurrences(of: "http://", with: "")
+
+        let added = try await ctl.run(["account", "add", standin.url], stdin: token + "\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        let state = try await standin.state()
+        let device = try #require(state.devices.first)
+        #expect(added.stdout == "Added cmc@\(host) (registered as device \(device.id)).\n")
+        #expect(device.username == "cmc")
+        #expect(device.label.hasPrefix("gbnotifyd on "))
+        let installToken = try String(contentsOf: ctl.stateDirectory.appendingPathComponent("install-token"), encoding: .utf8)
+        #expect(device.token + "\n" == installToken)
+        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == token)
+
+        let listed = try await ctl.run(["account", "list", "--json"])
+        #expect(listed.status == 0)
+        let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        let row = try #require(rows?.first { $0["instance"] as? String == standin.url })
+        #expect(row["user"] as? String == "cmc")
+        #expect(row["device_id"] as? Int == device.id)
+
+        let removed = try await ctl.run(["account", "remove", "cmc@\(host)"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout == "Removed cmc@\(host) (deregistered device \(device.id)).\n")
+        #expect(try await standin.state().devices.isEmpty)
+        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == nil)
+        let accountsFile = try String(contentsOf: ctl.stateDirectory.appendingPathComponent("accounts.json"), encoding: .utf8)
+        #expect(!accountsFile.contains(standin.url))
+    }
+
+    @Test func accountsWrittenBySecretToolAreListedAndRemovable() async throws {
+        let (standin, token) = try await standinWithUser("krz")
+        let ctl = try Ctl()
+        // Not normalised the way we would store it: a trailing slash.
+        try await SecretTool.store(instance: standin.url + "/", user: "krz", token: token)
+
+        let listed = try await ctl.run(["account", "list"])
+        #expect(listed.status == 0)
+        #expect(listed.stdout.contains("krz@\(standin.url.dropFirst(7))\t\(standin.url)\tregistration failed: not registered yet"))
+
+        let removed = try await ctl.run(["account", "remove", standin.url])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try await SecretTool.lookup(instance: standin.url + "/", user: "krz") == nil)
+    }
+
+    @Test func reAddingReplacesTheToken() async throws {
+        let (standin, first) = try await standinWithUser()
+        let second = try await standin.addToken(for: "cmc")
+        let ctl = try Ctl()
+        #expect(try await ctl.run(["account", "add", standin.url], stdin: first).status == 0)
+        #expect(try await ctl.run(["account", "add", standin.url], stdin: second).status == 0)
+        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == second)
+        // Registration upserts on the install token: still one device row.
+        #expect(try await standin.state().devices.count == 1)
+        _ = try await ctl.run(["account", "remove", standin.url])
+    }
+
+    @Test func aWrongTokenStoresNothing() async throws {
+        let (standin, _) = try await standinWithUser()
+        let ctl = try Ctl()
+        let run = try await ctl.run(["account", "add", standin.url], stdin: "gb_not-a-real-token\n")
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("refused the token (401: invalid or expired)"))
+        #expect(run.stderr.contains("Nothing was stored."))
+        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == nil)
+    }
+
+    @Test func anInstanceWithoutTheAPISaysSo() async throws {
+        let (standin, token) = try await standinWithUser()
+        try await standin.configure(.init(apiEnabled: false))
+        let run = try await Ctl().run(["account", "add", standin.url], stdin: token)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("has no gitbay API (404)"))
+        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == nil)
+    }
+
+    @Test func pushDisabledStillAddsTheAccount() async throws {
+        let (standin, token) = try await standinWithUser()
+        try await standin.configure(.init(pushEnabled: false))
+        let ctl = try Ctl()
+        let run = try await ctl.run(["account", "add", standin.url], stdin: token)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Desktop polling works, but this install could not register: this instance does not send push notifications."))
+        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == token)
+        let listed = try await ctl.run(["account", "list"])
+        #expect(listed.stdout.contains("this instance does not send push notifications"))
+        _ = try await ctl.run(["account", "remove", standin.url])
+    }
+
+    @Test func aReadOnlyTokenStillAddsTheAccount() async throws {
+        let (standin, token) = try await standinWithUser(scope: .read)
+        let ctl = try Ctl()
+        let run = try await ctl.run(["account", "add", standin.url], stdin: token)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("could not register: the token is read-only"))
+        _ = try await ctl.run(["account", "remove", standin.url])
+    }
+
+    @Test func plainHTTPToAnotherHostNeedsConsent() async throws {
+        let run = try await Ctl().run(["account", "add", "http://gitbay.example"], stdin: "gb_x")
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("--allow-http"))
+    }
+
+    @Test func deregistrationHappensBeforeTheTokenLeavesTheKeyring() async throws {
+        let (standin, token) = try await standinWithUser()
+        let ctl = try Ctl()
+        #expect(try await ctl.run(["account", "add", standin.url], stdin: token).status == 0)
+        let deviceID = try #require(try await standin.state().devices.first?.id)
+        try await standin.clearRequests()
+        try await standin.addFault(.init(.delay(seconds: 2), match: .init(argvPrefix: ["notifications", "device", "remove"])))
+
+        let program = try ctl.start(["account", "remove", standin.url])
+        let requests = try await standin.waitForRequests(count: 1)
+        #expect(requests.first?.argv == ["notifications", "device", "remove", "\(deviceID)"])
+        // The stand-in holds its answer for two seconds; the token must still be there meanwhile.
+        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == token)
+        let run = await program.finish()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == nil)
+    }
+
+    @Test func aFailedDeregistrationStillRemovesTheAccount() async throws {
+        let (standin, token) = try await standinWithUser()
+        let ctl = try Ctl()
+        #expect(try await ctl.run(["account", "add", standin.url], stdin: token).status == 0)
+        try await standin.addFault(.init(.status(500), match: .init(argvPrefix: ["notifications", "device", "remove"])))
+        let run = try await ctl.run(["account", "remove", standin.url])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("could not be deregistered"))
+        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == nil)
+    }
+
+    @Test func removingAnAccountThatDoesNotExistFails() async throws {
+        let run = try await Ctl().run(["account", "remove", "nobody@127.0.0.1:1"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("there is no account nobody@127.0.0.1:1"))
+    }
+
+    @Test func theTokenIsNeverInArgvOutputOrFiles() async throws {
+        let (standin, token) = try await standinWithUser()
+        let ctl = try Ctl()
+        // Hold whoami so the process can be looked at while it runs.
+        try await standin.addFault(.init(.delay(seconds: 2), match: .init(argvPrefix: ["whoami"])))
+        let program = try ctl.start(["account", "add", standin.url], stdin: token)
+        _ = try await standin.waitForRequests(count: 1)
+        let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(program.pid)/cmdline"))
+        #expect(!String(decoding: commandLine, as: UTF8.self).contains(token))
+        #expect(String(decoding: commandLine, as: UTF8.self).contains("account"))
+        let run = await program.finish()
+        #expect(run.status == 0, "\(run.stderr)")
+
+        let listed = try await ctl.run(["account", "list", "--json"])
+        let removed = try await ctl.run(["account", "remove", standin.url])
+        for text in [run.stdout, run.stderr, listed.stdout, listed.stderr, removed.stdout, removed.stderr, try ctl.allFileContents()] {
+            #expect(!text.contains(token))
+            #expect(!text.contains(String(token.dropFirst(3))))
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Runs the built `gbnotifyctl` as a user would, in a state directory of its own, against the
+/// session's real keyring (the tests run inside scripts/desktop-session).
+struct Ctl {
+    static let executable = Program.built("gbnotifyctl")
+
+    let home: URL
+
+    init() throws {
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotifyctl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    }
+
+    var stateDirectory: URL { home.appendingPathComponent("state/gbnotifyd") }
+
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        return environment
+    }
+
+    /// Starts gbnotifyctl without waiting for it.
+    func start(_ arguments: [String], stdin: String = "") throws -> Program {
+        try Program([Self.executable] + arguments, environment: environment, stdin: stdin)
+    }
+
+    func run(_ arguments: [String], stdin: String = "") async throws -> Program.Outcome {
+        try await start(arguments, stdin: stdin).finish()
+    }
+
+    /// Every file under this ctl's home, for "the token is nowhere on disk" checks.
+    func allFileContents() throws -> String {
+        var text = ""
+        let enumerator = FileManager.default.enumerator(at: home, includingPropertiesForKeys: nil)
+        while let url = enumerator?.nextObject() as? URL {
+            if let data = try? Data(contentsOf: url) { text += String(decoding: data, as: UTF8.self) }
+        }
+        return text
+    }
+}
+
+/// The keyring as `secret-tool` sees it: proof that our items are ordinary Secret Service items.
+enum SecretTool {
+    static func lookup(instance: String, user: String) async throws -> String? {
+        let run = try await Program.run(
+            ["secret-tool", "lookup", "xdg:schema", "org.gitbay.Account", "instance", instance, "user", user],
+            environment: ProcessInfo.processInfo.environment)
+        return run.status == 0 ? run.stdout : nil
+    }
+
+    static func store(instance: String, user: String, token: String) async throws {
+        let run = try await Program.run(
+            ["secret-tool", "store", "--label=gitbay test", "xdg:schema", "org.gitbay.Account", "instance", instance, "user", user],
+            environment: ProcessInfo.processInfo.environment, stdin: token)
+        #expect(run.status == 0, "secret-tool store failed: \(run.stderr)")
+    }
+}
+
+/// A stand-in with one user and a full token: the start of most tests here.
+func standinWithUser(_ username: String = "cmc", scope: Standin.TokenScope = .full) async throws -> (Standin, String) {
+    let standin = try await Standin.start()
+    let token = try await standin.addUserWithToken(username, scope: scope)
+    return (standin, token)
+}
