@@ -1,1 +1,47 @@
-print("gbnotifyd")
+import CommandKit
+import Daemon
+import FoundationEssentials
+import Glibc
+import PushCore
+
+/// `gbnotifyd`: the user daemon.
+struct GBNotifyDaemon: Command {
+    static let configuration = CommandConfiguration(
+        name: "gbnotifyd",
+        abstract: "Show gitbay activity as desktop notifications.",
+        usage: "[--foreground] [--verbose] [--config PATH]",
+        discussion: """
+            Reads every gitbay account from the desktop keyring, registers this install with each,
+            and shows new inbox activity as desktop notifications with an unread badge. Normally
+            started by systemd (gbnotifyd.service) or D-Bus activation; manage accounts with
+            gbnotifyctl. SIGHUP reloads the config and the accounts; SIGTERM stops.
+            """,
+        options: [
+            ("--foreground", "Run attached to the terminal. gbnotifyd never detaches, so this is always so."),
+            ("--verbose", "Log debug lines."),
+            ("--config PATH", "Read this config file instead of $XDG_CONFIG_HOME/gbnotifyd/config."),
+            ("--version", "Print the version."),
+        ]
+    )
+
+    var verbose: Bool
+    var configPath: String?
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        // Accepted for the command lines of service managers and scripts that expect it.
+        _ = arguments.flag("--foreground")
+        verbose = arguments.flag("--verbose")
+        configPath = try arguments.option("--config")
+    }
+
+    func run() async throws -> Int32 {
+        await Lifecycle.run(
+            Lifecycle.Options(configPath: configPath, verbose: verbose),
+            environment: ProcessInfo.processInfo.environment)
+    }
+}
+
+let status = await CommandLineTool.main(
+    Array(CommandLine.arguments.dropFirst()), root: GBNotifyDaemon.self, toolName: "gbnotifyd",
+    version: GBNotify.version, print: { print($0) }, printError: { Console.error($0) })
+exit(status)

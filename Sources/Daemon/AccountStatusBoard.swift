@@ -1,0 +1,72 @@
+import Accounts
+import FoundationEssentials
+import PushCore
+import Synchronization
+
+/// What one account's poller has to say for `Status()`: written by the poller as it goes, read
+/// by the supervisor at any time.
+final class AccountStatusBoard: Sendable {
+    struct Facts {
+        var lastPoll: Date?
+        /// `304 not modified`, `200 ok, 2 new`, `timeout`, ...
+        var lastResult: String?
+        /// Nil while polling is stopped.
+        var nextPoll: Date?
+        var unread: Int?
+        /// This run's registration; nil until it has answered.
+        var registration: Registration?
+        /// The stored device id, shown until this run's registration answers.
+        var storedDeviceID: Int64?
+        /// Why the last poll failed; nil once one succeeds.
+        var pollError: String?
+        var consecutiveFailures = 0
+        var needsToken = false
+    }
+
+    private let facts: Mutex<Facts>
+
+    init(storedDeviceID: Int64?, unread: Int?) {
+        facts = Mutex(Facts(unread: unread, storedDeviceID: storedDeviceID))
+    }
+
+    func update(_ change: (inout Facts) -> Void) {
+        facts.withLock { change(&$0) }
+    }
+
+    func status(of account: Account) -> AccountStatus {
+        let facts = facts.withLock { $0 }
+        let deviceID: Int64?
+        let registrationError: String?
+        switch facts.registration {
+        case .registered(let id)?:
+            (deviceID, registrationError) = (id, nil)
+        case let registration?:
+            (deviceID, registrationError) = (nil, registration.description)
+        case nil:
+            (deviceID, registrationError) = (facts.storedDeviceID, nil)
+        }
+        return AccountStatus(
+            id: account.id, instance: account.instance.url, user: account.username, state: Self.state(facts),
+            lastPoll: facts.lastPoll.map(Self.timestamp), lastResult: facts.lastResult,
+            nextPoll: facts.nextPoll.map(Self.timestamp), unread: facts.unread, deviceID: deviceID,
+            lastError: facts.pollError ?? registrationError)
+    }
+
+    /// Polling problems first, since they cost the user notices; registration problems only
+    /// matter once polling works.
+    private static func state(_ facts: Facts) -> AccountState {
+        if facts.needsToken { return .needsToken }
+        if facts.consecutiveFailures > 0 { return .backingOff }
+        if facts.lastPoll == nil { return .starting }
+        switch facts.registration {
+        case .pushUnavailable?: return .pushUnavailable
+        case .readOnlyToken?, .failed?: return .registrationFailed
+        case .registered?, nil: return .ok
+        }
+    }
+
+    /// `2026-09-20T10:11:12Z`.
+    static func timestamp(_ date: Date) -> String {
+        Date.ISO8601FormatStyle().format(date)
+    }
+}

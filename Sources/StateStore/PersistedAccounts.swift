@@ -1,0 +1,43 @@
+/// What the daemon and `gbnotifyctl` remember about each account between runs, keyed by
+/// `Account.id`. Tokens are never here: they live in the keyring only.
+public struct PersistedAccounts: Codable, Equatable, Sendable {
+    public static let currentVersion = 1
+    /// A state file larger than this is not ours: set aside rather than parsed.
+    static let maximumFileSize = 4 << 20
+
+    public var version = currentVersion
+    public var accounts: [String: AccountRecord] = [:]
+
+    public init() {}
+}
+
+/// Every field is optional, so a file written before a field existed still decodes (the field
+/// is then nil), and each program changes only the fields it owns: `gbnotifyctl` and the
+/// daemon's registration the first two, the daemon's polling the rest.
+public struct AccountRecord: Codable, Equatable, Sendable {
+    /// The id `device add` returned for this install on this account.
+    public var deviceID: Int64?
+    /// Why registration last failed, in words for `account list` and `status`.
+    public var registrationError: String?
+    /// The highest inbox id already shown or summed up: a row above it is new. Nil until the
+    /// account's first poll, which then shows at most one summary of what is unread instead of
+    /// replaying it.
+    public var highWater: Int64?
+    /// The ETag of the last `notifications list` answer, sent back as `If-None-Match` so an
+    /// unchanged inbox costs a 304 with no body, across restarts too.
+    public var listETag: String?
+    /// The unread count that goes with `listETag`, so that a 304 right after a restart still
+    /// gives the badge its number.
+    public var unread: Int?
+
+    public init(
+        deviceID: Int64? = nil, registrationError: String? = nil, highWater: Int64? = nil, listETag: String? = nil,
+        unread: Int? = nil
+    ) {
+        self.deviceID = deviceID
+        self.registrationError = registrationError
+        self.highWater = highWater
+        self.listETag = listETag
+        self.unread = unread
+    }
+}

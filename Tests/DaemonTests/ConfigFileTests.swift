@@ -1,0 +1,57 @@
+import Daemon
+import Foundation
+import PushCore
+import Testing
+
+@Suite struct ConfigFileTests {
+    private func file(_ contents: Data) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)").path
+        try contents.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func noFileMeansEveryDefault() throws {
+        let settings = try ConfigFile.load("/nonexistent/gbnotifyd/config")
+        #expect(settings == DaemonSettings(config: .defaults))
+        #expect(settings.pollInterval == 30)
+        #expect(settings.backoffCap == 900)
+        #expect(settings.registrationCheckInterval == 3600)
+    }
+
+    @Test func settingsFollowTheFile() throws {
+        let path = try file(Data("poll-interval = 45\nbackoff-cap = 600\nca-file = /etc/ssl/private-ca.pem\n".utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let settings = try ConfigFile.load(path)
+        #expect(settings.pollInterval == 45)
+        #expect(settings.backoffCap == 600)
+        #expect(settings.client.caFile == "/etc/ssl/private-ca.pem")
+    }
+
+    @Test func aBadValueNamesTheFileLineAndKey() throws {
+        let path = try file(Data("# mine\nlog-level = loud\n".utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ConfigFileError(path: path, problem: """
+            line 2: log-level: "loud" is not one of error, warning, notice, info, debug
+            """)) { try ConfigFile.load(path) }
+    }
+
+    @Test func unusableFilesAreErrorsNotCrashes() throws {
+        let binary = try file(Data([0x70, 0xff, 0xfe]))
+        let huge = try file(Data(repeating: UInt8(ascii: "#"), count: 200_000))
+        defer {
+            try? FileManager.default.removeItem(atPath: binary)
+            try? FileManager.default.removeItem(atPath: huge)
+        }
+        #expect(throws: ConfigFileError(path: binary, problem: "it is not UTF-8 text")) { try ConfigFile.load(binary) }
+        #expect(throws: ConfigFileError(path: huge, problem: "the file is larger than 64 KiB; a config file needs only a few lines")) {
+            try ConfigFile.load(huge)
+        }
+        #expect(throws: ConfigFileError(path: "/", problem: "cannot read it: Is a directory")) { try ConfigFile.load("/") }
+    }
+
+    @Test func theDefaultPathFollowsXDG() {
+        #expect(ConfigFile.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/u"]) == "/x/config/gbnotifyd/config")
+        #expect(ConfigFile.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.config/gbnotifyd/config")
+        #expect(ConfigFile.defaultPath(environment: [:]) == nil)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Glibc
+import PushCore
+import TestSupport
+import Testing
+
+/// The real `gbnotifyd` and `gbnotifyctl`, each test in a desktop session of its own (see
+/// `PrivateSession`), driven by signals and read through their logs, `gbnotifyctl status` and
+/// systemd's readiness protocol.
+@Suite struct DaemonBinaryTests {
+    @Test func daemonBinaryShowsNothingTwiceAcrossAKillDashNine() async throws {
+        try await PrivateSession.run {
+            let home = try DaemonHome()
+            defer { home.remove() }
+            let standin = try await Standin.start()
+            let token = try await standin.addUserWithToken("cmc")
+            try await standin.addNotifications(for: "cmc", count: 2)
+            let stored = try await runProgram(
+                "/usr/bin/secret-tool",
+                ["store", "--label=gitbay test", "xdg:schema", "org.gitbay.Account", "instance", standin.url, "user", "cmc"],
+                input: token)
+            try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
+            try home.writeConfig("poll-interval = 30\n")
+            let name = "cmc@\(try GitbayInstance(parsing: standin.url).displayName)"
+
+            let readiness = try NotifySocket(path: home.notifySocket)
+            let first = try RunningDaemon(environment: home.environment)
+            #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 1 account")
+            try await first.waitForLine(containing: "\(name): summary: 2 unread")
+
+            let status = try await home.ctl(["status", "--json"])
+            #expect(status.status == 0, "\(status.stderr)")
+            let report = try JSONDecoder().decode(DaemonStatus.self, from: Data(status.stdout.utf8))
+            let account = try #require(report.accounts.first)
+            let device = try #require(try await standin.state().devices.first)
+            let installToken = try String(contentsOfFile: home.stateDirectory + "/install-token", encoding: .utf8)
+            #expect(report.installTokenPrefix == String(installToken.prefix(8)))
+            #expect(report.configPath == home.configFile)
+            #expect(account.state == .ok)
+            #expect(account.unread == 2)
+            #expect(account.deviceID == Int64(device.id))
+            #expect(account.lastResult == "200 ok, 2 new")
+            #expect(account.nextPoll != nil)
+            let table = try await home.ctl(["status"])
+            #expect(table.stdout.contains("cmc@\(standin.url)  ok     2"), "\(table.stdout)")
+
+            // SIGHUP polls again at once; the new row is shown, then the daemon dies hard.
+            let shown = try await standin.addNotification(for: "cmc")
+            first.send(SIGHUP)
+            try await first.waitForLine(containing: "\(name): new notice \(shown):")
+            // Killed once the new mark is saved (logged after the save): killed between the
+            // notice and the save, the daemon would show it again, by design never lose it.
+            try await first.waitForLine(containing: "\(name): 200 ok, 1 new")
+            first.send(SIGKILL)
+            #expect(try await first.waitForExit() == SIGKILL)
+
+            let whileDown = try await standin.addNotifications(for: "cmc", count: 5)
+            let second = try RunningDaemon(environment: home.environment)
+            #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 1 account")
+            try await second.waitForLine(containing: "\(name): summary: 5 new")
+            // One more poll after a reload: nothing more to show.
+            second.send(SIGHUP)
+            try await second.waitForLine(containing: "\(name): 304 not modified")
+            #expect(second.lines(containing: "new notice").isEmpty)
+            #expect(second.lines(containing: "summary:").count == 1)
+            let saved = try String(contentsOfFile: home.stateDirectory + "/accounts.json", encoding: .utf8)
+            #expect(saved.contains("\"highWater\":\(whileDown.last!)"))
+
+            let stopping = ContinuousClock.now
+            second.send(SIGTERM)
+            #expect(try await second.waitForExit() == 0)
+            #expect(ContinuousClock.now - stopping < .seconds(1))
+            #expect(try await readiness.receive() == "STOPPING=1")
+            #expect(!(first.lines.value + second.lines.value).contains { $0.contains(token) })
+
+            let none = try await home.ctl(["status"])
+            #expect(none.status == 1)
+            #expect(none.stderr.contains("gbnotifyd is not running"))
+            await standin.stop()
+        }
+    }
+
+    @Test func daemonBinaryRefusesASecondCopyAndABadConfig() async throws {
+        try await PrivateSession.run {
+            let home = try DaemonHome()
+            defer { home.remove() }
+            try home.writeConfig("poll-interval = 30\n")
+            let readiness = try NotifySocket(path: home.notifySocket)
+            let daemon = try RunningDaemon(environment: home.environment)
+            #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 0 accounts")
+
+            let second = try RunningDaemon(environment: home.environment)
+            #expect(try await second.waitForExit() == 1)
+            #expect(second.lines.value.contains { $0.hasPrefix("<3>another gbnotifyd is already running on this session bus") })
+
+            // A bad config on reload: reported, and the daemon goes on with the one it has.
+            try home.writeConfig("poll-interval = 30\nbackoff-cap = 5\n")
+            daemon.send(SIGHUP)
+            try await daemon.waitForLine(containing: "config \(home.configFile): line 2: backoff-cap: \"5\" is below the minimum of 30 seconds; keeping the settings in use")
+            #expect(try await home.ctl(["status"]).status == 0)
+
+            // The same config at start is fatal, with the same words.
+            let refused = try RunningDaemon(environment: home.environment)
+            #expect(try await refused.waitForExit() == 1)
+            #expect(refused.lines.value == ["<3>config \(home.configFile): line 2: backoff-cap: \"5\" is below the minimum of 30 seconds"])
+
+            let stopping = ContinuousClock.now
+            daemon.send(SIGINT)
+            #expect(try await daemon.waitForExit() == 0)
+            #expect(ContinuousClock.now - stopping < .seconds(1))
+        }
+    }
+
+    @Test func daemonBinaryReloadPicksUpAnAccountAddedWithGbnotifyctl() async throws {
+        try await PrivateSession.run {
+            let home = try DaemonHome()
+            defer { home.remove() }
+            let standin = try await Standin.start()
+            let token = try await standin.addUserWithToken("cmc")
+            try await standin.addNotification(for: "cmc")
+            let readiness = try NotifySocket(path: home.notifySocket)
+            let daemon = try RunningDaemon(environment: home.environment)
+            #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 0 accounts")
+
+            let added = try await home.ctl(["account", "add", standin.url], input: token + "\n")
+            #expect(added.status == 0, "\(added.stderr)")
+            #expect(added.stderr.isEmpty, "the reload was not clean: \(added.stderr)")
+            // gbnotifyctl waited for Reload() to finish: the account is there already.
+            let reloaded = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
+            #expect(reloaded.accounts.map(\.user) == ["cmc"])
+
+            let name = "cmc@\(try GitbayInstance(parsing: standin.url).displayName)"
+            try await daemon.waitForLine(containing: "\(name): summary: 1 unread")
+            let polled = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
+            let account = try #require(polled.accounts.first)
+            #expect(account.state == .ok)
+            #expect(account.unread == 1)
+            #expect(account.deviceID == Int64(try #require(try await standin.state().devices.first).id))
+
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            await standin.stop()
+        }
+    }
+}

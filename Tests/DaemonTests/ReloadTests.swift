@@ -1,0 +1,88 @@
+import Daemon
+import Foundation
+import PushCore
+import Synchronization
+import TestSupport
+import Testing
+
+/// Reloading: accounts that came and went, a config that broke, a keyring that was late.
+@Suite struct ReloadTests {
+    @Test func aReloadPollsNewAccountsAndRetiresGoneOnes() async throws {
+        try await Harness.run(2, inKeyring: [0]) { harness in
+            let (staying, added) = (harness.instances[0], harness.instances[1])
+            let supervisor = harness.supervisor()
+            try await supervisor.start()
+            try await harness.presenter.waitForUpdates(1, for: staying.account)
+            #expect(await supervisor.status().accounts.map(\.id) == [staying.account.id])
+
+            try await harness.storeInKeyring(1)
+            try await supervisor.reload()
+            #expect(await supervisor.status().accounts.map(\.id).sorted() == [staying.account.id, added.account.id].sorted())
+            try await harness.presenter.waitForUpdates(1, for: added.account)
+            #expect(try await added.standin.state().devices.count == 1)
+            // Registration is repeated on every reload, for the accounts already known too.
+            let registrations = try await staying.standin.requests().filter { $0.argv?.starts(with: ["notifications", "device", "add"]) == true }
+            #expect(registrations.count == 2)
+
+            try await harness.removeFromKeyring(0)
+            try await supervisor.reload()
+            #expect(harness.presenter.events.value.contains(.forgotten(staying.account)))
+            #expect(await supervisor.status().accounts.map(\.id) == [added.account.id])
+            let stoppedAt = try await staying.standin.requests().count
+            try await harness.waitForListRequests(try await harness.listRequests(1).count + 3, on: 1)
+            #expect(try await staying.standin.requests().count == stoppedAt)
+        }
+    }
+
+    @Test func aBadConfigOnReloadKeepsTheRunningSettingsAndStillReadsTheAccounts() async throws {
+        try await Harness.run(2, inKeyring: [0]) { harness in
+            let configFile = harness.directory.appendingPathComponent("config").path
+            try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
+            try "# polls\npoll-interval = 5\n".write(toFile: configFile, atomically: true, encoding: .utf8)
+            let supervisor = harness.supervisor(loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configFile) })
+            try await supervisor.start()
+            try await harness.presenter.waitForUpdates(1, for: harness.instances[0].account)
+
+            try await harness.storeInKeyring(1)
+            do {
+                try await supervisor.reload()
+                Issue.record("a reload with a bad config did not say so")
+            } catch let error as ReloadError {
+                #expect(error.description == """
+                    config \(configFile): line 2: poll-interval: "5" is below the minimum of 10 seconds; kept the settings in use
+                    """)
+            }
+            #expect(harness.log.value.contains { $0.hasPrefix("<3>config \(configFile): line 2: poll-interval") })
+            // The new account was still picked up, and polled every half second as the running
+            // settings say, not every 5 s (or the default 30 s).
+            try await harness.presenter.waitForUpdates(1, for: harness.instances[1].account)
+            let seen = try await harness.listRequests(1).count
+            let polls = try await harness.waitForListRequests(seen + 4, on: 1)
+            #expect(polls[seen + 3].time - polls[seen].time < 4)
+        }
+    }
+
+    @Test func aKeyringThatFailsAtStartIsReadAgain() async throws {
+        try await Harness.run(1) { harness in
+            let failuresLeft = Mutex(2)
+            let keyring = harness.keyringAccounts
+            let supervisor = harness.supervisor(accounts: {
+                let fail = failuresLeft.withLock { left in
+                    defer { left -= 1 }
+                    return left > 0
+                }
+                if fail { throw KeyringUnavailable() }
+                return try await keyring()
+            })
+            try await supervisor.start()
+            #expect(await supervisor.status().accounts.isEmpty)
+            #expect(harness.log.value.contains { $0 == "<3>cannot read the accounts from the keyring: no keyring here" })
+            try await harness.presenter.waitForUpdates(1, for: harness.instances[0].account)
+            #expect(harness.log.value.count { $0.contains("cannot read the accounts from the keyring") } == 2)
+        }
+    }
+}
+
+private struct KeyringUnavailable: Error, CustomStringConvertible {
+    var description: String { "no keyring here" }
+}

@@ -1,0 +1,170 @@
+import Daemon
+import Foundation
+import Keyring
+import PushCore
+import StateStore
+import Synchronization
+import TestSupport
+import Testing
+
+/// One test's world: gitbay stand-ins with one user each (the same username on all of them, as
+/// two accounts of one person), their accounts in the session's real keyring, a state directory
+/// of its own, a recording presenter and a captured log. `run` tears it all down, supervisors
+/// included, however the test ends.
+final class Harness: Sendable {
+    struct Instance: Sendable {
+        let standin: Standin
+        let token: String
+        let account: Account
+    }
+
+    static let username = "cmc"
+
+    let instances: [Instance]
+    let directory: URL
+    let state: StateDirectory
+    let presenter = RecordingPresenter()
+    let log = Observed<[String]>([])
+    private let supervisors = Mutex<[Supervisor]>([])
+
+    /// - Parameters:
+    ///   - count: how many stand-ins, each with user `cmc` and a token.
+    ///   - scopes: the token scope of each stand-in's user; full where not given.
+    ///   - inKeyring: which instances' accounts are in the keyring from the start.
+    static func run(
+        _ count: Int = 2, scopes: [Int: Standin.TokenScope] = [:], inKeyring: Set<Int>? = nil,
+        _ body: (Harness) async throws -> Void
+    ) async throws {
+        try requirePrivateSession()
+        var instances: [Instance] = []
+        for index in 0..<count {
+            let standin = try await Standin.start()
+            let token = try await standin.addUserWithToken(username, scope: scopes[index] ?? .full)
+            let instance = try GitbayInstance(parsing: standin.url)
+            instances.append(Instance(standin: standin, token: token, account: try Account(instance: instance, username: username)))
+        }
+        let harness = try Harness(instances: instances)
+        do {
+            for index in inKeyring ?? Set(0..<count) {
+                try await harness.storeInKeyring(index)
+            }
+            try await body(harness)
+        } catch {
+            Issue.record("the daemon's log in the failed test:\n\(harness.log.value.joined(separator: "\n"))")
+            await harness.finish()
+            throw error
+        }
+        await harness.finish()
+    }
+
+    private init(instances: [Instance]) throws {
+        self.instances = instances
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotifyd-test-\(UUID().uuidString)")
+        state = StateDirectory(path: directory.appendingPathComponent("state").path)
+    }
+
+    var logger: Logger {
+        Logger(level: .debug) { [log] line in log.update { $0.append(line) } }
+    }
+
+    /// A supervisor over this harness's accounts, stopped when the test ends.
+    func supervisor(
+        _ settings: DaemonSettings = .forTests, presenter: (any Presenter)? = nil,
+        loadSettings: (@Sendable () throws(ConfigFileError) -> DaemonSettings)? = nil,
+        accounts: AccountSource? = nil
+    ) -> Supervisor {
+        let supervisor = Supervisor(
+            settings: settings, configPath: directory.appendingPathComponent("config").path,
+            loadSettings: loadSettings ?? { settings }, state: state, accounts: accounts ?? keyringAccounts,
+            presenter: presenter ?? self.presenter, logger: logger, hostname: "test-host")
+        supervisors.withLock { $0.append(supervisor) }
+        return supervisor
+    }
+
+    /// The session keyring narrowed to this harness's instances: other tests keep their own
+    /// accounts in the same keyring at the same time.
+    var keyringAccounts: AccountSource {
+        let ours = Set(instances.map(\.account.instance))
+        return {
+            let listing = try await Keyring().list()
+            return AccountListing(accounts: listing.accounts.filter { ours.contains($0.account.instance) }, skipped: [])
+        }
+    }
+
+    func storeInKeyring(_ index: Int) async throws {
+        try await Keyring().store(try APIToken(instances[index].token), for: instances[index].account)
+    }
+
+    func removeFromKeyring(_ index: Int) async throws {
+        _ = try await Keyring().delete(instances[index].account)
+    }
+
+    /// The `notifications list` requests an instance received, oldest first.
+    func listRequests(_ index: Int) async throws -> [Standin.LoggedRequest] {
+        try await instances[index].standin.requests().filter { $0.queryArgv == ["notifications", "list"] }
+    }
+
+    /// Waits until instance `index` has received `count` list requests in all; each round
+    /// blocks in the stand-in until one more request of any kind arrives.
+    @discardableResult
+    func waitForListRequests(_ count: Int, on index: Int) async throws -> [Standin.LoggedRequest] {
+        let standin = instances[index].standin
+        let deadline = ContinuousClock.now + .seconds(20)
+        var all = try await standin.requests()
+        while all.count(where: { $0.queryArgv == ["notifications", "list"] }) < count {
+            guard ContinuousClock.now < deadline else {
+                throw Observed<Int>.TimedOut(description: "\(count) list requests on instance \(index): not within 20 seconds")
+            }
+            all = try await standin.waitForRequests(count: all.count + 1, timeout: .seconds(20))
+        }
+        return all.filter { $0.queryArgv == ["notifications", "list"] }
+    }
+
+    /// Waits for a log line containing `text`, the `occurrence`-th one.
+    @discardableResult
+    func waitForLog(_ text: String, occurrence: Int = 1) async throws -> [String] {
+        try await log.wait(for: "log line \(occurrence) containing \"\(text)\"") { lines in
+            lines.count { $0.contains(text) } >= occurrence
+        }
+    }
+
+    func status(of index: Int, from supervisor: Supervisor) async throws -> AccountStatus {
+        try #require(await supervisor.status().accounts.first { $0.id == instances[index].account.id })
+    }
+
+    private func finish() async {
+        for supervisor in supervisors.withLock({ $0 }) {
+            await supervisor.stop()
+        }
+        for index in instances.indices {
+            try? await removeFromKeyring(index)
+            await instances[index].standin.stop()
+        }
+        try? FileManager.default.removeItem(at: directory)
+        let lines = log.value
+        for instance in instances {
+            #expect(!lines.contains { $0.contains(instance.token) }, "a token reached the log")
+        }
+    }
+
+    /// The tests write to the keyring: only ever to the throw-away one of scripts/desktop-session.
+    private static func requirePrivateSession() throws {
+        try #require(
+            ProcessInfo.processInfo.environment["PRIVATE_DESKTOP_SESSION"] != nil,
+            "run the daemon tests inside scripts/desktop-session, which gives them a keyring of their own")
+    }
+}
+
+extension DaemonSettings {
+    /// Polls every half second and gives up on a silent server after two, so timing cases take
+    /// seconds; the config file would refuse such numbers.
+    static var forTests: DaemonSettings {
+        var settings = DaemonSettings(config: .defaults)
+        settings.pollInterval = 0.5
+        settings.backoffCap = 2
+        settings.client.connectTimeout = .seconds(2)
+        settings.client.stallTimeout = .seconds(2)
+        settings.client.overallTimeout = .seconds(10)
+        return settings
+    }
+}

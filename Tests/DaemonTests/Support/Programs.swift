@@ -1,0 +1,258 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// The built executables, next to the test bundle.
+enum Built {
+    static let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        .deletingLastPathComponent()
+    static let gbnotifyd = directory.appendingPathComponent("gbnotifyd").path
+    static let gbnotifyctl = directory.appendingPathComponent("gbnotifyctl").path
+}
+
+/// A program run to its end.
+struct Finished {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs a program to its end without blocking a thread of the cooperative pool; `input` goes to
+/// its standard input, which is how tokens reach `gbnotifyctl` and `secret-tool`. Output goes to
+/// files, which never fill up and stall the program the way a pipe nobody reads would.
+func runProgram(
+    _ path: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil
+) async throws -> Finished {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let (outPath, errPath) = (scratch.appendingPathComponent("out"), scratch.appendingPathComponent("err"))
+    try Data().write(to: outPath)
+    try Data().write(to: errPath)
+    let stdout = try FileHandle(forWritingTo: outPath)
+    let stderr = try FileHandle(forWritingTo: errPath)
+    defer {
+        try? stdout.close()
+        try? stderr.close()
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let stdin = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do {
+            try process.run()
+        } catch {
+            continuation.resume(throwing: error)
+            return
+        }
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try? stdin.fileHandleForWriting.close()
+    }
+    return Finished(
+        status: status, stdout: (try? String(contentsOf: outPath, encoding: .utf8)) ?? "",
+        stderr: (try? String(contentsOf: errPath, encoding: .utf8)) ?? "")
+}
+
+/// A `gbnotifyd` process, its standard error read line by line as it comes.
+final class RunningDaemon: Sendable {
+    let pid: Int32
+    private let output = ProcessOutput()
+
+    var lines: Observed<[String]> { output.lines }
+    /// The exit status, or the signal that ended it; set once the process has ended and all it
+    /// wrote has been read.
+    var exit: Observed<Int32?> { output.exit }
+
+    init(arguments: [String] = ["--verbose"], environment: [String: String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Built.gbnotifyd)
+        process.arguments = arguments
+        process.environment = environment
+        let stderr = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = stderr
+        let output = output
+        stderr.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                output.ended(status: nil)
+            } else {
+                output.received(data)
+            }
+        }
+        process.terminationHandler = { output.ended(status: $0.terminationStatus) }
+        try process.run()
+        pid = process.processIdentifier
+    }
+
+    func send(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    @discardableResult
+    func waitForLine(containing text: String, occurrence: Int = 1) async throws -> [String] {
+        do {
+            return try await lines.wait(for: "gbnotifyd's log line \(occurrence) containing \"\(text)\"") { lines in
+                lines.count { $0.contains(text) } >= occurrence
+            }
+        } catch {
+            Issue.record("gbnotifyd's log so far:\n\(lines.value.joined(separator: "\n"))")
+            throw error
+        }
+    }
+
+    func lines(containing text: String) -> [String] {
+        lines.value.filter { $0.contains(text) }
+    }
+
+    /// The exit status (or ending signal) once the process has ended.
+    func waitForExit(timeout: Duration = .seconds(10)) async throws -> Int32 {
+        try await exit.wait(for: "gbnotifyd \(pid) to exit", timeout: timeout) { $0 != nil } ?? -1
+    }
+}
+
+/// A process's standard error as lines, and its end: the exit status is published only once the
+/// output has reached its end too, so nothing it wrote is missing when a test sees it exit.
+private final class ProcessOutput: Sendable {
+    let lines = Observed<[String]>([])
+    let exit = Observed<Int32?>(nil)
+    private let partialLine = Mutex<[UInt8]>([])
+    private let ending = Mutex<(status: Int32?, outputEnded: Bool)>((nil, false))
+
+    func received(_ data: Data) {
+        let complete = partialLine.withLock { pending -> [String] in
+            pending += data
+            var found: [String] = []
+            while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                found.append(String(decoding: pending[..<end], as: UTF8.self))
+                pending.removeSubrange(...end)
+            }
+            return found
+        }
+        if !complete.isEmpty { lines.update { $0 += complete } }
+    }
+
+    /// Called once with nil at the end of the output and once with the status at the exit.
+    func ended(status: Int32?) {
+        let finished = ending.withLock { ending -> Int32? in
+            if let status { ending.status = status } else { ending.outputEnded = true }
+            return ending.outputEnded ? ending.status : nil
+        }
+        if let finished { exit.update { $0 = finished } }
+    }
+}
+
+/// A socket in systemd's place, receiving sd_notify datagrams (`@` names an abstract one).
+final class NotifySocket: Sendable {
+    let path: String
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + bytes.count + (bytes[0] == 0 ? 0 : 1))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        try #require(descriptor >= 0 && bound == 0, "cannot bind \(path): \(String(cString: strerror(errno)))")
+    }
+
+    deinit {
+        close(descriptor)
+        if !path.hasPrefix("@") { unlink(path) }
+    }
+
+    /// The next datagram, waited for on a Dispatch thread.
+    func receive(timeout: Duration = .seconds(15)) async throws -> String {
+        let descriptor = descriptor
+        let milliseconds = Int32(timeout.components.seconds * 1000)
+        let received: String? = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, milliseconds) == 1 else { return continuation.resume(returning: nil) }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                continuation.resume(returning: count < 0 ? nil : String(decoding: buffer[..<count], as: UTF8.self))
+            }
+        }
+        return try #require(received, "no datagram on \(path) within \(timeout)")
+    }
+}
+
+/// Runs the calling test again, alone, in a fresh copy of the test process inside its own
+/// `scripts/desktop-session`: a session bus and keyring of its own. Each daemon binary test
+/// needs that, since `org.gitbay.Notify1` has one owner per bus and the daemon polls every
+/// account in the keyring, which the other tests share.
+enum PrivateSession {
+    private static let childVariable = "DAEMON_TESTS_PRIVATE_SESSION"
+    private static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/desktop-session").path
+
+    static func run(test: String = #function, _ body: () async throws -> Void) async throws {
+        var environment = ProcessInfo.processInfo.environment
+        if environment[childVariable] == test {
+            try await body()
+            return
+        }
+        environment[childVariable] = test
+        let child = try await runProgram(
+            script,
+            ["--no-notifications", "--", CommandLine.arguments[0], "--testing-library", "swift-testing",
+             "--filter", NSRegularExpression.escapedPattern(for: test)],
+            environment: environment)
+        let output = child.stdout + child.stderr
+        #expect(child.status == 0, "the copy of this test in its own session failed:\n\(output)")
+        #expect(output.contains("Test run with 1 test in 1 suite passed"), "the copy of this test in its own session ran no test")
+    }
+}
+
+/// A home of its own for the daemon and gbnotifyctl: config, state, and the environment that
+/// points at them.
+struct DaemonHome {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotifyd-home-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("config/gbnotifyd"), withIntermediateDirectories: true)
+    }
+
+    var configFile: String { directory.appendingPathComponent("config/gbnotifyd/config").path }
+    var stateDirectory: String { directory.appendingPathComponent("state/gbnotifyd").path }
+    var notifySocket: String { directory.appendingPathComponent("notify").path }
+
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+        environment["NOTIFY_SOCKET"] = notifySocket
+        return environment
+    }
+
+    func writeConfig(_ text: String) throws {
+        try text.write(toFile: configFile, atomically: true, encoding: .utf8)
+    }
+
+    func ctl(_ arguments: [String], input: String = "") async throws -> Finished {
+        try await runProgram(Built.gbnotifyctl, arguments, input: input, environment: environment)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
