@@ -24,6 +24,7 @@ test-swift:
 
 # A gitbay stand-in on loopback with a demo user and activity, for trying gbnotify without an account.
 demo: build
+	@echo "demo: gbnotifyctl and gbnotifyd are in $(CURDIR)/.build/debug"
 	$(PYTHON) Tests/Standin/gitbay_standin.py --port 8417 --demo
 
 clean:

@@ -61,12 +61,7 @@ public struct SkippedItem: Sendable, Equatable, CustomStringConvertible {
 
     /// Attributes and labels are anyone's text: one line, bounded, in quotes.
     private static func quoted(_ text: String) -> String {
-        let limit = 100
-        var line = String(String.UnicodeScalarView(text.unicodeScalars.prefix(limit).map {
-            $0.properties.generalCategory == .control ? " " : $0
-        }))
-        if text.unicodeScalars.count > limit { line += "…" }
-        return "\"\(line)\""
+        "\"\(text.controlCharactersAsSpaces.truncated(to: 100))\""
     }
 }
 

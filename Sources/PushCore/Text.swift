@@ -11,14 +11,14 @@ extension String {
 
     /// At most `limit` characters, with "…" marking a cut, so one answer cannot flood a log line
     /// or a notification.
-    func truncated(to limit: Int) -> String {
+    public func truncated(to limit: Int) -> String {
         guard count > limit else { return self }
         return String(prefix(Swift.max(limit - 1, 0))) + "…"
     }
 
     /// The string with control characters (newlines and terminal escapes included) turned into
     /// spaces, so server text prints as one harmless line.
-    var controlCharactersAsSpaces: String {
+    public var controlCharactersAsSpaces: String {
         var result = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             result.append(scalar.properties.generalCategory == .control ? " " : scalar)
