@@ -6,7 +6,7 @@ import StateStore
 
 /// What every poller gets from the daemon.
 struct PollerServices: Sendable {
-    let state: StateDirectory
+    let state: StateFiles
     /// Registers this install (`device add`) and records the outcome in the state.
     let registrar: AccountManager
     let presenter: any Presenter
@@ -217,7 +217,7 @@ private struct PollRun: Sendable {
         // Shown first, saved second: a kill -9 between the two shows these notices once more
         // after the restart (the old mark is still on disk), while the other order could lose
         // them for good. At least once, never lost.
-        save(highWater: cycle.highWater, etag: etag, unread: unread.badgeCount, &memory)
+        await save(highWater: cycle.highWater, etag: etag, unread: unread.badgeCount, &memory)
         let newRows = cycle.notices.reduce(0) { count, notice in
             switch notice {
             case .item: count + 1
@@ -243,23 +243,23 @@ private struct PollRun: Sendable {
         }
     }
 
-    /// Writes the account's fields, and only when one changed.
-    private func save(highWater: Int64, etag: String?, unread: Int, _ memory: inout PollMemory) {
+    /// Writes the polling fields of the account's record, and only when one changed; the
+    /// registration fields are `AccountManager.register`'s.
+    private func save(highWater: Int64, etag: String?, unread: Int, _ memory: inout PollMemory) async {
+        let apply = { @Sendable (record: inout AccountRecord) in
+            record.highWater = highWater
+            record.listETag = etag
+            record.unread = unread
+        }
         var record = memory.record
-        record.highWater = highWater
-        record.listETag = etag
-        record.unread = unread
+        apply(&record)
         guard record != memory.record else { return }
         memory.record = record
+        let id = account.id
         do {
-            let (_, warning) = try services.state.updateAccounts { state in
-                var stored = state.accounts[account.id] ?? AccountRecord()
-                stored.highWater = highWater
-                stored.listETag = etag
-                stored.unread = unread
-                state.accounts[account.id] = stored
+            if let warning = try await services.state.updateAccounts({ apply(&$0.accounts[id, default: AccountRecord()]) }) {
+                logger.warning(warning)
             }
-            if let warning { logger.warning(warning) }
         } catch {
             logger.error("\(name): cannot save the account's state (notices may be shown again after a restart): \(error)")
         }

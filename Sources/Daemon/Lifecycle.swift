@@ -52,12 +52,25 @@ public enum Lifecycle {
             return 1
         }
         let keyring = Keyring()
+        let desktop: DesktopPresenter?
+        do {
+            desktop = try await DesktopPresenter.start(
+                on: connection, options: DesktopPresenter.Options(config: settings.config, environment: environment),
+                markRead: ServerMarkRead.through(keyring, options: settings.client), logger: logger)
+        } catch {
+            logger.error("cannot watch for a notification server on the session bus (\(error)); notices only go to the log")
+            desktop = nil
+        }
         let supervisor = Supervisor(
             settings: settings, configPath: configPath, loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configPath) },
             state: state, accounts: { AccountListing(try await keyring.list()) },
-            presenter: LogPresenter(logger: logger), logger: logger, hostname: hostname())
+            presenter: desktop ?? LogPresenter(logger: logger), logger: logger, hostname: hostname())
         do {
             try await BusService.export(supervisor, on: connection)
+            if let desktop {
+                try await DesktopService.export(
+                    desktop, accounts: { try await keyring.list().accounts.map(\.account) }, on: connection)
+            }
             guard try await connection.requestName(DaemonInterface.busName) else {
                 let owner = (try? await connection.nameOwner(DaemonInterface.busName)) ?? nil
                 logger.error("""
@@ -107,9 +120,11 @@ public enum Lifecycle {
             }
         }
         notifier?.notify("STOPPING=1")
-        // Signals stay handled (and a second SIGTERM harmless) until here.
+        // The handlers served the loop above; the signals stay ignored, so a second SIGTERM
+        // cannot cut the clean stop short.
         _ = consume signals
         await supervisor.stop()
+        await desktop?.stop()
         await connection.close()
         logger.info("stopped")
         return exitStatus

@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// Nothing here can tell a token from other text, so the rule is upstream: no message is ever
 /// built from a token (tokens print as "redacted", and no error of the HTTP or keyring layers
-/// carries one). Every message is made one line, so server text cannot forge log lines.
+/// carries one). Every message is made one line, and a bounded one, so server text can neither
+/// forge log lines nor flood the journal.
 public final class Logger: Sendable {
     public typealias Sink = @Sendable (String) -> Void
 
@@ -36,10 +37,17 @@ public final class Logger: Sendable {
     public func info(_ message: @autoclosure () -> String) { log(.info, message) }
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message) }
 
+    /// The longest message, in Unicode scalars; longer ones are cut and end in "…".
+    public static let maximumMessageLength = 2000
+
     private func log(_ level: Config.LogLevel, _ message: () -> String) {
         guard level.priority <= threshold.load(ordering: .relaxed) else { return }
         var line = String.UnicodeScalarView()
-        for scalar in message().unicodeScalars {
+        for (index, scalar) in message().unicodeScalars.enumerated() {
+            guard index < Self.maximumMessageLength else {
+                line.append("…")
+                break
+            }
             line.append(scalar.properties.generalCategory == .control ? " " : scalar)
         }
         sink("<\(level.priority)>\(String(line))")

@@ -38,7 +38,7 @@ public struct ReloadError: Error, Equatable, CustomStringConvertible {
 public actor Supervisor {
     private let configPath: String
     private let loadSettings: @Sendable () throws(ConfigFileError) -> DaemonSettings
-    private let state: StateDirectory
+    private let state: StateFiles
     private let readAccounts: AccountSource
     private let presenter: any Presenter
     private let logger: Logger
@@ -67,7 +67,7 @@ public actor Supervisor {
         self.settings = settings
         self.configPath = configPath
         self.loadSettings = loadSettings
-        self.state = state
+        self.state = StateFiles(state)
         readAccounts = accounts
         self.presenter = presenter
         self.logger = logger
@@ -79,7 +79,7 @@ public actor Supervisor {
     /// state directory nothing can be remembered), then reads the accounts and starts polling.
     /// A keyring that cannot be read is logged and tried again later, with backoff.
     public func start() async throws(StateError) {
-        let (token, warning) = try state.installToken()
+        let (token, warning) = try await state.installToken()
         installToken = token
         if let warning { logger.warning(warning) }
         logger.notice("gbnotifyd \(GBNotify.version) starting; install token \(token), config \(configPath)")
@@ -103,9 +103,9 @@ public actor Supervisor {
     public func stop() async {
         isStopped = true
         keyringRetry?.cancel()
-        let pollers = Array(pollers.values)
+        let running = Array(pollers.values)
         await withTaskGroup(of: Void.self) { group in
-            for poller in pollers {
+            for poller in running {
                 group.addTask { await poller.retire() }
             }
         }
@@ -174,7 +174,7 @@ public actor Supervisor {
             if let running = pollers[id] {
                 poller = running
             } else {
-                if records == nil { records = storedRecords() }
+                if records == nil { records = await storedRecords() }
                 poller = AccountPoller(account: stored.account, record: records?[id] ?? AccountRecord(), services: services)
                 pollers[id] = poller
             }
@@ -201,9 +201,9 @@ public actor Supervisor {
         return false
     }
 
-    private func storedRecords() -> [String: AccountRecord] {
+    private func storedRecords() async -> [String: AccountRecord] {
         do {
-            let (stored, warning) = try state.loadAccounts()
+            let (stored, warning) = try await state.loadAccounts()
             if let warning { logger.warning(warning) }
             return stored.accounts
         } catch {

@@ -127,7 +127,9 @@ import Testing
         transfer.cancel()
 
         await #expect(throws: CurlError.cancelled) { try await transfer.value }
-        #expect(clock.now - cancelled < .seconds(2))
+        // Well inside the 30 s stall limit, so the transfer ended by cancellation, not by the
+        // stall; a tighter bound would measure the machine's load rather than the code.
+        #expect(clock.now - cancelled < .seconds(20))
         await standin.stop()
     }
 

@@ -16,7 +16,8 @@ import Testing
                 return settings
             })
             try await supervisor.start()
-            try await harness.presenter.waitForUpdates(1, for: harness.instances[0].account)
+            // The first poll has been answered once the second is on its way.
+            try await harness.waitForListRequests(2, on: 0)
             let server = try await DBusConnection.connect()
             let client = try await DBusConnection.connect()
             try await BusService.export(supervisor, on: server)

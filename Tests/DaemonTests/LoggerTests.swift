@@ -37,4 +37,10 @@ import Testing
         Logger(level: .info, sink: lines.sink).warning("poll failed: bad\n<3>forged\u{1b}[2J")
         #expect(lines.value == ["<4>poll failed: bad <3>forged [2J"])
     }
+
+    @Test func aHugeMessageIsCut() {
+        let lines = Lines()
+        Logger(level: .info, sink: lines.sink).notice(String(repeating: "x", count: 100_000))
+        #expect(lines.value == ["<5>" + String(repeating: "x", count: Logger.maximumMessageLength) + "…"])
+    }
 }

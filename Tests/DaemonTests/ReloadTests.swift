@@ -1,5 +1,6 @@
 import Daemon
 import Foundation
+import Keyring
 import PushCore
 import Synchronization
 import TestSupport
@@ -85,4 +86,38 @@ import Testing
 
 private struct KeyringUnavailable: Error, CustomStringConvertible {
     var description: String { "no keyring here" }
+}
+
+/// Which keyring accounts the daemon is willing to talk to.
+@Suite struct AccountRulesTests {
+    @Test func plainHTTPToAnotherMachineNeedsAllowHTTP() async throws {
+        try await Harness.run(0) { harness in
+            let instance = try GitbayInstance(parsing: "http://gitbay-\(UUID().uuidString.lowercased()).invalid", allowInsecureHTTP: true)
+            let account = try Account(instance: instance, username: "cmc")
+            // The instance is this test's own, so the item troubles no other test even if it
+            // outlives a failure here (the session's keyring goes with the session).
+            try await Keyring().store(try APIToken("gb_only-for-this-test"), for: account)
+            let onlyThisAccount: AccountSource = {
+                let listing = try await Keyring().list()
+                return AccountListing(accounts: listing.accounts.filter { $0.account == account }, skipped: [])
+            }
+
+            let refusing = harness.supervisor(accounts: onlyThisAccount)
+            try await refusing.start()
+            #expect(await refusing.status().accounts.isEmpty)
+            #expect(harness.log.value.contains {
+                $0.hasPrefix("<3>\(account.displayName): not polled: \(instance.url) is plain http to another machine")
+                    && $0.hasSuffix("set allow-http = true in \(harness.directory.path)/config")
+            })
+            await refusing.stop()
+
+            var settings = DaemonSettings.forTests
+            settings.config = try Config.parse("allow-http = true\n")
+            let allowing = harness.supervisor(settings, accounts: onlyThisAccount)
+            try await allowing.start()
+            #expect(await allowing.status().accounts.map(\.id) == [account.id])
+            await allowing.stop()
+            _ = try await Keyring().delete(account)
+        }
+    }
 }

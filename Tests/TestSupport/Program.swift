@@ -40,7 +40,7 @@ public final class Program: Sendable {
         if outcome.withLock({ $0 == nil }) {
             kill(pid, SIGKILL)
             let pid = self.pid
-            DispatchQueue.global().async { Subprocess.waitForExit(pid) }
+            blockingQueue().async { Subprocess.waitForExit(pid) }
         }
         files.forEach { unlink($0) }
     }

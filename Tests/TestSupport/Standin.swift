@@ -127,7 +127,7 @@ public final class Standin: Sendable {
     deinit {
         // Nothing can wait here; the guard is reaped in the background.
         if let pid = closeLifeline() {
-            DispatchQueue.global().async { Subprocess.waitForExit(pid) }
+            blockingQueue().async { Subprocess.waitForExit(pid) }
         }
     }
 
@@ -164,16 +164,27 @@ public final class Standin: Sendable {
 
 /// Runs blocking work (process waits, pipe reads) on a Dispatch thread, so that it does not
 /// hold one of the few threads of Swift's cooperative pool.
+///
+/// A serial queue of its own, not `DispatchQueue.global()`: on Linux the global queue shares its
+/// thread limit (one per core) with Swift's global executor and adds a thread only once a second
+/// when they are all blocked, so two blocking calls there stall every task of the process for a
+/// second (seen as timing tests failing when many stand-ins start at once). A new serial queue
+/// runs on the overcommitting root queue, which starts a thread whenever one is needed.
 func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        blockingQueue().async { continuation.resume(with: Result { try work() }) }
     }
 }
 
 func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: work()) }
+        blockingQueue().async { continuation.resume(returning: work()) }
     }
+}
+
+/// A queue for one piece of blocking work (see `offCooperativePool`).
+func blockingQueue() -> DispatchQueue {
+    DispatchQueue(label: "org.gitbay.tests.blocking")
 }
 
 extension Standin.TLS {

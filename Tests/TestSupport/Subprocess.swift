@@ -5,14 +5,14 @@ import Glibc
 /// so that every descriptor this side opens is close-on-exec and reaching a child is a
 /// deliberate `dup2`. That matters for the stand-in's lifeline pipe (see `Standin`): a copy of
 /// its write end leaked into another child would keep the stand-in alive.
-enum Subprocess {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public enum Subprocess {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Starts `argv` (looked up in `PATH`) with the given descriptors as its stdin, stdout and
     /// stderr; the caller keeps and closes its own copies.
-    static func spawn(
+    public static func spawn(
         _ argv: [String], stdin: Int32, stdout: Int32, stderr: Int32, environment: [String: String]? = nil
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
@@ -70,7 +70,7 @@ enum Subprocess {
 
     /// Blocks until `pid` ends; its exit status, or 128 + the signal that ended it.
     @discardableResult
-    static func waitForExit(_ pid: pid_t) -> Int32 {
+    public static func waitForExit(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         let signal = status & 0x7f
@@ -80,14 +80,14 @@ enum Subprocess {
     /// A connected pair of sockets, both ends close-on-exec from birth, used as a pipe. (glibc's
     /// `pipe2` is not visible to Swift, and `pipe` plus `fcntl` leaves a window in which a
     /// concurrent spawn inherits the ends.)
-    static func pipe() throws -> (read: Int32, write: Int32) {
+    public static func pipe() throws -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue)
         guard socketpair(AF_UNIX, type, 0, &ends) == 0 else { throw Failure(description: "socketpair: \(lastError)") }
         return (ends[0], ends[1])
     }
 
-    static func openFile(_ path: String, flags: Int32) throws -> Int32 {
+    public static func openFile(_ path: String, flags: Int32) throws -> Int32 {
         let descriptor = open(path, flags | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Failure(description: "open \(path): \(lastError)") }
         return descriptor

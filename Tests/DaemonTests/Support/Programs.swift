@@ -1,97 +1,59 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
-/// The built executables, next to the test bundle.
-enum Built {
-    static let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        .deletingLastPathComponent()
-    static let gbnotifyd = directory.appendingPathComponent("gbnotifyd").path
-    static let gbnotifyctl = directory.appendingPathComponent("gbnotifyctl").path
-}
-
-/// A program run to its end.
-struct Finished {
-    let status: Int32
-    let stdout: String
-    let stderr: String
-}
-
-/// Runs a program to its end without blocking a thread of the cooperative pool; `input` goes to
-/// its standard input, which is how tokens reach `gbnotifyctl` and `secret-tool`. Output goes to
-/// files, which never fill up and stall the program the way a pipe nobody reads would.
-func runProgram(
-    _ path: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil
-) async throws -> Finished {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let (outPath, errPath) = (scratch.appendingPathComponent("out"), scratch.appendingPathComponent("err"))
-    try Data().write(to: outPath)
-    try Data().write(to: errPath)
-    let stdout = try FileHandle(forWritingTo: outPath)
-    let stderr = try FileHandle(forWritingTo: errPath)
-    defer {
-        try? stdout.close()
-        try? stderr.close()
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let stdin = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            continuation.resume(throwing: error)
-            return
-        }
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try? stdin.fileHandleForWriting.close()
-    }
-    return Finished(
-        status: status, stdout: (try? String(contentsOf: outPath, encoding: .utf8)) ?? "",
-        stderr: (try? String(contentsOf: errPath, encoding: .utf8)) ?? "")
-}
-
 /// A `gbnotifyd` process, its standard error read line by line as it comes.
+///
+/// Watched by two threads of its own, one reading its standard error to the end and one in
+/// waitpid: plain blocking calls, so its exit and its last words are never missed, however
+/// quickly it exits.
 final class RunningDaemon: Sendable {
-    let pid: Int32
+    static let executable = Program.built("gbnotifyd")
+
+    let pid: pid_t
     private let output = ProcessOutput()
 
     var lines: Observed<[String]> { output.lines }
-    /// The exit status, or the signal that ended it; set once the process has ended and all it
-    /// wrote has been read.
+    /// The exit status, or 128 + the signal that ended it; set once the process has ended and
+    /// all it wrote has been read.
     var exit: Observed<Int32?> { output.exit }
 
     init(arguments: [String] = ["--verbose"], environment: [String: String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Built.gbnotifyd)
-        process.arguments = arguments
-        process.environment = environment
-        let stderr = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = stderr
-        let output = output
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                output.ended(status: nil)
-            } else {
-                output.received(data)
-            }
+        let stderr = try Subprocess.pipe()
+        let null = try Subprocess.openFile("/dev/null", flags: O_RDWR)
+        defer {
+            close(stderr.write)
+            close(null)
         }
-        process.terminationHandler = { output.ended(status: $0.terminationStatus) }
-        try process.run()
-        pid = process.processIdentifier
+        do {
+            pid = try Subprocess.spawn(
+                [Self.executable] + arguments, stdin: null, stdout: null, stderr: stderr.write, environment: environment)
+        } catch {
+            close(stderr.read)
+            throw error
+        }
+        let (output, reading, child) = (output, stderr.read, pid)
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(reading, &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                output.received(buffer[..<count])
+            }
+            close(reading)
+            output.ended(status: nil)
+        }
+        Thread.detachNewThread {
+            output.ended(status: Subprocess.waitForExit(child))
+        }
+    }
+
+    /// A test that failed half-way leaves no daemon behind.
+    deinit {
+        if exit.value == nil { kill(pid, SIGKILL) }
     }
 
     func send(_ signal: Int32) {
@@ -114,9 +76,16 @@ final class RunningDaemon: Sendable {
         lines.value.filter { $0.contains(text) }
     }
 
-    /// The exit status (or ending signal) once the process has ended.
+    /// The exit status (or 128 + the ending signal) once the process has ended.
     func waitForExit(timeout: Duration = .seconds(10)) async throws -> Int32 {
-        try await exit.wait(for: "gbnotifyd \(pid) to exit", timeout: timeout) { $0 != nil } ?? -1
+        do {
+            return try await exit.wait(for: "gbnotifyd \(pid) to exit", timeout: timeout) { $0 != nil } ?? -1
+        } catch {
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?
+                .split(separator: "\n").first { $0.hasPrefix("State:") } ?? "gone"
+            Issue.record("gbnotifyd \(pid) (\(state)) logged:\n\(lines.value.joined(separator: "\n"))")
+            throw error
+        }
     }
 }
 
@@ -128,7 +97,7 @@ private final class ProcessOutput: Sendable {
     private let partialLine = Mutex<[UInt8]>([])
     private let ending = Mutex<(status: Int32?, outputEnded: Bool)>((nil, false))
 
-    func received(_ data: Data) {
+    func received(_ data: ArraySlice<UInt8>) {
         let complete = partialLine.withLock { pending -> [String] in
             pending += data
             var found: [String] = []
@@ -176,12 +145,12 @@ final class NotifySocket: Sendable {
         if !path.hasPrefix("@") { unlink(path) }
     }
 
-    /// The next datagram, waited for on a Dispatch thread.
+    /// The next datagram, waited for on a thread of its own.
     func receive(timeout: Duration = .seconds(15)) async throws -> String {
         let descriptor = descriptor
         let milliseconds = Int32(timeout.components.seconds * 1000)
         let received: String? = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 guard poll(&ready, 1, milliseconds) == 1 else { return continuation.resume(returning: nil) }
                 var buffer = [UInt8](repeating: 0, count: 4096)
@@ -210,9 +179,8 @@ enum PrivateSession {
             return
         }
         environment[childVariable] = test
-        let child = try await runProgram(
-            script,
-            ["--no-notifications", "--", CommandLine.arguments[0], "--testing-library", "swift-testing",
+        let child = try await Program.run(
+            [script, "--no-notifications", "--", CommandLine.arguments[0], "--testing-library", "swift-testing",
              "--filter", NSRegularExpression.escapedPattern(for: test)],
             environment: environment)
         let output = child.stdout + child.stderr
@@ -248,8 +216,8 @@ struct DaemonHome {
         try text.write(toFile: configFile, atomically: true, encoding: .utf8)
     }
 
-    func ctl(_ arguments: [String], input: String = "") async throws -> Finished {
-        try await runProgram(Built.gbnotifyctl, arguments, input: input, environment: environment)
+    func ctl(_ arguments: [String], input: String = "") async throws -> Program.Outcome {
+        try await Program.run([Program.built("gbnotifyctl")] + arguments, environment: environment, stdin: input)
     }
 
     func remove() {

@@ -1,0 +1,90 @@
+import Dispatch
+import Glibc
+import PushCore
+
+/// Starts what a click opens, by argv with no shell, and logs a program that is missing or
+/// fails together with what to install.
+struct Launcher: Sendable {
+    let logger: Logger
+    /// The daemon's environment, which what it starts inherits.
+    let environment: [String: String]
+
+    func launch(_ launch: ClickLaunch) {
+        let program = launch.argv[0]
+        var environment = self.environment
+        for (name, value) in launch.environment { environment[name] = value }
+        let pid: pid_t
+        do {
+            pid = try Self.spawn(launch.argv, environment: environment)
+        } catch {
+            logger.error("cannot open the notice: \(program): \(error); \(Self.advice(for: program))")
+            return
+        }
+        logger.info("opened with \(program) (pid \(pid))")
+        // Reaped on a thread of its own: a browser launcher may take its time, and the
+        // cooperative pool must not block on it.
+        let logger = self.logger
+        DispatchQueue.global().async {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let exited = status & 0x7F == 0
+            let code = (status >> 8) & 0xFF
+            guard !(exited && code == 0) else { return }
+            logger.error("""
+                cannot open the notice: \(program) \(exited ? "exited with status \(code)" : "was killed by signal \(status & 0x7F)"); \
+                \(Self.advice(for: program))
+                """)
+        }
+    }
+
+    private static func advice(for program: String) -> String {
+        switch program {
+        case "xdg-open": "install xdg-utils (apt install xdg-utils) and set a default browser"
+        case "xdg-terminal-exec", "x-terminal-emulator":
+            "install a terminal, or set terminal = ... in the config (for example terminal = kitty -e)"
+        default: "check that \(program) is installed and works, or change the config"
+        }
+    }
+
+    private struct SpawnError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static func spawn(_ argv: [String], environment: [String: String]) throws -> pid_t {
+        // The calling thread may block signals (Dispatch workers do), and a child inherits the
+        // mask: a browser that cannot be stopped by SIGTERM is nobody's friend.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        var allSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+
+        let arguments = argv.map { strdup($0) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { variables.forEach { free($0) } }
+        var pid: pid_t = 0
+        let error = posix_spawnp(&pid, argv[0], &actions, &attributes, arguments, variables)
+        guard error == 0 else { throw SpawnError(description: String(cString: strerror(error))) }
+        return pid
+    }
+}
+
+extension Launcher {
+    /// Whether `program` is an executable file in one of `PATH`'s directories.
+    static func isInstalled(_ program: String, environment: [String: String]) -> Bool {
+        guard !program.contains("/") else { return access(program, X_OK) == 0 }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
+    }
+}

@@ -1,0 +1,120 @@
+/// What the notification server said it can do (`GetCapabilities`), in the parts gbnotify uses.
+public struct NotificationCapabilities: Sendable, Equatable {
+    /// `body-markup`: the body is read as markup, so text from a notice must be escaped.
+    public var bodyMarkup: Bool
+    /// `actions`: the server shows actions and reports clicks on them.
+    public var actions: Bool
+
+    public init(bodyMarkup: Bool, actions: Bool) {
+        self.bodyMarkup = bodyMarkup
+        self.actions = actions
+    }
+
+    /// From the capability names a server advertised; unknown names are ignored.
+    public init(advertised names: [String]) {
+        self.init(bodyMarkup: names.contains("body-markup"), actions: names.contains("actions"))
+    }
+
+    /// What a server that cannot be asked is assumed to do: plain text, no actions. Plain text
+    /// shown by a markup server only looks odd; markup shown by a plain one would be unreadable.
+    public static let plain = NotificationCapabilities(bodyMarkup: false, actions: false)
+}
+
+/// One freedesktop notification, ready to send with `Notify`: every decision about its text,
+/// actions and hints, made without a bus.
+public struct NotificationContent: Sendable, Equatable {
+    public enum Urgency: UInt8, Sendable {
+        case low = 0
+        case normal = 1
+        case critical = 2
+    }
+
+    /// `app_name` of every notification.
+    public static let appName = "gitbay"
+    /// The shipped desktop entry's name without `.desktop`: the `desktop-entry` hint, and the
+    /// launcher entry the badge is for.
+    public static let desktopEntry = "gbnotify"
+    /// The action key that means a click on the notification's body.
+    public static let openAction = "default"
+    public static let markReadAction = "mark-read"
+
+    /// Longest summary and body text, in characters, before escaping: a notice is a glance,
+    /// and a server must not be handed a 10 KB body from a hostile inbox row.
+    public static let maximumSummaryLength = 120
+    public static let maximumBodyLength = 400
+
+    public let summary: String
+    /// Escaped when the server reads markup.
+    public let body: String
+    /// Key and label pairs, flat, as `Notify` takes them; empty when the server has no actions.
+    public let actions: [String]
+    /// `x-gitbay.issue`, `x-gitbay.mr` or `x-gitbay.build`; nil when the kind is unknown.
+    public let category: String?
+    public let urgency: Urgency
+
+    /// One inbox row: the repository as summary, actor and what happened as body; opening it
+    /// and marking it read as actions.
+    public static func item(_ item: InboxItem, capabilities: NotificationCapabilities) -> NotificationContent {
+        NotificationContent(
+            summary: oneLine(item.repo, limit: maximumSummaryLength),
+            body: bodyText(oneLine("\(item.actor) \(item.summary)", limit: maximumBodyLength), capabilities),
+            actions: capabilities.actions ? [openAction, "Open", markReadAction, "Mark read"] : [],
+            category: item.kind?.category, urgency: .normal)
+    }
+
+    /// Several rows in one notification that opens the inbox: "7 new on gitbay.org as cmc", or
+    /// "7 unread ..." when they are what was already waiting (first sight, a start).
+    public static func summary(
+        count: Int, isAtLeast: Bool, isUnread: Bool, account: Account, capabilities: NotificationCapabilities
+    ) -> NotificationContent {
+        let number = "\(count)\(isAtLeast ? "+" : "")"
+        return NotificationContent(
+            summary: oneLine(
+                "\(number) \(isUnread ? "unread" : "new") on \(account.instance.displayName) as \(account.username)",
+                limit: maximumSummaryLength),
+            body: "", actions: capabilities.actions ? [openAction, "Open the inbox"] : [], category: nil,
+            urgency: .normal)
+    }
+
+    /// The account's token was rejected: polling stopped until it gets a new one.
+    public static func tokenRejected(account: Account, capabilities: NotificationCapabilities) -> NotificationContent {
+        NotificationContent(
+            summary: oneLine("Sign in again to \(account.instance.displayName)", limit: maximumSummaryLength),
+            body: bodyText(
+                "The server rejected the API token of \(account.username), so gbnotifyd stopped checking it. "
+                    + "Run: gbnotifyctl account add \(account.instance.url)",
+                capabilities),
+            actions: [], category: nil, urgency: .critical)
+    }
+
+    /// What `gbnotifyctl test` shows.
+    public static func sample(capabilities: NotificationCapabilities) -> NotificationContent {
+        NotificationContent(
+            summary: "gbnotify", body: bodyText("Notifications from gitbay will look like this.", capabilities),
+            actions: [], category: nil, urgency: .normal)
+    }
+
+    /// Text escaped for the `body-markup` subset (`&`, `<` and `>`), so `<b>` in a notice shows
+    /// as `<b>` rather than as bold, and a stray `&` cannot make a server drop the body.
+    public static func escapedMarkup(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    private static func bodyText(_ text: String, _ capabilities: NotificationCapabilities) -> String {
+        capabilities.bodyMarkup ? escapedMarkup(text) : text
+    }
+
+    private static func oneLine(_ text: String, limit: Int) -> String {
+        text.controlCharactersAsSpaces.truncated(to: limit)
+    }
+}

@@ -1,0 +1,33 @@
+/// The launcher badge's number: the unread count of every account, added up. Each account's
+/// latest count replaces its previous one, so updates of different accounts can come in any
+/// order.
+public struct UnreadTally: Sendable, Equatable {
+    private var counts: [Account: Int] = [:]
+
+    public init() {}
+
+    public var total: Int { counts.values.reduce(0, +) }
+
+    /// Sets `account`'s count (negative counts as 0); true when the total changed.
+    @discardableResult
+    public mutating func set(_ count: Int, for account: Account) -> Bool {
+        let before = total
+        counts[account] = max(count, 0)
+        return total != before
+    }
+
+    /// One notice of `account` was read here: lower its count at once, before the next poll
+    /// confirms it. True when the total changed.
+    @discardableResult
+    public mutating func lowerByOne(for account: Account) -> Bool {
+        guard let count = counts[account], count > 0 else { return false }
+        counts[account] = count - 1
+        return true
+    }
+
+    /// The account left: its count leaves the total. True when the total changed.
+    @discardableResult
+    public mutating func remove(_ account: Account) -> Bool {
+        (counts.removeValue(forKey: account) ?? 0) != 0
+    }
+}

@@ -1,0 +1,99 @@
+import CommandKit
+import DBus
+import Glibc
+import PushCore
+
+/// `gbnotifyctl test`: a sample notification through the running daemon.
+struct TestCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "test",
+        abstract: "Show a sample notification through the running gbnotifyd.",
+        discussion: "Exits with status 1 when no gbnotifyd or no notification server is running."
+    )
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {}
+
+    func run() async throws -> Int32 {
+        await DesktopCall.run("Test", []) { _ in "gbnotifyctl: sent a sample notification" }
+    }
+}
+
+/// `gbnotifyctl open [ACCOUNT [PATH]]`: opens what a click on a notice would, through the
+/// running daemon, with its `open-with` setting. The desktop entry runs it bare: the inbox of
+/// the first account.
+struct OpenCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "open",
+        abstract: "Open an item or the inbox the way a click on a notification does.",
+        usage: "open [ACCOUNT [OWNER/REPO/(issues|mrs|builds)/N]]",
+        discussion: """
+            ACCOUNT is USER@HOST as 'account list' prints it, or the instance URL. Without a path,
+            or with one that names no issue, merge request or build, the account's inbox opens;
+            without an account, the first account's. The URL is always built from the account's
+            instance.
+            """
+    )
+
+    var account: String
+    var path: String
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        account = arguments.optionalPositional() ?? ""
+        path = arguments.optionalPositional() ?? ""
+    }
+
+    func run() async throws -> Int32 {
+        // A launcher starting this hands its activation token down; the daemon passes it on.
+        let token = ProcessEnvironmentToken.current
+        return await DesktopCall.run("Open", [.string(account), .string(path), .string(token)]) { reply in
+            "gbnotifyctl: opened: \(reply.first?.stringValue ?? "")"
+        }
+    }
+}
+
+private enum ProcessEnvironmentToken {
+    static var current: String {
+        for name in ["XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID"] {
+            if let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty { return value }
+        }
+        return ""
+    }
+}
+
+/// One call to the daemon's desktop interface, with the errors said the way a user can act on.
+private enum DesktopCall {
+    static func run(_ member: String, _ arguments: [DBusValue], success: ([DBusValue]) -> String) async -> Int32 {
+        let connection: DBusConnection
+        do {
+            connection = try await DBusConnection.connect()
+        } catch {
+            Console.error("gbnotifyctl: cannot reach the session bus, so no gbnotifyd either: \(error)")
+            return ExitStatus.failure
+        }
+        let status = await call(member, arguments, on: connection, success: success)
+        await connection.close()
+        return status
+    }
+
+    private static func call(
+        _ member: String, _ arguments: [DBusValue], on connection: DBusConnection, success: ([DBusValue]) -> String
+    ) async -> Int32 {
+        do {
+            guard try await connection.nameHasOwner(DaemonInterface.busName) else {
+                Console.error("gbnotifyctl: gbnotifyd is not running; start it with 'systemctl --user start gbnotifyd', or run 'gbnotifyd'")
+                return ExitStatus.failure
+            }
+            let reply = try await connection.call(
+                destination: DaemonInterface.busName, path: DaemonInterface.objectPath,
+                interface: DesktopInterface.interface, member: member, arguments: arguments)
+            print(success(reply))
+            return ExitStatus.success
+        } catch let error as DBusError {
+            Console.error("gbnotifyctl: \(error.message.isEmpty ? error.name : error.message)")
+            return ExitStatus.failure
+        } catch {
+            Console.error("gbnotifyctl: \(error)")
+            return ExitStatus.failure
+        }
+    }
+}

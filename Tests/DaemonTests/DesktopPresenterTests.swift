@@ -1,0 +1,270 @@
+import DBus
+import Daemon
+import Foundation
+import GitbayClient
+import Keyring
+import PushCore
+import TestSupport
+import Testing
+
+/// The desktop presenter against real parts: a supervisor polling a stand-in with the account
+/// in the session's keyring, and a notification server (dunst) on a bus of this suite's own,
+/// where no other suite shows anything, so "click the top notification" means ours.
+///
+/// The tests share that session, one after another: starting a bus, an X server and dunst for
+/// each would load the machine enough to slow other suites' timing-sensitive tests.
+@Suite(.serialized, SharedNotificationSession()) struct DesktopPresenterTests {
+    struct World {
+        let harness: Harness
+        let session: NotificationSession
+        let presenter: DesktopPresenter
+        let supervisor: Supervisor
+
+        var standin: Standin { harness.instances[0].standin }
+        var instanceURL: String { harness.instances[0].account.instance.url }
+
+        /// Adds an inbox row and waits until it is on screen.
+        @discardableResult
+        func show(
+            repo: String = "krz/gitbay", actor: String = "eve", summary: String = "opened issue #12",
+            path: String = "krz/gitbay/issues/12"
+        ) async throws -> Int {
+            let id = try await standin.addNotification(
+                for: Harness.username, repo: repo, kind: "issue", actor: actor, summary: summary, path: path)
+            try await harness.waitForLog("showing notice \(id) as notification")
+            return id
+        }
+
+        /// Records every badge count sent for our desktop entry, on a connection of its own,
+        /// until `body` returns.
+        func watchingBadge(_ body: (DBusConnection, Observed<[Int64]>) async throws -> Void) async throws {
+            let watcher = try await session.connect()
+            let badges = Observed<[Int64]>([])
+            let updates = try await watcher.signals(
+                matching: DBusMatchRule(interface: "com.canonical.Unity.LauncherEntry", member: "Update"))
+            let listening = Task {
+                for await update in updates where update.arguments.first?.stringValue == "application://gbnotify.desktop" {
+                    let properties = update.arguments.last?.vardictValue ?? [:]
+                    guard let count = properties["count"]?.int64Value,
+                          properties["count-visible"]?.boolValue == (count > 0)
+                    else { continue }
+                    badges.update { $0.append(count) }
+                }
+            }
+            defer { listening.cancel() }
+            do {
+                try await body(watcher, badges)
+            } catch {
+                await watcher.close()
+                throw error
+            }
+            await watcher.close()
+        }
+    }
+
+    /// A presenter on the session's bus that opens with the session's opener stub.
+    static func presenter(
+        on connection: DBusConnection, for harness: Harness, session: NotificationSession
+    ) async throws -> DesktopPresenter {
+        try await DesktopPresenter.start(
+            on: connection,
+            options: DesktopPresenter.Options(config: .defaults, environment: session.environment, browser: [session.opener]),
+            markRead: ServerMarkRead.through(Keyring(), options: DaemonSettings.forTests.client),
+            logger: harness.logger)
+    }
+
+    /// Runs `body` with the presenter polling one account whose first (empty) poll is done, so
+    /// every row added afterwards is new.
+    static func run(serverAtStart: Bool = true, _ body: (World) async throws -> Void) async throws {
+        let session = try #require(SharedNotificationSession.current, "the suite runs in a shared notification session")
+        // A test that failed while the server was stopped does not take the next one with it.
+        if try await !session.hasServer() { try await session.startServer() }
+        // Whatever the last test left on screen is not this test's.
+        try await session.dunstctl("close-all")
+        try await Harness.run(1) { harness in
+            if !serverAtStart { try await session.killServer() }
+            let connection = try await session.connect()
+            let presenter = try await presenter(on: connection, for: harness, session: session)
+            // The daemon's desktop methods, under its name on this bus, for gbnotifyctl.
+            let account = harness.instances[0].account
+            try await DesktopService.export(presenter, accounts: { [account] }, on: connection)
+            #expect(try await connection.requestName(DaemonInterface.busName))
+            let supervisor = harness.supervisor(presenter: presenter)
+            func finish() async {
+                await supervisor.stop()
+                await presenter.stop()
+                // Released before the next test asks for it, not whenever the bus notices the
+                // connection has gone.
+                try? await connection.releaseName(DaemonInterface.busName)
+                await connection.close()
+            }
+            do {
+                try await supervisor.start()
+                try await harness.waitForLog(": 200 ok")
+                try await body(World(harness: harness, session: session, presenter: presenter, supervisor: supervisor))
+            } catch {
+                await finish()
+                throw error
+            }
+            await finish()
+        }
+    }
+
+    @Test func aNewRowIsShownWithRepositorySummaryAndEscapedBody() async throws {
+        try await Self.run { world in
+            try await world.show(actor: "eve", summary: "said <b>hi</b> & left")
+            let history = try await world.session.closeAllAndReadHistory()
+            #expect(history.first == NotificationSession.HistoryEntry(
+                summary: "krz/gitbay", body: "eve said &lt;b&gt;hi&lt;/b&gt; &amp; left", appName: "gitbay",
+                category: "x-gitbay.issue"))
+        }
+    }
+
+    @Test func aClickOpensTheURLRebuiltFromTheInstance() async throws {
+        try await Self.run { world in
+            try await world.show(path: "krz/gitbay/issues/12")
+            try await world.session.dunstctl("action", "0")
+            let launch = try await world.session.nextLaunch()
+            #expect(launch.arguments == ["\(world.instanceURL)/krz/gitbay/issues/12"])
+        }
+    }
+
+    @Test func markReadReachesTheServerWithdrawsTheNoticeAndLowersTheBadge() async throws {
+        try await Self.run { world in
+            try await world.watchingBadge { _, badges in
+            let id = try await world.show()
+            try await badges.wait(for: "a badge of 1") { $0.last == 1 }
+            // dunst's context menu runs the session's stub dmenu, which picks "Mark read".
+            try await world.session.dunstctl("context")
+            try await world.harness.waitForLog("marked notice \(id) read")
+            let reads = try await world.standin.requests().filter { $0.argv?.starts(with: ["notifications", "read"]) == true }
+            #expect(reads.map(\.argv) == [["notifications", "read", String(id)]])
+            try await badges.wait(for: "the badge at 0") { $0.last == 0 }
+            #expect(try await world.session.dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            }
+        }
+    }
+
+    @Test func hostilePathsOpenOnlyTheInboxAndLongTextIsCut() async throws {
+        try await Self.run { world in
+            for path in ["../../etc/passwd", "javascript:alert(1)", "https://evil.example/krz/gitbay/issues/1", "krz/gitbay/wiki/1"] {
+                try await world.show(summary: String(repeating: "x", count: 10_000), path: path)
+                try await world.session.dunstctl("action", "0")
+                let launch = try await world.session.nextLaunch()
+                #expect(launch.arguments == ["\(world.instanceURL)/notifications"], "path \(path)")
+                let history = try await world.session.closeAllAndReadHistory()
+                #expect(history.first?.body.count == NotificationContent.maximumBodyLength)
+            }
+        }
+    }
+
+    @Test func theBadgeIsSentAgainWhenADockAppears() async throws {
+        try await Self.run { world in
+            try await world.watchingBadge { watcher, badges in
+                try await world.show()
+                try await badges.wait(for: "a badge of 1") { $0 == [1] }
+                #expect(try await watcher.requestName("com.canonical.Unity"))
+                try await badges.wait(for: "the badge sent again") { $0 == [1, 1] }
+            }
+        }
+    }
+
+    @Test func aCleanStopWithdrawsOurNotifications() async throws {
+        try await Self.run { world in
+            // Different text, or dunst would stack them as duplicates.
+            try await world.show(summary: "opened issue #12")
+            try await world.show(summary: "opened issue #13", path: "krz/gitbay/issues/13")
+            #expect(try await world.session.dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+            await world.presenter.stop()
+            #expect(try await world.session.dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        }
+    }
+
+    @Test func noticesWaitForAServerAndSurviveItsRestart() async throws {
+        try await Self.run(serverAtStart: false) { world in
+            let first = try await world.standin.addNotification(for: Harness.username, repo: "krz/first", path: "krz/first/issues/1")
+            try await world.harness.waitForLog("notice \(first) waits for one")
+            try await world.session.startServer()
+            try await world.harness.waitForLog("showing notice \(first) as notification")
+            #expect(try await world.session.closeAllAndReadHistory().first?.summary == "krz/first")
+
+            try await world.session.killServer()
+            let second = try await world.standin.addNotification(for: Harness.username, repo: "krz/second", path: "krz/second/issues/2")
+            try await world.harness.waitForLog("notice \(second) waits for one")
+            try await world.session.startServer()
+            try await world.harness.waitForLog("showing notice \(second) as notification")
+            #expect(try await world.session.closeAllAndReadHistory().first?.summary == "krz/second")
+        }
+    }
+
+    @Test func gbnotifyctlOpenOpensAPathTheWayAClickWould() async throws {
+        try await Self.run { world in
+            var environment = world.session.environment
+            environment["XDG_ACTIVATION_TOKEN"] = "token-42"
+            let account = world.harness.instances[0].account.displayName
+            let opened = try await Program.run(
+                [Program.built("gbnotifyctl"), "open", account, "krz/gitbay/mrs/3"], environment: environment)
+            #expect(opened.status == 0, "\(opened.stderr)")
+            #expect(try await world.session.nextLaunch() == NotificationSession.Launch(
+                arguments: ["\(world.instanceURL)/krz/gitbay/mrs/3"], activationToken: "token-42"))
+
+            let unknown = try await Program.run(
+                [Program.built("gbnotifyctl"), "open", "nobody@example.org", "krz/gitbay/mrs/3"], environment: environment)
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr.contains("nobody@example.org"))
+
+            // Bare, as the desktop entry runs it: the first account's inbox, and nothing in
+            // between (the unknown account opened nothing).
+            let bare = try await Program.run([Program.built("gbnotifyctl"), "open"], environment: world.session.environment)
+            #expect(bare.status == 0, "\(bare.stderr)")
+            #expect(try await world.session.nextLaunch().arguments == ["\(world.instanceURL)/notifications"])
+        }
+    }
+
+    @Test func gbnotifyctlTestShowsASampleNotification() async throws {
+        try await Self.run { world in
+            let outcome = try await Program.run([Program.built("gbnotifyctl"), "test"], environment: world.session.environment)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            try await world.harness.waitForLog("showing the sample notification")
+            let history = try await world.session.closeAllAndReadHistory()
+            #expect(history.first?.summary == "gbnotify")
+            #expect(history.first?.appName == "gitbay")
+        }
+    }
+
+    @Test func aStartShowsOneSummaryOfWhatIsStillUnread() async throws {
+        try await Self.run { world in
+            try await world.show(summary: "opened issue #12")
+            try await world.show(summary: "opened issue #13", path: "krz/gitbay/issues/13")
+            // Stopped cleanly, as on logout: the notices are withdrawn, the mark is saved.
+            await world.supervisor.stop()
+            await world.presenter.stop()
+            _ = try await world.session.closeAllAndReadHistory()
+
+            let connection = try await world.session.connect()
+            let restarted = try await Self.presenter(on: connection, for: world.harness, session: world.session)
+            try await world.harness.supervisor(presenter: restarted).start()
+            try await world.harness.waitForLog("showing a summary of 2 as notification")
+            let history = try await world.session.closeAllAndReadHistory()
+            #expect(history.first?.summary == "2 unread on \(world.harness.instances[0].account.instance.displayName) as cmc")
+            await restarted.stop()
+            await connection.close()
+        }
+    }
+
+    @Test func aNoticeReadElsewhereIsWithdrawnAndTheBadgeFalls() async throws {
+        try await Self.run { world in
+            try await world.watchingBadge { _, badges in
+                let id = try await world.show()
+                try await badges.wait(for: "a badge of 1") { $0.last == 1 }
+                // Read on the web: the next poll no longer lists it.
+                let instance = world.harness.instances[0]
+                let client = GitbayClient(instance: instance.account.instance, token: try APIToken(instance.token))
+                _ = try await client.send(.notificationsRead(ids: [Int64(id)]))
+                try await world.harness.waitForLog("notice \(id) was read elsewhere; withdrawing")
+                try await badges.wait(for: "the badge at 0") { $0.last == 0 }
+                #expect(try await world.session.dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            }
+        }
+    }
+}
