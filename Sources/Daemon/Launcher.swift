@@ -13,6 +13,8 @@ struct Launcher: Sendable {
         let program = launch.argv[0]
         var environment = self.environment
         for (name, value) in launch.environment { environment[name] = value }
+        // systemd's readiness socket is the daemon's own; a browser must not report on its behalf.
+        environment["NOTIFY_SOCKET"] = nil
         let pid: pid_t
         do {
             pid = try Self.spawn(launch.argv, environment: environment)
@@ -21,10 +23,11 @@ struct Launcher: Sendable {
             return
         }
         logger.info("opened with \(program) (pid \(pid))")
-        // Reaped on a thread of its own: a browser launcher may take its time, and the
-        // cooperative pool must not block on it.
+        // Reaped on a queue of its own: a browser launcher may take its time, and neither the
+        // cooperative pool nor Dispatch's global queues (which Swift's tasks share on Linux)
+        // may block on it.
         let logger = self.logger
-        DispatchQueue.global().async {
+        DispatchQueue(label: "gbnotifyd.reap-\(pid)").async {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             let exited = status & 0x7F == 0

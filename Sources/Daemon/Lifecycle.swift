@@ -1,3 +1,4 @@
+import Accounts
 import DBus
 import Glibc
 import Keyring
@@ -64,7 +65,7 @@ public enum Lifecycle {
         let supervisor = Supervisor(
             settings: settings, configPath: configPath, loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configPath) },
             state: state, accounts: { AccountListing(try await keyring.list()) },
-            presenter: desktop ?? LogPresenter(logger: logger), logger: logger, hostname: hostname())
+            presenter: desktop ?? LogPresenter(logger: logger), logger: logger, hostname: AccountManager.localHostname)
         do {
             try await BusService.export(supervisor, on: connection)
             if let desktop {
@@ -134,12 +135,5 @@ public enum Lifecycle {
         case signal(SignalRequest)
         case busLost
         case startFailed
-    }
-
-    /// Names this install in each instance's device list: `gbnotifyd on HOSTNAME`.
-    private static func hostname() -> String {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
     }
 }

@@ -214,7 +214,7 @@ final class NotificationSession: Sendable {
     /// when nothing came within `timeout` seconds.
     private static func readRecord(from descriptor: Int32, lines count: Int?, timeout: Int32) async throws -> [String] {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue(label: "org.gitbay.tests.fifo").async {  // not global(): see offCooperativePool
                 var text = ""
                 let deadline = time(nil) + Int(timeout)
                 func done() -> Bool {
