@@ -25,7 +25,7 @@ struct OpenCommand: Command {
     static let configuration = CommandConfiguration(
         name: "open",
         abstract: "Open an item or the inbox the way a click on a notification does.",
-        usage: "open [ACCOUNT [OWNER/REPO/(issues|mrs|builds)/N]]",
+        usage: "[ACCOUNT [OWNER/REPO/(issues|mrs|builds)/N]]",
         discussion: """
             ACCOUNT is USER@HOST as 'account list' prints it, or the instance URL. Without a path,
             or with one that names no issue, merge request or build, the account's inbox opens;

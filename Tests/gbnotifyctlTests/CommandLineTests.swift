@@ -24,6 +24,11 @@ import TestSupport
         #expect(run.stderr.isEmpty)
     }
 
+    @Test func helpShowsEachCommandsOwnSynopsis() async throws {
+        let run = try await Program.run([Program.built("gbnotifyctl"), "open", "--help"], environment: environment)
+        #expect(run.stdout.hasPrefix("Usage: gbnotifyctl open [ACCOUNT [OWNER/REPO/(issues|mrs|builds)/N]]\n"))
+    }
+
     @Test func daemonHelpNamesItsOptions() async throws {
         let run = try await Program.run([Program.built("gbnotifyd"), "--help"], environment: environment)
         #expect(run.status == 0)
