@@ -3,17 +3,22 @@
 SWIFT_FLAGS = -Xswiftc -warnings-as-errors
 PYTHON ?= python3
 
-.PHONY: build release check test-standin test-swift demo clean
+.PHONY: build release check test-standin test-swift demo bench clean
 
 build:
 	swift build $(SWIFT_FLAGS)
 
+# The two programs only, with the Swift runtime linked in so that they need only the system's C
+# libraries, and full RELRO (bind now), as Debian's hardening asks of every binary.
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xlinker -z -Xlinker now $(SWIFT_FLAGS)
+
 release:
-	swift build -c release $(SWIFT_FLAGS)
+	swift build $(RELEASE_FLAGS) --product gbnotifyd
+	swift build $(RELEASE_FLAGS) --product gbnotifyctl
 
 # Every test: the stand-in's own suite, then all Swift tests inside a private desktop session
 # (session bus, Secret Service, Xvfb and dunst), which scripts/desktop-session starts and stops.
-check: test-standin test-swift
+check: test-standin test-swift test-packaging fuzz
 
 test-standin:
 	$(PYTHON) -m unittest discover -s Tests/Standin
@@ -22,10 +27,101 @@ test-swift:
 	swift build --build-tests $(SWIFT_FLAGS)
 	scripts/desktop-session swift test --skip-build
 
-# A gitbay stand-in on loopback with a demo user and activity, for trying gbnotify without an account.
+# Every PushCore fuzz target (libFuzzer, AddressSanitizer) for FUZZ_SECONDS each from its seed
+# corpus in Fuzz/Corpus; any crash, leak, timeout or broken invariant fails (see Fuzz/README.md).
+.PHONY: fuzz
+fuzz:
+	Fuzz/run
+
+# A gitbay stand-in on loopback with a demo user and activity, for trying gbnotify without an
+# account, and an ntfy-compatible relay stand-in beside it (stopped with the gitbay one).
 demo: build
 	@echo "demo: gbnotifyctl and gbnotifyd are in $(CURDIR)/.build/debug"
+	$(PYTHON) Tests/Standin/relay_standin.py --port 8418 --demo-topic gbnotify-demo \
+		--demo-instance http://127.0.0.1:8417 & relay=$$!; \
+	trap 'kill $$relay 2>/dev/null' EXIT INT TERM; \
 	$(PYTHON) Tests/Standin/gitbay_standin.py --port 8417 --demo
+
+# Release binaries against the do-it-yourself baseline, in a private desktop session; writes
+# BENCHMARKS.md (about 25 minutes; not part of check).
+bench:
+	Benchmarks/run
+
+# The README's picture (docs/screenshot.png): real gbnotifyd notifications on dunst under Xvfb.
+.PHONY: screenshot
+screenshot: build
+	scripts/screenshot
 
 clean:
 	swift package clean
+
+# Installing: `make release && sudo make install PREFIX=/usr/local DESTDIR=` puts every file
+# where systemd, D-Bus, the desktop and the shells look for it. install builds nothing: under
+# sudo, swift is often not on PATH, and a root-owned .build would trouble the next build.
+.PHONY: install uninstall deb test-packaging
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+# Desktops read autostart entries from /etc/xdg only, whatever the prefix.
+SYSCONFDIR ?= /etc
+# systemd's own directory for PREFIX=/usr; under any other prefix, the one systemd searches there.
+USERUNITDIR ?= $(if $(filter /usr,$(PREFIX)),$(or $(shell pkg-config --variable=systemduserunitdir systemd 2>/dev/null),/usr/lib/systemd/user),$(PREFIX)/lib/systemd/user)
+# Debian's zsh reads packages' completions from vendor-completions, local ones from site-functions.
+ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(DATADIR)/zsh/vendor-completions,$(DATADIR)/zsh/site-functions)
+
+RELEASE_BINARIES = .build/release
+VERSION := $(shell sed -n 's/.*version = "\(.*\)"/\1/p' Sources/PushCore/Version.swift)
+
+INSTALLED_FILES = \
+	$(BINDIR)/gbnotifyd \
+	$(BINDIR)/gbnotifyctl \
+	$(USERUNITDIR)/gbnotifyd.service \
+	$(DATADIR)/dbus-1/services/org.gitbay.Notify1.service \
+	$(DATADIR)/applications/gbnotify.desktop \
+	$(SYSCONFDIR)/xdg/autostart/gbnotifyd.desktop \
+	$(DATADIR)/icons/hicolor/scalable/apps/gbnotify.svg \
+	$(MANDIR)/man1/gbnotifyd.1 \
+	$(MANDIR)/man1/gbnotifyctl.1 \
+	$(MANDIR)/man5/gbnotifyd.conf.5 \
+	$(DATADIR)/bash-completion/completions/gbnotifyctl \
+	$(ZSHCOMPDIR)/_gbnotifyctl \
+	$(DATADIR)/fish/vendor_completions.d/gbnotifyctl.fish
+
+install:
+	@test -x $(RELEASE_BINARIES)/gbnotifyd -a -x $(RELEASE_BINARIES)/gbnotifyctl \
+		|| { echo "make install: no release binaries in $(RELEASE_BINARIES); run 'make release' first" >&2; exit 1; }
+	install -D -m 0755 $(RELEASE_BINARIES)/gbnotifyd $(DESTDIR)$(BINDIR)/gbnotifyd
+	install -D -m 0755 $(RELEASE_BINARIES)/gbnotifyctl $(DESTDIR)$(BINDIR)/gbnotifyctl
+	install -d $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DATADIR)/dbus-1/services
+	sed 's|@bindir@|$(BINDIR)|g' systemd-user/gbnotifyd.service > $(DESTDIR)$(USERUNITDIR)/gbnotifyd.service
+	sed 's|@bindir@|$(BINDIR)|g' systemd-user/org.gitbay.Notify1.service > $(DESTDIR)$(DATADIR)/dbus-1/services/org.gitbay.Notify1.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/gbnotifyd.service $(DESTDIR)$(DATADIR)/dbus-1/services/org.gitbay.Notify1.service
+	install -D -m 0644 packaging/gbnotify.desktop $(DESTDIR)$(DATADIR)/applications/gbnotify.desktop
+	install -D -m 0644 packaging/autostart/gbnotifyd.desktop $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/gbnotifyd.desktop
+	install -D -m 0644 packaging/gbnotify.svg $(DESTDIR)$(DATADIR)/icons/hicolor/scalable/apps/gbnotify.svg
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 packaging/man/gbnotifyd.1 packaging/man/gbnotifyctl.1
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man5 packaging/man/gbnotifyd.conf.5
+	install -D -m 0644 packaging/completions/gbnotifyctl.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/gbnotifyctl
+	install -D -m 0644 packaging/completions/_gbnotifyctl $(DESTDIR)$(ZSHCOMPDIR)/_gbnotifyctl
+	install -D -m 0644 packaging/completions/gbnotifyctl.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gbnotifyctl.fish
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
+
+# A Debian package, built by dpkg-buildpackage in a copy of the tree with packaging/debian as
+# debian/; the .deb lands in build/deb. The Swift toolchain must be on PATH.
+DEB_SOURCE = build/deb/gbnotify-$(VERSION)
+
+deb:
+	rm -rf build/deb
+	mkdir -p $(DEB_SOURCE)
+	tar -c --exclude=./.build --exclude=./.git --exclude=./build --exclude=./.swiftpm . | tar -x -C $(DEB_SOURCE)
+	cp -R packaging/debian $(DEB_SOURCE)/debian
+	cd $(DEB_SOURCE) && dpkg-buildpackage -us -uc -b
+	@ls build/deb/*.deb
+
+# make install and uninstall, the unit, man pages, completions and the .deb (lintian, dpkg -x).
+test-packaging:
+	$(PYTHON) -m unittest discover -s Tests/Packaging -v

@@ -44,3 +44,7 @@ static inline CURLMcode gbn_curl_multi_setopt_long(CURLM *multi, CURLMoption opt
 
 /* CURL_GLOBAL_ALL is a macro built from other macros; spelled out here so Swift sees one constant. */
 static const long gbn_curl_global_all = CURL_GLOBAL_ALL;
+
+/* For streams: a write callback's "pause this transfer", and curl_easy_pause's "go on". */
+static const size_t gbn_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+static const int gbn_curlpause_cont = CURLPAUSE_CONT;

@@ -10,7 +10,7 @@ public final class HTTPSession: Sendable {
     public static let shared = HTTPSession()
 
     /// Nil when libcurl could not be initialised; every request then fails with that.
-    private let core: SessionCore?
+    let core: SessionCore?
 
     /// - Parameter maxIdleConnections: connections kept open for reuse; the oldest idle one is
     ///   closed to make room.
@@ -35,7 +35,7 @@ public final class HTTPSession: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 core.submit(Submission(
-                    request: request, options: options, cancellation: cancellation, continuation: continuation))
+                    request: request, options: options, cancellation: cancellation, receiver: .response(continuation)))
             }
         } onCancel: {
             cancellation.raise()

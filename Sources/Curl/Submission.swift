@@ -2,13 +2,28 @@ import Synchronization
 
 /// A request on its way to the loop thread, with the way back to the task that waits for it.
 struct Submission: Sendable {
+    /// Where what arrives goes.
+    enum Receiver: Sendable {
+        /// `perform`: the whole response at once, to one waiting task.
+        case response(CheckedContinuation<Result<HTTPResponse, CurlError>, Never>)
+        /// `stream`: the head, then the body chunk by chunk, through a bounded channel.
+        case stream(StreamChannel)
+    }
+
     let request: HTTPRequest
     let options: TransferOptions
     let cancellation: CancellationFlag
-    let continuation: CheckedContinuation<Result<HTTPResponse, CurlError>, Never>
+    let receiver: Receiver
 
+    /// Hands over how the transfer ended. A stream's body already went through its channel, so
+    /// a stream only learns whether it ended cleanly.
     func complete(_ result: Result<HTTPResponse, CurlError>) {
-        continuation.resume(returning: result)
+        switch receiver {
+        case .response(let continuation):
+            continuation.resume(returning: result)
+        case .stream(let channel):
+            channel.finish(result.map { _ in () })
+        }
     }
 }
 

@@ -1,13 +1,17 @@
 import CCurl
 
 /// One request in flight on an easy handle: sets the handle up, owns the memory libcurl points
-/// at while it runs, and collects what arrives. Used on the loop thread only.
+/// at while it runs, and collects what arrives (or, for a stream, hands it on as it arrives).
+/// Used on the loop thread only.
 ///
 /// The owner must take the handle out of the multi handle and reset it before dropping the
 /// transfer: the handle points at the error buffer and header list freed here.
 final class Transfer {
     let easy: UnsafeMutableRawPointer
     let submission: Submission
+    /// Set for a stream, whose body goes there instead of into `body`.
+    let channel: StreamChannel?
+    private var headDelivered = false
     private var headers = ResponseHeaders()
     private var body: [UInt8] = []
     /// Set when a callback refused data, which libcurl then reports only as a write error.
@@ -18,6 +22,7 @@ final class Transfer {
     init(easy: UnsafeMutableRawPointer, submission: Submission) {
         self.easy = easy
         self.submission = submission
+        if case .stream(let channel) = submission.receiver { self.channel = channel } else { channel = nil }
         errorBuffer.initialize(to: 0)
     }
 
@@ -43,9 +48,12 @@ final class Transfer {
         // no_proxy from the environment.
         if let caFile = options.caFile { try set(CURLOPT_CAINFO, caFile) }
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
-        try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(options.overallTimeout))
-        try set(CURLOPT_LOW_SPEED_LIMIT, max(1, options.stallBytesPerSecond))
-        try set(CURLOPT_LOW_SPEED_TIME, Self.wholeSecondsRoundedUp(options.stallTimeout))
+        // A stream stays open as long as the server keeps it: its reader judges silence.
+        if channel == nil {
+            try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(options.overallTimeout))
+            try set(CURLOPT_LOW_SPEED_LIMIT, max(1, options.stallBytesPerSecond))
+            try set(CURLOPT_LOW_SPEED_TIME, Self.wholeSecondsRoundedUp(options.stallTimeout))
+        }
         if options.acceptGzip { try set(CURLOPT_ACCEPT_ENCODING, "gzip") }
 
         var headerLines = request.headers.sorted { $0.key < $1.key }.map { name, value in
@@ -84,7 +92,7 @@ final class Transfer {
         try set(CURLOPT_WRITEDATA, pointer: context)
         try check(gbn_curl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
         })
     }
 
@@ -105,17 +113,38 @@ final class Transfer {
             overflow = .headersTooLarge(limit: ResponseHeaders.maximumBytes)
             return false
         }
+        // The blank line ends a block of headers; a stream's head is the first final one.
+        if channel != nil, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }), responseStatus >= 200 {
+            deliverHead()
+        }
         return true
     }
 
-    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// The bytes taken (all of them), 0 to fail the transfer, or libcurl's pause code.
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let channel {
+            deliverHead()
+            return channel.offer(bytes) ? bytes.count : gbn_curl_writefunc_pause
+        }
         let limit = submission.options.maxBodyBytes
         guard body.count + bytes.count <= limit else {
             overflow = .bodyTooLarge(limit: limit)
-            return false
+            return 0
         }
         body.append(contentsOf: bytes)
-        return true
+        return bytes.count
+    }
+
+    private func deliverHead() {
+        guard let channel, !headDelivered else { return }
+        headDelivered = true
+        channel.deliverHead(StreamChannel.Head(status: responseStatus, headers: headers.fields))
+    }
+
+    private var responseStatus: Int {
+        var status = 0
+        _ = gbn_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        return status
     }
 
     private func errorMessage(_ code: CURLcode) -> String {

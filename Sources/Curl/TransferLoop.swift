@@ -36,6 +36,10 @@ final class TransferLoop {
             for transfer in active.values where transfer.submission.cancellation.isRaised {
                 end(transfer, with: .failure(.cancelled))
             }
+            // A stream's reader made room: libcurl hands over the chunk it kept, then reads on.
+            for transfer in active.values where transfer.channel?.takeResumeRequest() == true {
+                _ = curl_easy_pause(transfer.easy, gbn_curlpause_cont)
+            }
             var running: Int32 = 0
             _ = curl_multi_perform(core.multi, &running)
             endFinishedTransfers()

@@ -11,6 +11,8 @@ struct PollerServices: Sendable {
     let registrar: AccountManager
     let presenter: any Presenter
     let logger: Logger
+    /// Slower while the relay stream is connected.
+    let pace: PollPace
 }
 
 /// One account's polling, independent of every other account's: its own loop, timers, backoff
@@ -23,9 +25,14 @@ struct PollerServices: Sendable {
 actor AccountPoller {
     nonisolated let account: Account
     nonisolated let board: AccountStatusBoard
+    /// What was shown, by polls and by delivered payloads, so that nothing is shown twice.
+    nonisolated let shownNotices = ShownNotices()
+    private let trigger = PollTrigger()
     private let services: PollerServices
     private var memory: PollMemory
     private var loop: Task<PollMemory, Never>?
+    /// The running loop's client, for looking up the row of a delivered notice.
+    private var client: GitbayClient?
     private var isRetired = false
 
     init(account: Account, record: AccountRecord, services: PollerServices) {
@@ -41,9 +48,11 @@ actor AccountPoller {
         await stopLoop()
         // A retire() that came while the loop was stopping wins.
         guard !isRetired else { return }
+        let client = GitbayClient(instance: account.instance, token: token, options: settings.client)
+        self.client = client
         let run = PollRun(
             account: account, token: token, settings: settings, services: services, board: board,
-            client: GitbayClient(instance: account.instance, token: token, options: settings.client))
+            shownNotices: shownNotices, trigger: trigger, client: client)
         let memory = memory
         loop = Task { await run.loop(from: memory, firstDelay: firstDelay) }
     }
@@ -51,7 +60,35 @@ actor AccountPoller {
     /// Stops polling for good: the daemon is stopping, or the account left the keyring.
     func retire() async {
         isRetired = true
+        client = nil
         await stopLoop()
+    }
+
+    /// A wake-up: poll now rather than at the end of the interval. Several before the poll
+    /// starts make one poll; a backoff after failures is still waited out.
+    nonisolated func pollNow() {
+        trigger.fire()
+    }
+
+    /// The notice of a payload, `reference` in this account's ledger, for the presenter.
+    nonisolated func delivered(_ notice: PushedNotice, reference: UInt64) -> DeliveredNotice {
+        let shownNotices = shownNotices
+        return DeliveredNotice(
+            notice, pairedRow: { shownNotices.row(of: reference) },
+            lookUp: { await self.lookUpRow(of: reference) })
+    }
+
+    /// The row of a delivered notice that no poll has paired yet, from the unread list.
+    private func lookUpRow(of reference: UInt64) async -> InboxItem? {
+        if let row = shownNotices.row(of: reference) { return row }
+        guard let client else { return nil }
+        do {
+            let page = try await client.send(.notificationsList(limit: nil, cursor: nil)).decode(InboxPage.self)
+            return shownNotices.lookUp(reference, in: page.items)
+        } catch {
+            services.logger.warning("\(account.displayName): cannot find the inbox row of a delivered notice: \(error)")
+            return nil
+        }
     }
 
     private func stopLoop() async {
@@ -73,6 +110,9 @@ struct PollMemory: Sendable {
     /// The token the server last rejected, so the user hears of a rejected token once, not
     /// after every reload.
     var rejectedToken: APIToken?
+    /// The last write of `record` failed (a full disk): it is written again after the next
+    /// poll, whatever that poll finds, so the mark reaches the disk once the disk has room.
+    var isUnsaved = false
 }
 
 /// One run of an account's loop: fixed token and settings, from one start to a cancellation
@@ -83,6 +123,8 @@ private struct PollRun: Sendable {
     let settings: DaemonSettings
     let services: PollerServices
     let board: AccountStatusBoard
+    let shownNotices: ShownNotices
+    let trigger: PollTrigger
     let client: GitbayClient
 
     /// `notifications list` bare: the first 50 unread rows, newest first.
@@ -105,7 +147,12 @@ private struct PollRun: Sendable {
         var delay = firstDelay
         while true {
             do {
-                try await Task.sleep(for: .seconds(delay))
+                // A backoff (and a server's Retry-After) holds against wake-ups too.
+                if schedule.consecutiveFailures > 0 {
+                    try await Task.sleep(for: .seconds(delay))
+                } else {
+                    try await trigger.wait(upTo: delay)
+                }
             } catch {
                 return memory
             }
@@ -115,6 +162,7 @@ private struct PollRun: Sendable {
             }
             let started = Date.now
             guard let polled = await poll(&memory) else { return memory }
+            schedule.interval = services.pace.interval(in: settings)
             let decision = schedule.record(polled.outcome, random: &random)
             // One update with everything the poll changed, so `Status()` never shows half of it.
             board.update {
@@ -163,6 +211,10 @@ private struct PollRun: Sendable {
 
     /// One poll; nil when it was cancelled before an answer came.
     private func poll(_ memory: inout PollMemory) async -> Polled? {
+        trigger.clear()
+        // A payload's badge may be older than what this poll finds: hand the presenter the
+        // poll's count even when it did not change.
+        if shownNotices.takeBadgeArrival() { memory.presentedUnread = nil }
         // The stored ETag is only worth sending with the unread count that goes with it: a 304
         // must still be able to give the presenter a count after a restart.
         let etag = memory.record.unread == nil ? nil : memory.record.listETag
@@ -175,10 +227,11 @@ private struct PollRun: Sendable {
         }
         switch result {
         case .notModified:
-            // No body, nothing parsed, nothing written.
+            // No body, nothing parsed, nothing written (unless an earlier write failed).
             if memory.presentedUnread == nil, let unread = memory.record.unread {
                 await present(AccountUpdate(account: account, notices: [], unread: .exact(unread), withdrawn: []), &memory)
             }
+            if memory.isUnsaved { await write(&memory) }
             return Polled(outcome: .notModified, words: result.statusWords)
         case .success(_, let newETag):
             let page: InboxPage
@@ -205,20 +258,21 @@ private struct PollRun: Sendable {
         if cycle.ignoredRows > 0 {
             logger.debug("\(name): ignored \(cycle.ignoredRows) broken or already read rows")
         }
+        let notices = shownNotices.takePoll(cycle, page: page, highWater: memory.record.highWater)
         var unread = cycle.unread
         if case .needsDashboard = unread {
             unread = unread.resolved(dashboardUnread: await dashboardUnread())
         }
-        if !cycle.notices.isEmpty || !cycle.withdrawn.isEmpty || unread != memory.presentedUnread {
+        if !notices.isEmpty || !cycle.withdrawn.isEmpty || unread != memory.presentedUnread {
             await present(
-                AccountUpdate(account: account, notices: cycle.notices, unread: unread, withdrawn: cycle.withdrawn),
+                AccountUpdate(account: account, notices: notices, unread: unread, withdrawn: cycle.withdrawn),
                 &memory)
         }
         // Shown first, saved second: a kill -9 between the two shows these notices once more
         // after the restart (the old mark is still on disk), while the other order could lose
         // them for good. At least once, never lost.
         await save(highWater: cycle.highWater, etag: etag, unread: unread.badgeCount, &memory)
-        let newRows = cycle.notices.reduce(0) { count, notice in
+        let newRows = notices.reduce(0) { count, notice in
             switch notice {
             case .item: count + 1
             case .summary(let rows, _, _, _): count + rows
@@ -243,25 +297,39 @@ private struct PollRun: Sendable {
         }
     }
 
-    /// Writes the polling fields of the account's record, and only when one changed; the
-    /// registration fields are `AccountManager.register`'s.
+    /// Writes the polling fields of the account's record, and only when one changed or the
+    /// last write failed; the registration fields are `AccountManager.register`'s.
     private func save(highWater: Int64, etag: String?, unread: Int, _ memory: inout PollMemory) async {
-        let apply = { @Sendable (record: inout AccountRecord) in
-            record.highWater = highWater
-            record.listETag = etag
-            record.unread = unread
-        }
         var record = memory.record
-        apply(&record)
-        guard record != memory.record else { return }
+        record.highWater = highWater
+        record.listETag = etag
+        record.unread = unread
+        guard record != memory.record || memory.isUnsaved else { return }
         memory.record = record
-        let id = account.id
+        await write(&memory)
+    }
+
+    /// Writes the polling fields of `memory.record`. A failure keeps them in memory, which is
+    /// what the next polls go by, and is tried again after the next poll.
+    private func write(_ memory: inout PollMemory) async {
+        let (id, record) = (account.id, memory.record)
         do {
-            if let warning = try await services.state.updateAccounts({ apply(&$0.accounts[id, default: AccountRecord()]) }) {
-                logger.warning(warning)
+            let warning = try await services.state.updateAccounts { state in
+                state.accounts[id, default: AccountRecord()].highWater = record.highWater
+                state.accounts[id, default: AccountRecord()].listETag = record.listETag
+                state.accounts[id, default: AccountRecord()].unread = record.unread
             }
+            if let warning { logger.warning(warning) }
+            if memory.isUnsaved { logger.notice("\(name): the account's state is saved again") }
+            memory.isUnsaved = false
         } catch {
-            logger.error("\(name): cannot save the account's state (notices may be shown again after a restart): \(error)")
+            // Said once at error level; a disk that stays full must not fill the journal too.
+            if memory.isUnsaved {
+                logger.debug("\(name): still cannot save the account's state: \(error)")
+            } else {
+                logger.error("\(name): cannot save the account's state (notices may be shown again after a restart): \(error)")
+            }
+            memory.isUnsaved = true
         }
     }
 

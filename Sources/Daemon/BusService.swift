@@ -2,14 +2,18 @@ import DBus
 import FoundationEssentials
 import PushCore
 
-/// The daemon's object on the session bus, `/org/gitbay/Notify1`: `Reload()` and
-/// `Status() -> s`, which `gbnotifyctl` calls.
+/// The daemon's object on the session bus, `/org/gitbay/Notify1`: `Reload()`, `Status() -> s`
+/// and `Deliver(s payload) -> s`, which `gbnotifyctl` calls.
 public enum BusService {
     public static let introspection = """
           <interface name="\(DaemonInterface.interface)">
             <method name="Reload"/>
             <method name="Status">
               <arg name="status_json" type="s" direction="out"/>
+            </method>
+            <method name="Deliver">
+              <arg name="payload" type="s" direction="in"/>
+              <arg name="outcome" type="s" direction="out"/>
             </method>
           </interface>
         """
@@ -34,6 +38,17 @@ public enum BusService {
                 },
                 DBusMethod("Status", output: "s") { _ in
                     [.string(try statusJSON(await supervisor.status()))]
+                },
+                // A local relay's way in (`DeliverMethod`).
+                DBusMethod(DeliverMethod.member, input: "s", output: "s") { call in
+                    let reply: DeliverMethod.Reply
+                    switch await supervisor.deliver(call.arguments.first?.stringValue ?? "", via: .bus) {
+                    case .shown: reply = .shown
+                    case .alreadyShown: reply = .alreadyShown
+                    case .wokeUp: reply = .wokeUp
+                    case .dropped(let reason): throw DBusError(name: DeliverMethod.droppedError, message: reason)
+                    }
+                    return [.string(reply.rawValue)]
                 },
             ])
     }

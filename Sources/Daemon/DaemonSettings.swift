@@ -11,6 +11,12 @@ public struct DaemonSettings: Sendable, Equatable {
     public var config: Config
     /// Seconds between two polls of one account while all is well (`poll-interval`).
     public var pollInterval: Double
+    /// Seconds between two polls of one account while the relay is connected
+    /// (`relay-poll-interval`).
+    public var relayPollInterval: Double
+    /// How often a quiet relay sends keepalives (`relay-keepalive`); twice that without a byte
+    /// means the relay connection is dead.
+    public var relayKeepalive: Duration
     /// The longest wait, in seconds, between retries after errors (`backoff-cap`).
     public var backoffCap: Double
     /// Timeouts, limits and the CA file for every request.
@@ -24,6 +30,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public init(config: Config) {
         self.config = config
         pollInterval = Double(config.pollIntervalSeconds)
+        relayPollInterval = Double(config.relayPollIntervalSeconds)
+        relayKeepalive = .seconds(config.relayKeepaliveSeconds)
         backoffCap = Double(config.backoffCapSeconds)
         client = GitbayClient.Options(caFile: config.caFile)
         registrationCheckInterval = Self.defaultRegistrationCheckInterval

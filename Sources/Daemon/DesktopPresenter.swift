@@ -9,9 +9,10 @@ import PushCore
 /// server on the bus, notices wait (bounded) and come out when one appears.
 public actor DesktopPresenter: Presenter {
     public struct Options: Sendable {
-        /// `open-with`, `terminal` and `terminal-command`, as the config said at start.
+        /// `open-with`, `terminal` and `terminal-command`, as the config said at start; a
+        /// reload replaces it (`configChanged`).
         public var config: Config
-        /// The program a URL is handed to.
+        /// The program a URL is handed to when no OpenURI portal takes it.
         public var browser: [String]
         /// The daemon's environment, inherited by what a click opens.
         public var environment: [String: String]
@@ -23,14 +24,17 @@ public actor DesktopPresenter: Presenter {
         }
     }
 
-    /// Marks one inbox row of an account read on its server (`notifications read ID`).
-    public typealias MarkRead = @Sendable (Account, Int64) async throws -> Void
+    /// Marks inbox rows of an account read on its server (`notifications read ID...`).
+    public typealias MarkRead = @Sendable (Account, [Int64]) async throws -> Void
 
     /// What one of our notifications shows, so a click knows what to do.
     private enum Subject: Sendable {
-        case item(InboxItem)
+        /// The notices of one repository (see `NoticeGroup`).
+        case group(NoticeGroup)
         case summary(count: Int, isAtLeast: Bool, isUnread: Bool)
         case tokenRejected
+        /// A notice that came as a payload, shown on its own (Delivery.swift).
+        case delivered(DeliveredNotice)
     }
 
     private struct Shown: Sendable {
@@ -40,8 +44,9 @@ public actor DesktopPresenter: Presenter {
 
     private let server: NotificationServer
     private let badge: LauncherBadge
+    private let portal: OpenURIPortal
     private let launcher: Launcher
-    private let options: Options
+    private var options: Options
     private let markRead: MarkRead
     private let logger: Logger
 
@@ -62,6 +67,7 @@ public actor DesktopPresenter: Presenter {
     private init(connection: DBusConnection, options: Options, markRead: @escaping MarkRead, logger: Logger) {
         server = NotificationServer(connection: connection)
         badge = LauncherBadge(connection: connection)
+        portal = OpenURIPortal(connection: connection)
         launcher = Launcher(logger: logger, environment: options.environment)
         self.options = options
         self.markRead = markRead
@@ -106,20 +112,23 @@ public actor DesktopPresenter: Presenter {
             let isExact = if case .exact = update.unread { true } else { false }
             notices = [.summary(count: update.unread.badgeCount, isAtLeast: !isExact, newestID: nil, isFirstSight: true)]
         }
+        var rows: [InboxItem] = []
         for notice in notices {
             switch notice {
             case .item(let item):
-                await show(.item(item), for: account)
+                rows.append(item)
             case .summary(let count, let isAtLeast, _, let isFirstSight):
                 await show(.summary(count: count, isAtLeast: isAtLeast, isUnread: isFirstSight), for: account)
             }
         }
+        await showGrouped(rows, for: account)
     }
 
     public func onScreen(for account: Account) async -> Set<Int64> {
         var ids = Set<Int64>()
         for entry in shown.values where entry.account == account {
-            if case .item(let item) = entry.subject { ids.insert(item.id) }
+            if case .group(let group) = entry.subject { ids.formUnion(group.inboxIDs) }
+            if case .delivered(let notice) = entry.subject, let row = notice.row { ids.insert(row.id) }
         }
         return ids
     }
@@ -130,6 +139,10 @@ public actor DesktopPresenter: Presenter {
             account again with a new token: gbnotifyctl account add \(account.instance.url)
             """)
         await show(.tokenRejected, for: account)
+    }
+
+    public func configChanged(_ config: Config) async {
+        options.config = config
     }
 
     public func forget(_ account: Account) async {
@@ -144,47 +157,87 @@ public actor DesktopPresenter: Presenter {
 
     // MARK: - Showing
 
-    private func show(_ subject: Subject, for account: Account) async {
-        guard serverOwner != nil else { return wait(subject, for: account) }
+    /// Each repository's rows join its notification on screen, replacing it in place, or
+    /// start one of their own.
+    private func showGrouped(_ rows: [InboxItem], for account: Account) async {
+        for group in NoticeGroup.grouping(rows, of: account) {
+            if let (id, onScreen) = shownGroup(group.key) {
+                await show(.group(onScreen.adding(group.items)), for: account, replacing: id)
+            } else {
+                await show(.group(group), for: account)
+            }
+        }
+    }
+
+    private func shownGroup(_ key: NoticeGroup.Key) -> (id: UInt32, group: NoticeGroup)? {
+        for (id, entry) in shown {
+            if case .group(let group) = entry.subject, group.key == key { return (id, group) }
+        }
+        return nil
+    }
+
+    public func present(_ notice: DeliveredNotice) async -> Bool {
+        await show(.delivered(notice), for: notice.account)
+    }
+
+    /// - Parameter replacing: our notification on screen that this one takes the place of.
+    /// - Returns: whether it is on screen.
+    @discardableResult
+    private func show(_ subject: Subject, for account: Account, replacing: UInt32? = nil) async -> Bool {
+        guard serverOwner != nil else {
+            wait(subject, for: account)
+            return false
+        }
         let capabilities = await currentCapabilities()
         let content = switch subject {
-        case .item(let item): NotificationContent.item(item, capabilities: capabilities)
+        case .group(let group): NotificationContent.group(group, capabilities: capabilities)
         case .summary(let count, let isAtLeast, let isUnread):
             NotificationContent.summary(
                 count: count, isAtLeast: isAtLeast, isUnread: isUnread, account: account, capabilities: capabilities)
         case .tokenRejected: NotificationContent.tokenRejected(account: account, capabilities: capabilities)
+        case .delivered(let notice): NotificationContent.pushed(notice.notice, capabilities: capabilities)
         }
         // A server may refuse one notification (KDE refuses a repeat within a second): once
         // more after a second, then it is logged and dropped.
         for attempt in 1...2 {
             do {
-                let id = try await server.notify(content)
+                let id = try await server.notify(content, replacing: replacing ?? 0)
+                if let replacing {
+                    shown[replacing] = nil
+                    activationTokens[replacing] = nil
+                }
                 shown[id] = Shown(account: account, subject: subject)
-                logger.info("\(account.displayName): showing \(Self.describe(subject)) as notification \(id)")
-                return
+                logger.info("""
+                    \(account.displayName): showing \(Self.describe(subject)) as notification \(id)\
+                    \(replacing.map { " in place of \($0)" } ?? "")
+                    """)
+                return true
             } catch let error as DBusError where Self.meansNoServer(error) {
                 logger.debug("Notify found no notification server: \(error)")
-                return wait(subject, for: account)
+                wait(subject, for: account)
+                return false
             } catch {
                 guard attempt == 1 else {
                     logger.error("\(account.displayName): the notification server refused \(Self.describe(subject)) again: \(error); not shown")
-                    return
+                    return false
                 }
                 logger.warning("\(account.displayName): the notification server refused \(Self.describe(subject)): \(error); trying once more")
                 try? await Task.sleep(for: .seconds(1))
             }
         }
+        return false
     }
 
-    /// Notices wait for a server; a token warning is in the log already.
+    /// Notices wait for a server; a token warning is in the log already, and a delivered
+    /// notice's row comes with the poll its delivery starts.
     private func wait(_ subject: Subject, for account: Account) {
         logger.info("\(account.displayName): no notification server on the bus; \(Self.describe(subject)) waits for one")
         switch subject {
-        case .item(let item):
-            waiting.add([.item(item)], for: account)
+        case .group(let group):
+            waiting.add(group.items.map(InboxCycle.Notice.item), for: account)
         case .summary(let count, let isAtLeast, let isUnread):
             waiting.add([.summary(count: count, isAtLeast: isAtLeast, newestID: nil, isFirstSight: isUnread)], for: account)
-        case .tokenRejected:
+        case .tokenRejected, .delivered:
             break
         }
     }
@@ -202,14 +255,27 @@ public actor DesktopPresenter: Presenter {
         }
     }
 
+    /// Rows that are read: their groups shrink in place, and a group left empty is withdrawn.
     private func withdraw(_ inboxIDs: [Int64], of account: Account) async {
         guard !inboxIDs.isEmpty else { return }
         let gone = Set(inboxIDs)
         for (id, entry) in shown where entry.account == account {
-            guard case .item(let item) = entry.subject, gone.contains(item.id) else { continue }
-            logger.info("\(account.displayName): notice \(item.id) was read elsewhere; withdrawing notification \(id)")
-            shown[id] = nil
-            await close(id)
+            if case .delivered(let notice) = entry.subject, let row = notice.row, gone.contains(row.id) {
+                logger.info("\(account.displayName): notice \(row.id) was read; withdrawing notification \(id)")
+                shown[id] = nil
+                await close(id)
+                continue
+            }
+            guard case .group(let group) = entry.subject, !gone.isDisjoint(with: group.inboxIDs) else { continue }
+            let read = group.inboxIDs.filter(gone.contains).map(String.init).joined(separator: ", ")
+            if let left = group.removing(gone) {
+                logger.info("\(account.displayName): notice \(read) was read; notification \(id) shrinks")
+                await show(.group(left), for: account, replacing: id)
+            } else {
+                logger.info("\(account.displayName): notice \(read) was read; withdrawing notification \(id)")
+                shown[id] = nil
+                await close(id)
+            }
         }
     }
 
@@ -229,9 +295,11 @@ public actor DesktopPresenter: Presenter {
 
     private static func describe(_ subject: Subject) -> String {
         switch subject {
-        case .item(let item): "notice \(item.id)"
+        case .group(let group) where group.items.count == 1: "notice \(group.newest.id)"
+        case .group(let group): "notice \(group.newest.id) in a group of \(group.items.count) of \(group.key.repo)"
         case .summary(let count, _, _): "a summary of \(count)"
         case .tokenRejected: "the rejected-token warning"
+        case .delivered(let notice): "the delivered notice of \(notice.notice.destination.path)"
         }
     }
 
@@ -281,7 +349,7 @@ public actor DesktopPresenter: Presenter {
         for (account, release) in waiting.release() {
             switch release {
             case .items(let items):
-                for item in items { await show(.item(item), for: account) }
+                await showGrouped(items, for: account)
             case .summary(let count, let isAtLeast, let isUnread):
                 await show(.summary(count: count, isAtLeast: isAtLeast, isUnread: isUnread), for: account)
             }
@@ -308,11 +376,15 @@ public actor DesktopPresenter: Presenter {
             let token = activationTokens.removeValue(forKey: id)
             switch key {
             case NotificationContent.openAction:
-                open(entry, activationToken: token)
+                // Off the signal loop too: the portal may take a while to answer.
+                Task { await self.open(entry, activationToken: token) }
             case NotificationContent.markReadAction:
-                guard case .item(let item) = entry.subject else { return }
                 // Off the signal loop: the request may take a while.
-                Task { await self.markRead(item, of: entry.account, notification: id) }
+                switch entry.subject {
+                case .group(let group): Task { await self.markRead(group) }
+                case .delivered(let notice): Task { await self.markRead(notice, notification: id) }
+                case .summary, .tokenRejected: return
+                }
             default:
                 logger.debug("notification \(id): ignored unknown action")
             }
@@ -321,25 +393,39 @@ public actor DesktopPresenter: Presenter {
 
     // MARK: - Clicks
 
-    private func open(_ entry: Shown, activationToken: String?) {
+    private func open(_ entry: Shown, activationToken: String?) async {
         let target = switch entry.subject {
-        case .item(let item): PushTarget(account: entry.account, destination: NotificationDestination(path: item.path))
+        case .group(let group): group.target
         case .summary: PushTarget(account: entry.account, destination: nil)
         case .tokenRejected: nil as PushTarget?
+        case .delivered(let notice): notice.notice.target
         }
         guard let target else { return }
-        open(target, activationToken: activationToken)
+        await open(target, activationToken: activationToken)
     }
 
-    /// Opens what a click on a notice of `target` opens, and returns what it launched.
+    /// Opens what a click on a notice of `target` opens: a URL through the OpenURI portal where
+    /// there is one, else (and for a terminal) by launching a program. Returns what it did, for
+    /// `gbnotifyctl open`.
     @discardableResult
-    public func open(_ target: PushTarget, activationToken: String?) -> ClickLaunch {
+    public func open(_ target: PushTarget, activationToken: String?) async -> String {
         let environment = options.environment
         let launch = ClickLaunch.forClick(
             target, config: options.config, activationToken: activationToken, browser: options.browser,
             isInstalled: { Launcher.isInstalled($0, environment: environment) })
+        if let url = launch.url {
+            do {
+                try await portal.open(url, activationToken: launch.environment["XDG_ACTIVATION_TOKEN"])
+                logger.info("opened \(url) through the OpenURI portal")
+                return "\(OpenURIPortal.interface).OpenURI \(url)"
+            } catch let error as DBusError where OpenURIPortal.isAbsent(error) {
+                logger.debug("no OpenURI portal on the session bus; opening with \(launch.argv[0])")
+            } catch {
+                logger.warning("the OpenURI portal did not open \(url) (\(error)); opening with \(launch.argv[0]) instead")
+            }
+        }
         launcher.launch(launch)
-        return launch
+        return launch.argv.joined(separator: " ")
     }
 
     /// Shows `gbnotifyctl test`'s sample notification. Throws when there is no server, or it
@@ -354,16 +440,38 @@ public actor DesktopPresenter: Presenter {
         logger.info("showing the sample notification as notification \(id)")
     }
 
-    private func markRead(_ item: InboxItem, of account: Account, notification id: UInt32) async {
+    /// "Mark read" marks every row of the group; whatever joined it meanwhile stays on screen.
+    private func markRead(_ group: NoticeGroup) async {
+        let account = group.key.account
+        let ids = group.inboxIDs
+        let named = ids.map(String.init).joined(separator: ", ")
         do {
-            try await markRead(account, item.id)
+            try await markRead(account, ids)
         } catch {
-            logger.warning("\(account.displayName): could not mark notice \(item.id) read: \(error)")
+            logger.warning("\(account.displayName): could not mark notice \(named) read: \(error)")
             return
         }
-        logger.info("\(account.displayName): marked notice \(item.id) read")
-        shown[id] = nil
-        await close(id)
-        if tally.lowerByOne(for: account) { sendBadge() }
+        logger.info("\(account.displayName): marked notice \(named) read")
+        await withdraw(ids, of: account)
+        if tally.lower(by: ids.count, for: account) { sendBadge() }
+    }
+
+    /// A delivered notice has no inbox id of its own: its row is the one a poll paired with it,
+    /// or else the one found in the unread list now.
+    private func markRead(_ notice: DeliveredNotice, notification id: UInt32) async {
+        let account = notice.account
+        guard let row = await notice.findRow() else {
+            logger.warning("\(account.displayName): could not mark \(Self.describe(.delivered(notice))) read: no unread row of it on the server")
+            return
+        }
+        do {
+            try await markRead(account, [row.id])
+        } catch {
+            logger.warning("\(account.displayName): could not mark notice \(row.id) read: \(error)")
+            return
+        }
+        logger.info("\(account.displayName): marked notice \(row.id) read")
+        if shown.removeValue(forKey: id) != nil { await close(id) }
+        if tally.lower(by: 1, for: account) { sendBadge() }
     }
 }

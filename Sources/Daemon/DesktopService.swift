@@ -31,8 +31,7 @@ public enum DesktopService {
                 DBusMethod("Open", input: "sss", output: "s") { call in
                     let text = call.arguments.map { $0.stringValue ?? "" }
                     let target = try resolve(account: text[0], path: text[1], among: try await accounts())
-                    let launch = await presenter.open(target, activationToken: text[2].isEmpty ? nil : text[2])
-                    return [.string(launch.argv.joined(separator: " "))]
+                    return [.string(await presenter.open(target, activationToken: text[2].isEmpty ? nil : text[2]))]
                 },
             ])
     }

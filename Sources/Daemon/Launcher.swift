@@ -1,3 +1,4 @@
+import CSpawn
 import Dispatch
 import Glibc
 import PushCore
@@ -71,6 +72,9 @@ struct Launcher: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // Only what is passed on above: a descriptor some other thread opened without
+        // close-on-exec (a file being written, a socket) must not live on in the child.
+        gbn_spawn_closefrom(&actions, 3)
 
         let arguments = argv.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }

@@ -15,10 +15,15 @@ public enum Lifecycle {
         public var configPath: String?
         /// `--verbose`: debug lines whatever `log-level` says.
         public var verbose: Bool
+        /// `--unless-running`: another gbnotifyd on the bus is success, not an error. The XDG
+        /// autostart entry uses it, so that a session whose daemon systemd or D-Bus activation
+        /// already started logs no error.
+        public var unlessRunning: Bool
 
-        public init(configPath: String?, verbose: Bool) {
+        public init(configPath: String?, verbose: Bool, unlessRunning: Bool) {
             self.configPath = configPath
             self.verbose = verbose
+            self.unlessRunning = unlessRunning
         }
     }
 
@@ -65,7 +70,8 @@ public enum Lifecycle {
         let supervisor = Supervisor(
             settings: settings, configPath: configPath, loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configPath) },
             state: state, accounts: { AccountListing(try await keyring.list()) },
-            presenter: desktop ?? LogPresenter(logger: logger), logger: logger, hostname: AccountManager.localHostname)
+            presenter: desktop ?? LogPresenter(logger: logger), logger: logger, hostname: AccountManager.localHostname,
+            relayToken: { try await keyring.relayToken(for: $0) })
         do {
             try await BusService.export(supervisor, on: connection)
             if let desktop {
@@ -73,6 +79,11 @@ public enum Lifecycle {
                     desktop, accounts: { try await keyring.list().accounts.map(\.account) }, on: connection)
             }
             guard try await connection.requestName(DaemonInterface.busName) else {
+                if options.unlessRunning {
+                    logger.debug("another gbnotifyd already owns \(DaemonInterface.busName); nothing to do (--unless-running)")
+                    await connection.close()
+                    return 0
+                }
                 let owner = (try? await connection.nameOwner(DaemonInterface.busName)) ?? nil
                 logger.error("""
                     another gbnotifyd is already running on this session bus (\(DaemonInterface.busName) is \

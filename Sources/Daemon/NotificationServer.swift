@@ -25,15 +25,16 @@ struct NotificationServer: Sendable {
         return NotificationCapabilities(advertised: reply.first?.stringArrayValue ?? [])
     }
 
-    /// Shows `content`; returns the server's id for it.
-    func notify(_ content: NotificationContent) async throws -> UInt32 {
+    /// Shows `content` in place of the notification `replacing` (0: none, or one the server no
+    /// longer has); returns the server's id for it.
+    func notify(_ content: NotificationContent, replacing: UInt32 = 0) async throws -> UInt32 {
         var hints: [String: DBusValue] = [
             "desktop-entry": .string(NotificationContent.desktopEntry),
             "urgency": .byte(content.urgency.rawValue),
         ]
         if let category = content.category { hints["category"] = .string(category) }
         let reply = try await call("Notify", [
-            .string(NotificationContent.appName), .uint32(0), .string(""), .string(content.summary),
+            .string(NotificationContent.appName), .uint32(replacing), .string(""), .string(content.summary),
             .string(content.body), .stringArray(content.actions), .vardict(hints), .int32(-1),
         ])
         guard let id = reply.first?.uint32Value else {

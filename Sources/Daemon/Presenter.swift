@@ -29,8 +29,13 @@ public protocol Presenter: Sendable {
     /// The poller persists the account's high-water mark only after this returns.
     func present(_ update: AccountUpdate) async
 
+    /// Shows a notice that came as a payload (relay or `Deliver`); a payload's badge comes as
+    /// an `AccountUpdate`. Returns false when it could not be shown (no notification server),
+    /// so the account's next poll shows its row instead.
+    func present(_ notice: DeliveredNotice) async -> Bool
+
     /// The inbox ids of `account`'s individual notifications still on screen, so a poll can
-    /// tell which were read elsewhere.
+    /// tell which were read elsewhere (a delivered notice's once a poll has paired its row).
     func onScreen(for account: Account) async -> Set<Int64>
 
     /// The server rejected the account's token (401): its polling has stopped until the
@@ -39,6 +44,14 @@ public protocol Presenter: Sendable {
 
     /// The account left the keyring: withdraw its notifications and drop it from the badge.
     func forget(_ account: Account) async
+
+    /// A reload read the config file again: what a click opens follows it from now on.
+    func configChanged(_ config: Config) async
+}
+
+extension Presenter {
+    /// A presenter that opens nothing has nothing to change.
+    public func configChanged(_ config: Config) async {}
 }
 
 /// The presenter until the desktop side exists: one log line per notice, and one per change of
@@ -64,6 +77,11 @@ public struct LogPresenter: Presenter {
             logger.info("\(name): read elsewhere: \(update.withdrawn.map(String.init).joined(separator: ", "))")
         }
         logger.info("\(name): \(Self.text(update.unread)) unread")
+    }
+
+    public func present(_ notice: DeliveredNotice) async -> Bool {
+        logger.notice("\(notice.account.displayName): delivered notice: \(notice.notice.destination.path): \(notice.notice.text.controlCharactersAsSpaces)")
+        return true
     }
 
     /// Nothing is ever on screen.

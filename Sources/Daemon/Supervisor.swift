@@ -23,6 +23,10 @@ public struct AccountListing: Sendable {
 /// running side by side.
 public typealias AccountSource = @Sendable () async throws -> AccountListing
 
+/// Where the supervisor reads the relay's access token: the keyring (`org.gitbay.Relay`), in
+/// the daemon; nil when the relay needs none.
+public typealias RelayTokenSource = @Sendable (GitbayInstance) async throws -> APIToken?
+
 /// Why a reload did not fully happen. What could be applied was: a bad config keeps the running
 /// settings but the accounts are still read again, and the other way round.
 public struct ReloadError: Error, Equatable, CustomStringConvertible {
@@ -40,35 +44,46 @@ public actor Supervisor {
     private let loadSettings: @Sendable () throws(ConfigFileError) -> DaemonSettings
     private let state: StateFiles
     private let readAccounts: AccountSource
-    private let presenter: any Presenter
-    private let logger: Logger
+    let presenter: any Presenter
+    let logger: Logger
     private let registrar: AccountManager
     private let started = ContinuousClock.now
+    private let readRelayToken: RelayTokenSource
+    private let relayCursors: RelayCursorStore
+    /// Slower polls while the relay is connected.
+    private let pace = PollPace()
 
     private var settings: DaemonSettings
     private var installToken: InstallToken?
-    private var pollers: [String: AccountPoller] = [:]
+    private(set) var pollers: [String: AccountPoller] = [:]
     private var isStopped = false
     /// Reloads run one after another; this is the last one queued.
     private var lastReload: Task<Void, Never>?
     /// Reads the keyring again after it failed at start, until it works.
     private var keyringRetry: Task<Void, Never>?
+    /// The relay stream, while `relay-url` is set (RelayStream.swift).
+    private var relay: RelayStream?
+    /// What became of the payloads handed to `deliver` (Delivery.swift).
+    var deliveries = DeliveryCounts()
 
     /// - Parameters:
     ///   - settings: what the config file said at start.
     ///   - loadSettings: reads the config file again, on every reload.
     ///   - hostname: names this install in each instance's device list.
+    ///   - relayToken: the relay's access token, read at start and on every reload.
     public init(
         settings: DaemonSettings, configPath: String,
         loadSettings: @escaping @Sendable () throws(ConfigFileError) -> DaemonSettings,
         state: StateDirectory, accounts: @escaping AccountSource, presenter: any Presenter, logger: Logger,
-        hostname: String
+        hostname: String, relayToken: @escaping RelayTokenSource = { _ in nil }
     ) {
         self.settings = settings
         self.configPath = configPath
         self.loadSettings = loadSettings
         self.state = StateFiles(state)
         readAccounts = accounts
+        readRelayToken = relayToken
+        relayCursors = RelayCursorStore(state)
         self.presenter = presenter
         self.logger = logger
         registrar = AccountManager(
@@ -77,13 +92,18 @@ public actor Supervisor {
 
     /// Makes sure there is an install token (the one thing that cannot fail softly: without a
     /// state directory nothing can be remembered), then reads the accounts and starts polling.
-    /// A keyring that cannot be read is logged and tried again later, with backoff.
+    /// A keyring that cannot be read is logged and tried again later, with backoff. The relay
+    /// stream, when configured, starts after the accounts, which its payloads are routed to.
     public func start() async throws(StateError) {
         let (token, warning) = try await state.installToken()
         installToken = token
         if let warning { logger.warning(warning) }
         logger.notice("gbnotifyd \(GBNotify.version) starting; install token \(token), config \(configPath)")
-        let readProblem = await inTurn { supervisor in await supervisor.refreshAccounts() }
+        let readProblem = await inTurn { supervisor in
+            let problem = await supervisor.refreshAccounts()
+            _ = await supervisor.refreshRelay()
+            return problem
+        }
         if readProblem != nil {
             retryKeyring()
         }
@@ -94,7 +114,8 @@ public actor Supervisor {
     public func reload() async throws(ReloadError) {
         logger.info("reloading the config and the accounts")
         let problems = await inTurn { supervisor in
-            [supervisor.refreshSettings(), await supervisor.refreshAccounts()].compactMap { $0 }
+            [await supervisor.refreshSettings(), await supervisor.refreshAccounts(), await supervisor.refreshRelay()]
+                .compactMap { $0 }
         }
         if !problems.isEmpty { throw ReloadError(problems: problems) }
     }
@@ -103,6 +124,7 @@ public actor Supervisor {
     public func stop() async {
         isStopped = true
         keyringRetry?.cancel()
+        await stopRelay()
         let running = Array(pollers.values)
         await withTaskGroup(of: Void.self) { group in
             for poller in running {
@@ -115,7 +137,8 @@ public actor Supervisor {
         DaemonStatus(
             version: GBNotify.version, installTokenPrefix: installToken?.shortID ?? "",
             uptimeSeconds: Int((ContinuousClock.now - started).components.seconds), configPath: configPath,
-            accounts: pollers.values.map { $0.board.status(of: $0.account) }.sorted { $0.id < $1.id })
+            accounts: pollers.values.map { $0.board.status(of: $0.account) }.sorted { $0.id < $1.id },
+            deliveries: deliveries, relay: relay?.board.status ?? RelayStatus())
     }
 
     // MARK: - Reloading
@@ -132,10 +155,11 @@ public actor Supervisor {
     }
 
     /// The config file again; nil when it was applied, else why it was not.
-    private func refreshSettings() -> String? {
+    private func refreshSettings() async -> String? {
         do {
             settings = try loadSettings()
             logger.setLevel(settings.config.logLevel)
+            await presenter.configChanged(settings.config)
             return nil
         } catch {
             logger.error("\(error); keeping the settings in use")
@@ -188,11 +212,52 @@ public actor Supervisor {
         return nil
     }
 
+    /// The relay stream to match the settings: started, started again when its relay, topic,
+    /// token, keepalive or CA file changed, or stopped; nil when that worked, else why not.
+    private func refreshRelay() async -> String? {
+        guard !isStopped, let relayURL = settings.config.relayURL, let installToken else {
+            await stopRelay()
+            return nil
+        }
+        var problem: String?
+        let token: APIToken?
+        do {
+            token = try await readRelayToken(relayURL)
+        } catch {
+            let reason = "cannot read the relay token from the keyring: \(error)"
+            logger.error("\(reason); the relay stream keeps the token it had")
+            problem = reason
+            token = relay?.settings.token
+        }
+        let wanted = RelaySettings(
+            subscription: RelaySubscription(relay: relayURL, topic: settings.config.relayTopic(installToken: installToken)),
+            token: token, liveness: RelayLiveness(keepalivePeriod: settings.relayKeepalive), caFile: settings.config.caFile)
+        guard relay?.settings != wanted, !isStopped else { return problem }
+        await stopRelay()
+        logger.info("relay \(relayURL.url): listening\(token == nil ? "" : " with an access token")")
+        let started = await RelayStream.start(wanted, cursors: relayCursors, pace: pace, logger: logger) { [weak self] message in
+            await self?.deliver(message, via: .relay) ?? .dropped("the daemon is stopping")
+        }
+        // A stop() that came while the stream was starting found none to stop.
+        guard !isStopped else {
+            await started.stop()
+            return problem
+        }
+        relay = started
+        return problem
+    }
+
+    private func stopRelay() async {
+        guard let running = relay else { return }
+        relay = nil
+        await running.stop()
+    }
+
     /// Plain http sends the token readable by anyone on the path; the keyring takes any
     /// instance, but the daemon only talks to one that the config allows.
     private func isAllowed(_ stored: StoredAccount) -> Bool {
         let instance = stored.account.instance
-        guard instance.scheme == "http", !instance.isLoopback, !settings.config.allowHTTP else { return true }
+        guard !settings.config.allowsToken(to: instance) else { return true }
         logger.error("""
             \(stored.account.displayName): not polled: \(instance.url) is plain http to another machine, \
             which would send the API token readable by anyone on the way; use https, or set \
@@ -213,7 +278,7 @@ public actor Supervisor {
     }
 
     private var services: PollerServices {
-        PollerServices(state: state, registrar: registrar, presenter: presenter, logger: logger)
+        PollerServices(state: state, registrar: registrar, presenter: presenter, logger: logger, pace: pace)
     }
 
     /// A keyring that failed at start (not running yet, or locked) is read again with the

@@ -58,7 +58,7 @@ public final class Keyring: Sendable {
         }
     }
 
-    private func onKeyringThread<Value: Sendable>(
+    func onKeyringThread<Value: Sendable>(
         _ work: @escaping @Sendable () throws(KeyringError) -> Value
     ) async throws(KeyringError) -> Value {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, KeyringError>, Never>) in

@@ -11,18 +11,27 @@ struct KeyringItem: Sendable {
 }
 
 /// The blocking libsecret calls, one per thing the keyring does, for items of the
-/// `org.gitbay.Account` schema. Each may wait on D-Bus and on an unlock prompt for as long as the
+/// `org.gitbay.Account` schema (or another `SecretSchema`, such as the relay's). Each may wait on D-Bus and on an unlock prompt for as long as the
 /// user takes: `Keyring` runs them off Swift's cooperative pool.
 enum SecretStore {
-    private static let schemaName = "org.gitbay.Account"
+    /// A Secret Service schema: its name (the items' `xdg:schema`) and its string attributes.
+    struct Schema: Sendable {
+        let name: String
+        let attributes: [String]
+
+        static let account = Schema(name: "org.gitbay.Account", attributes: [KeyringAttribute.instance, KeyringAttribute.user])
+    }
+
     /// How often a listing searches before an item vanishing under it is reported.
     private static let searchAttempts = 5
 
     /// Creates the item, or replaces the secret and label of the item with exactly these
     /// attributes, in the default collection. libsecret adds `xdg:schema`.
-    static func store(_ secret: String, label: String, attributes: [String: String]) throws(KeyringError) {
+    static func store(
+        _ secret: String, label: String, attributes: [String: String], schema definition: Schema = .account
+    ) throws(KeyringError) {
         let stored = try withSessionBus { () throws(GLibError) in
-            try withSchema { schema throws(GLibError) in
+            try withSchema(definition) { schema throws(GLibError) in
                 try GLibBridge.withAttributeTable(attributes) { table throws(GLibError) in
                     try GLibBridge.call { error in
                         // nil collection: the default one, where secret-tool stores too.
@@ -41,12 +50,12 @@ enum SecretStore {
     /// An item deleted by someone else between the search and the reading of it fails the
     /// whole search; the keyring changed under us, so the search starts over, a few times at
     /// most (another process deleting items nonstop made three attempts fall short in tests).
-    static func allItems() throws(KeyringError) -> [KeyringItem] {
+    static func allItems(of schema: Schema = .account) throws(KeyringError) -> [KeyringItem] {
         try withSessionBus { () throws(GLibError) in
             var searches = 1
             while true {
                 do throws(GLibError) {
-                    return try searchOnce()
+                    return try searchOnce(schema)
                 } catch {
                     guard error.isVanishedItem && searches < searchAttempts else { throw error }
                     searches += 1
@@ -72,10 +81,10 @@ enum SecretStore {
     /// The secrets are read with `secret_retrievable_retrieve_secret_sync`, the one reader that
     /// works with every libsecret backend. `SECRET_SEARCH_LOAD_SECRETS` is left out on purpose:
     /// it would fetch all the secrets in bulk first, only for that reader to fetch each again.
-    private static func searchOnce() throws(GLibError) -> [KeyringItem] {
+    private static func searchOnce(_ definition: Schema) throws(GLibError) -> [KeyringItem] {
         let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue | SECRET_SEARCH_UNLOCK.rawValue)
         // NULL without an error is an empty list.
-        let list = try withSchema { schema throws(GLibError) in
+        let list = try withSchema(definition) { schema throws(GLibError) in
             try GLibBridge.withAttributeTable([:]) { table throws(GLibError) in
                 try GLibBridge.call { error in secret_password_searchv_sync(schema, table, flags, nil, error) }
             }
@@ -136,15 +145,15 @@ enum SecretStore {
     /// Runs `body` with a new schema, released after it. `secret_schema_newv` copies the names
     /// out of the table, so the table is freed as soon as the schema exists.
     private static func withSchema<Result>(
-        _ body: (UnsafeMutablePointer<SecretSchema>) throws(GLibError) -> Result
+        _ definition: Schema, _ body: (UnsafeMutablePointer<SecretSchema>) throws(GLibError) -> Result
     ) throws(GLibError) -> Result {
         let types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil)!
         // A value is the attribute's type; STRING is 0, so the "pointer" is NULL.
         let string = UnsafeMutableRawPointer(bitPattern: Int(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue))
-        for name in [KeyringAttribute.instance, KeyringAttribute.user] {
+        for name in definition.attributes {
             g_hash_table_insert(types, g_strdup(name), string)
         }
-        let schema = secret_schema_newv(schemaName, SECRET_SCHEMA_NONE, types)!
+        let schema = secret_schema_newv(definition.name, SECRET_SCHEMA_NONE, types)!
         g_hash_table_unref(types)
         defer { secret_schema_unref(schema) }
         return try body(schema)

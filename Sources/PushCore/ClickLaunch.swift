@@ -5,6 +5,9 @@ public struct ClickLaunch: Sendable, Equatable {
     /// The activation token under both names desktops read it from: Wayland's
     /// `XDG_ACTIVATION_TOKEN` and X11's `DESKTOP_STARTUP_ID`.
     public let environment: [String: String]
+    /// The web address, when the click opens one in the browser: what the OpenURI portal is
+    /// handed instead of launching `argv`, where there is a portal.
+    public let url: String?
 
     /// The browser command a URL is appended to, unless a caller (a test) passes another.
     public static let defaultBrowser = ["xdg-open"]
@@ -23,17 +26,18 @@ public struct ClickLaunch: Sendable, Equatable {
             environment["XDG_ACTIVATION_TOKEN"] = activationToken
             environment["DESKTOP_STARTUP_ID"] = activationToken
         }
-        let argv: [String]
         switch (config.openWith, target.destination) {
         case (.terminal, let destination?):
-            argv = config.terminalArgv(for: destination, account: target.account, isInstalled: isInstalled)
+            let argv = config.terminalArgv(for: destination, account: target.account, isInstalled: isInstalled)
+            return ClickLaunch(argv: argv, environment: environment, url: nil)
         case (_, let destination?):
-            argv = browser + [Links.webURL(for: destination, on: target.account.instance)]
+            let url = Links.webURL(for: destination, on: target.account.instance)
+            return ClickLaunch(argv: browser + [url], environment: environment, url: url)
         case (_, nil):
             // A terminal has no inbox view: the inbox always opens in the browser.
-            argv = browser + [Links.inboxURL(on: target.account.instance)]
+            let url = Links.inboxURL(on: target.account.instance)
+            return ClickLaunch(argv: browser + [url], environment: environment, url: url)
         }
-        return ClickLaunch(argv: argv, environment: environment)
     }
 
     /// The longest activation token passed on; real ones are a few dozen characters.

@@ -57,6 +57,12 @@ public struct Config: Equatable, Sendable {
     /// is connected, 30 to 86400; default 300. Used only with `relay-url`.
     public private(set) var relayPollIntervalSeconds = 300
 
+    /// `relay-keepalive`: seconds between the keepalive events the relay sends on a quiet
+    /// stream, 5 to 3600; default 45, ntfy's own default (a relay configured otherwise, with
+    /// ntfy's `keepalive-interval`, needs the same value here). A stream with no bytes for two
+    /// of these periods is taken for dead and reopened. Used only with `relay-url`.
+    public private(set) var relayKeepaliveSeconds = 45
+
     /// `log-level`: the least important messages logged, one of `error`, `warning`, `notice`,
     /// `info` (the default) and `debug`.
     public private(set) var logLevel = LogLevel.info
@@ -106,7 +112,8 @@ public struct Config: Equatable, Sendable {
         var firstLineOfKey: [Key: Int] = [:]
         for entry in try ConfigKeyFile.entries(of: text) {
             guard let key = Key(rawValue: entry.key) else {
-                throw ConfigError(line: entry.line, key: entry.key.truncated(to: 40), reason: """
+                // A tab may sit inside a key ("poll\tinterval"); the message stays one plain line.
+                throw ConfigError(line: entry.line, key: entry.key.controlCharactersAsSpaces.truncated(to: 40), reason: """
                     not a known key; the keys are \(Key.allCases.map(\.rawValue).joined(separator: ", "))
                     """)
             }
@@ -151,6 +158,7 @@ public struct Config: Equatable, Sendable {
         case relayURL = "relay-url"
         case relayTopic = "relay-topic"
         case relayPollInterval = "relay-poll-interval"
+        case relayKeepalive = "relay-keepalive"
         case logLevel = "log-level"
         case allowHTTP = "allow-http"
     }
@@ -166,6 +174,7 @@ public struct Config: Equatable, Sendable {
         case .relayURL: relayURL = try Self.relayURL(value)
         case .relayTopic: relayTopic = try Self.relayTopic(value)
         case .relayPollInterval: relayPollIntervalSeconds = try value.seconds(in: 30...86400)
+        case .relayKeepalive: relayKeepaliveSeconds = try value.seconds(in: 5...3600)
         case .logLevel: logLevel = try value.choice(LogLevel.self)
         case .allowHTTP: allowHTTP = try value.boolean()
         }

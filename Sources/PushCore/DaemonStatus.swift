@@ -11,16 +11,22 @@ public struct DaemonStatus: Codable, Equatable, Sendable {
     public let uptimeSeconds: Int
     public let configPath: String
     public let accounts: [AccountStatus]
+    /// What became of the payloads handed to the daemon (relay and `Deliver`) since it started.
+    public let deliveries: DeliveryCounts
+    /// The relay stream: configured or not, connected, where it stands.
+    public let relay: RelayStatus
 
     public init(
         version: String, installTokenPrefix: String, uptimeSeconds: Int, configPath: String,
-        accounts: [AccountStatus]
+        accounts: [AccountStatus], deliveries: DeliveryCounts = DeliveryCounts(), relay: RelayStatus = RelayStatus()
     ) {
         self.version = version
         self.installTokenPrefix = String(installTokenPrefix.prefix(Self.installTokenPrefixLength))
         self.uptimeSeconds = uptimeSeconds
         self.configPath = configPath
         self.accounts = accounts
+        self.deliveries = deliveries
+        self.relay = relay
     }
 
     public static let installTokenPrefixLength = 8
@@ -31,6 +37,21 @@ public struct DaemonStatus: Codable, Equatable, Sendable {
         case uptimeSeconds = "uptime_seconds"
         case configPath = "config_path"
         case accounts
+        case deliveries
+        case relay
+    }
+
+    /// Written out by hand only so that a status from an older daemon, without `deliveries` or
+    /// `relay`, still reads (as no payloads, no relay).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(String.self, forKey: .version)
+        installTokenPrefix = try container.decode(String.self, forKey: .installTokenPrefix)
+        uptimeSeconds = try container.decode(Int.self, forKey: .uptimeSeconds)
+        configPath = try container.decode(String.self, forKey: .configPath)
+        accounts = try container.decode([AccountStatus].self, forKey: .accounts)
+        deliveries = try container.decodeIfPresent(DeliveryCounts.self, forKey: .deliveries) ?? DeliveryCounts()
+        relay = try container.decodeIfPresent(RelayStatus.self, forKey: .relay) ?? RelayStatus()
     }
 }
 
@@ -127,8 +148,14 @@ extension DaemonStatus {
         var lines = [
             "gbnotifyd \(Self.clean(version, 32)), up \(Self.duration(uptimeSeconds))",
             "install token \(Self.clean(installTokenPrefix, 8))…, config \(Self.clean(configPath, 200))",
-            "",
         ]
+        if deliveries != DeliveryCounts() {
+            lines.append(
+                "payloads: \(deliveries.shown) shown, \(deliveries.alreadyShown) already shown, "
+                    + "\(deliveries.wakeUps) wake-ups, \(deliveries.dropped) dropped")
+        }
+        if let relayLine = relay.renderedLine(clean: Self.clean) { lines.append(relayLine) }
+        lines.append("")
         guard !accounts.isEmpty else {
             lines.append("No accounts. Add one with: gbnotifyctl account add URL")
             return lines.joined(separator: "\n") + "\n"

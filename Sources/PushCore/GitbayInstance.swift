@@ -74,6 +74,9 @@ public struct GitbayInstance: Hashable, Sendable, CustomStringConvertible {
         self.port = port
         self.path = try Self.parsePathPrefix(rest)
         self.isLoopback = isLoopback
+        // Normalising can lengthen an address by a byte ("1::2:3:4:5:6:7" is written
+        // "1:0:2:3:4:5:6:7"), and a stored URL must parse again when it is read back.
+        guard url.utf8.count <= Self.maximumLength else { throw .tooLong }
 
         if scheme == "http" && !isLoopback && !allowInsecureHTTP {
             throw .insecureHTTP(url: url)

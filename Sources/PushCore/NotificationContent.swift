@@ -62,6 +62,29 @@ public struct NotificationContent: Sendable, Equatable {
             category: item.kind?.category, urgency: .normal)
     }
 
+    /// Rows listed in a group's body before "and N more".
+    public static let listedGroupItems = 3
+    /// Longest line of a group's body, in characters, before escaping.
+    public static let maximumGroupLineLength = 120
+
+    /// A repository's notices (`NoticeGroup`): one alone reads as `item`; several list the
+    /// newest `listedGroupItems`, newest first, then "and N more", and open the inbox.
+    public static func group(_ group: NoticeGroup, capabilities: NotificationCapabilities) -> NotificationContent {
+        guard group.items.count > 1 else { return item(group.newest, capabilities: capabilities) }
+        var lines = group.items.prefix(listedGroupItems).map { row in
+            bodyText(oneLine("\(row.actor) \(row.summary)", limit: maximumGroupLineLength), capabilities)
+        }
+        if group.items.count > listedGroupItems {
+            lines.append("and \(group.items.count - listedGroupItems) more")
+        }
+        let categories = Set(group.items.map { $0.kind?.category })
+        return NotificationContent(
+            summary: oneLine(group.key.repo, limit: maximumSummaryLength),
+            body: lines.joined(separator: "\n"),
+            actions: capabilities.actions ? [openAction, "Open the inbox", markReadAction, "Mark all read"] : [],
+            category: categories.count == 1 ? categories.first ?? nil : nil, urgency: .normal)
+    }
+
     /// Several rows in one notification that opens the inbox: "7 new on gitbay.org as cmc", or
     /// "7 unread ..." when they are what was already waiting (first sight, a start).
     public static func summary(

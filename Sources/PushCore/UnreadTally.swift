@@ -16,12 +16,12 @@ public struct UnreadTally: Sendable, Equatable {
         return total != before
     }
 
-    /// One notice of `account` was read here: lower its count at once, before the next poll
-    /// confirms it. True when the total changed.
+    /// `read` notices of `account` were read here: lower its count at once (not below 0),
+    /// before the next poll confirms it. True when the total changed.
     @discardableResult
-    public mutating func lowerByOne(for account: Account) -> Bool {
-        guard let count = counts[account], count > 0 else { return false }
-        counts[account] = count - 1
+    public mutating func lower(by read: Int, for account: Account) -> Bool {
+        guard let count = counts[account], count > 0, read > 0 else { return false }
+        counts[account] = max(count - read, 0)
         return true
     }
 

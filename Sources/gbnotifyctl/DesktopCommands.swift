@@ -60,9 +60,13 @@ private enum ProcessEnvironmentToken {
     }
 }
 
-/// One call to the daemon's desktop interface, with the errors said the way a user can act on.
-private enum DesktopCall {
-    static func run(_ member: String, _ arguments: [DBusValue], success: ([DBusValue]) -> String) async -> Int32 {
+/// One call to the running daemon (its desktop interface unless told otherwise), with the errors
+/// said the way a user can act on.
+enum DesktopCall {
+    static func run(
+        _ member: String, _ arguments: [DBusValue], interface: String = DesktopInterface.interface,
+        success: ([DBusValue]) -> String
+    ) async -> Int32 {
         let connection: DBusConnection
         do {
             connection = try await DBusConnection.connect()
@@ -70,13 +74,14 @@ private enum DesktopCall {
             Console.error("gbnotifyctl: cannot reach the session bus, so no gbnotifyd either: \(error)")
             return ExitStatus.failure
         }
-        let status = await call(member, arguments, on: connection, success: success)
+        let status = await call(member, arguments, interface: interface, on: connection, success: success)
         await connection.close()
         return status
     }
 
     private static func call(
-        _ member: String, _ arguments: [DBusValue], on connection: DBusConnection, success: ([DBusValue]) -> String
+        _ member: String, _ arguments: [DBusValue], interface: String, on connection: DBusConnection,
+        success: ([DBusValue]) -> String
     ) async -> Int32 {
         do {
             guard try await connection.nameHasOwner(DaemonInterface.busName) else {
@@ -85,7 +90,7 @@ private enum DesktopCall {
             }
             let reply = try await connection.call(
                 destination: DaemonInterface.busName, path: DaemonInterface.objectPath,
-                interface: DesktopInterface.interface, member: member, arguments: arguments)
+                interface: interface, member: member, arguments: arguments)
             print(success(reply))
             return ExitStatus.success
         } catch let error as DBusError {

@@ -12,7 +12,7 @@ struct Root: Command {
             without a running daemon; when gbnotifyd runs, it is told to reload.
             """,
         options: [("--version", "Print the version.")],
-        subcommands: [AccountCommand.self, StatusCommand.self, TestCommand.self, OpenCommand.self]
+        subcommands: [AccountCommand.self, RelayCommand.self, StatusCommand.self, TestCommand.self, OpenCommand.self, DeliverCommand.self, DoctorCommand.self]
     )
 }
 

@@ -9,7 +9,7 @@ struct GBNotifyDaemon: Command {
     static let configuration = CommandConfiguration(
         name: "gbnotifyd",
         abstract: "Show gitbay activity as desktop notifications.",
-        usage: "[--foreground] [--verbose] [--config PATH]",
+        usage: "[--foreground] [--verbose] [--config PATH] [--unless-running]",
         discussion: """
             Reads every gitbay account from the desktop keyring, registers this install with each,
             and shows new inbox activity as desktop notifications with an unread badge. Normally
@@ -20,23 +20,26 @@ struct GBNotifyDaemon: Command {
             ("--foreground", "Run attached to the terminal. gbnotifyd never detaches, so this is always so."),
             ("--verbose", "Log debug lines."),
             ("--config PATH", "Read this config file instead of $XDG_CONFIG_HOME/gbnotifyd/config."),
+            ("--unless-running", "Exit with status 0 if a gbnotifyd already runs on this session bus."),
             ("--version", "Print the version."),
         ]
     )
 
     var verbose: Bool
     var configPath: String?
+    var unlessRunning: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         // Accepted for the command lines of service managers and scripts that expect it.
         _ = arguments.flag("--foreground")
         verbose = arguments.flag("--verbose")
         configPath = try arguments.option("--config")
+        unlessRunning = arguments.flag("--unless-running")
     }
 
     func run() async throws -> Int32 {
         await Lifecycle.run(
-            Lifecycle.Options(configPath: configPath, verbose: verbose),
+            Lifecycle.Options(configPath: configPath, verbose: verbose, unlessRunning: unlessRunning),
             environment: ProcessInfo.processInfo.environment)
     }
 }

@@ -39,17 +39,15 @@ import Testing
         }
 
         guard case .timedOut(let detail)? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
+        // The stall limit ended it, not the overall timeout, and not before a second had passed.
         #expect(detail.contains("too slow"))
-        let elapsed = clock.now - started
-        #expect(elapsed >= .seconds(1) && elapsed < .seconds(8))
+        #expect(clock.now - started >= .seconds(1))
         await standin.stop()
     }
 
     @Test func aDrippingServerHitsTheStallLimit() async throws {
         let standin = try await Standin.start()
         try await standin.addFault(.init(.drip(bytesPerSecond: 20)))
-        let clock = ContinuousClock()
-        let started = clock.now
 
         let error = await #expect(throws: CurlError.self) {
             try await HTTPSession.shared.perform(
@@ -57,8 +55,9 @@ import Testing
                 options: TransferOptions(stallTimeout: .seconds(1), stallBytesPerSecond: 1000))
         }
 
-        guard case .timedOut? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
-        #expect(clock.now - started < .seconds(8))
+        // Bytes kept coming, only too few: the stall limit, not the overall timeout, ended it.
+        guard case .timedOut(let detail)? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
+        #expect(detail.contains("too slow"))
         await standin.stop()
     }
 

@@ -11,18 +11,9 @@ import Testing
 @Suite struct DaemonBinaryTests {
     @Test func daemonBinaryReportsNothingTwiceAcrossAKillDashNine() async throws {
         try await PrivateSession.run {
-            let home = try DaemonHome()
-            defer { home.remove() }
-            let standin = try await Standin.start()
-            let token = try await standin.addUserWithToken("cmc")
+            let fixture = try await BinaryFixture.start()
+            let (home, standin, token, name) = (fixture.home, fixture.standin, fixture.token, fixture.name)
             try await standin.addNotifications(for: "cmc", count: 2)
-            let stored = try await Program.run(
-                ["secret-tool", "store", "--label=gitbay test", "xdg:schema", "org.gitbay.Account", "instance", standin.url,
-                 "user", "cmc"],
-                environment: ProcessInfo.processInfo.environment, stdin: token)
-            try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
-            try home.writeConfig("poll-interval = 30\n")
-            let name = "cmc@\(try GitbayInstance(parsing: standin.url).displayName)"
 
             let readiness = try NotifySocket(path: home.notifySocket)
             let first = try RunningDaemon(environment: home.environment)
@@ -78,7 +69,7 @@ import Testing
             let none = try await home.ctl(["status"])
             #expect(none.status == 1)
             #expect(none.stderr.contains("gbnotifyd is not running"))
-            await standin.stop()
+            await fixture.finish()
         }
     }
 
@@ -94,6 +85,12 @@ import Testing
             let second = try RunningDaemon(environment: home.environment)
             #expect(try await second.waitForExit() == 1)
             #expect(second.lines.value.contains { $0.hasPrefix("<3>another gbnotifyd is already running on this session bus") })
+
+            // What the XDG autostart entry runs: a daemon already there is success, not an error.
+            let autostarted = try RunningDaemon(arguments: ["--verbose", "--unless-running"], environment: home.environment)
+            #expect(try await autostarted.waitForExit() == 0)
+            #expect(autostarted.lines.value.contains("<7>another gbnotifyd already owns org.gitbay.Notify1; nothing to do (--unless-running)"))
+            #expect(!autostarted.lines.value.contains { $0.hasPrefix("<3>") || $0.hasPrefix("<4>") })
 
             // A bad config on reload: reported, and the daemon goes on with the one it has.
             try home.writeConfig("poll-interval = 30\nbackoff-cap = 5\n")

@@ -60,6 +60,14 @@ import Testing
             }
             await watcher.close()
         }
+
+        /// `gbnotifyctl ARGUMENTS` on this session's bus, launched with `activationToken` as a
+        /// desktop launches it (`XDG_ACTIVATION_TOKEN`).
+        func gbnotifyctl(_ arguments: [String], activationToken: String? = nil) async throws -> Program.Outcome {
+            var environment = session.environment
+            environment["XDG_ACTIVATION_TOKEN"] = activationToken
+            return try await Program.run([Program.built("gbnotifyctl")] + arguments, environment: environment)
+        }
     }
 
     /// A presenter on the session's bus that opens with the session's opener stub.
@@ -68,14 +76,26 @@ import Testing
     ) async throws -> DesktopPresenter {
         try await DesktopPresenter.start(
             on: connection,
-            options: DesktopPresenter.Options(config: .defaults, environment: session.environment, browser: [session.opener]),
+            options: DesktopPresenter.Options(config: .defaults, environment: session.environment, browser: [session.opener.path]),
             markRead: ServerMarkRead.through(Keyring(), options: DaemonSettings.forTests.client),
             logger: harness.logger)
     }
 
+    /// The test timings with the config file at `path`, read again on every reload.
+    static func testSettings(from path: String) -> @Sendable () throws(ConfigFileError) -> DaemonSettings {
+        { () throws(ConfigFileError) in
+            var settings = DaemonSettings.forTests
+            settings.config = try ConfigFile.load(path).config
+            return settings
+        }
+    }
+
     /// Runs `body` with the presenter polling one account whose first (empty) poll is done, so
     /// every row added afterwards is new.
-    static func run(serverAtStart: Bool = true, _ body: (World) async throws -> Void) async throws {
+    ///
+    /// - Parameter config: the config file the supervisor reads on each reload; the defaults
+    ///   at the start.
+    static func run(serverAtStart: Bool = true, config: String? = nil, _ body: (World) async throws -> Void) async throws {
         let session = try #require(SharedNotificationSession.current, "the suite runs in a shared notification session")
         // A test that failed while the server was stopped does not take the next one with it.
         if try await !session.hasServer() { try await session.startServer() }
@@ -89,7 +109,7 @@ import Testing
             let account = harness.instances[0].account
             try await DesktopService.export(presenter, accounts: { [account] }, on: connection)
             #expect(try await connection.requestName(DaemonInterface.busName))
-            let supervisor = harness.supervisor(presenter: presenter)
+            let supervisor = harness.supervisor(presenter: presenter, loadSettings: config.map(Self.testSettings))
             func finish() async {
                 await supervisor.stop()
                 await presenter.stop()
@@ -124,7 +144,7 @@ import Testing
         try await Self.run { world in
             try await world.show(path: "krz/gitbay/issues/12")
             try await world.session.dunstctl("action", "0")
-            let launch = try await world.session.nextLaunch()
+            let launch = try await world.session.opener.nextLaunch()
             #expect(launch.arguments == ["\(world.instanceURL)/krz/gitbay/issues/12"])
         }
     }
@@ -147,10 +167,12 @@ import Testing
 
     @Test func hostilePathsOpenOnlyTheInboxAndLongTextIsCut() async throws {
         try await Self.run { world in
-            for path in ["../../etc/passwd", "javascript:alert(1)", "https://evil.example/krz/gitbay/issues/1", "krz/gitbay/wiki/1"] {
-                try await world.show(summary: String(repeating: "x", count: 10_000), path: path)
+            let paths = ["../../etc/passwd", "javascript:alert(1)", "https://evil.example/krz/gitbay/issues/1", "krz/gitbay/wiki/1"]
+            for (index, path) in paths.enumerated() {
+                // A repository each: one notice alone is its own notification, not a group.
+                try await world.show(repo: "krz/hostile\(index)", summary: String(repeating: "x", count: 10_000), path: path)
                 try await world.session.dunstctl("action", "0")
-                let launch = try await world.session.nextLaunch()
+                let launch = try await world.session.opener.nextLaunch()
                 #expect(launch.arguments == ["\(world.instanceURL)/notifications"], "path \(path)")
                 let history = try await world.session.closeAllAndReadHistory()
                 #expect(history.first?.body.count == NotificationContent.maximumBodyLength)
@@ -171,9 +193,9 @@ import Testing
 
     @Test func aCleanStopWithdrawsOurNotifications() async throws {
         try await Self.run { world in
-            // Different text, or dunst would stack them as duplicates.
-            try await world.show(summary: "opened issue #12")
-            try await world.show(summary: "opened issue #13", path: "krz/gitbay/issues/13")
+            // Two repositories, so two notifications.
+            try await world.show(repo: "krz/gitbay")
+            try await world.show(repo: "krz/other", path: "krz/other/issues/13")
             #expect(try await world.session.dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines) == "2")
             await world.presenter.stop()
             #expect(try await world.session.dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
@@ -199,31 +221,27 @@ import Testing
 
     @Test func gbnotifyctlOpenOpensAPathTheWayAClickWould() async throws {
         try await Self.run { world in
-            var environment = world.session.environment
-            environment["XDG_ACTIVATION_TOKEN"] = "token-42"
             let account = world.harness.instances[0].account.displayName
-            let opened = try await Program.run(
-                [Program.built("gbnotifyctl"), "open", account, "krz/gitbay/mrs/3"], environment: environment)
+            let opened = try await world.gbnotifyctl(["open", account, "krz/gitbay/mrs/3"], activationToken: "token-42")
             #expect(opened.status == 0, "\(opened.stderr)")
-            #expect(try await world.session.nextLaunch() == NotificationSession.Launch(
+            #expect(try await world.session.opener.nextLaunch() == OpenerStub.Launch(
                 arguments: ["\(world.instanceURL)/krz/gitbay/mrs/3"], activationToken: "token-42"))
 
-            let unknown = try await Program.run(
-                [Program.built("gbnotifyctl"), "open", "nobody@example.org", "krz/gitbay/mrs/3"], environment: environment)
+            let unknown = try await world.gbnotifyctl(["open", "nobody@example.org", "krz/gitbay/mrs/3"], activationToken: "token-42")
             #expect(unknown.status == 1)
             #expect(unknown.stderr.contains("nobody@example.org"))
 
             // Bare, as the desktop entry runs it: the first account's inbox, and nothing in
             // between (the unknown account opened nothing).
-            let bare = try await Program.run([Program.built("gbnotifyctl"), "open"], environment: world.session.environment)
+            let bare = try await world.gbnotifyctl(["open"])
             #expect(bare.status == 0, "\(bare.stderr)")
-            #expect(try await world.session.nextLaunch().arguments == ["\(world.instanceURL)/notifications"])
+            #expect(try await world.session.opener.nextLaunch().arguments == ["\(world.instanceURL)/notifications"])
         }
     }
 
     @Test func gbnotifyctlTestShowsASampleNotification() async throws {
         try await Self.run { world in
-            let outcome = try await Program.run([Program.built("gbnotifyctl"), "test"], environment: world.session.environment)
+            let outcome = try await world.gbnotifyctl(["test"])
             #expect(outcome.status == 0, "\(outcome.stderr)")
             try await world.harness.waitForLog("showing the sample notification")
             let history = try await world.session.closeAllAndReadHistory()
@@ -234,8 +252,8 @@ import Testing
 
     @Test func aStartShowsOneSummaryOfWhatIsStillUnread() async throws {
         try await Self.run { world in
-            try await world.show(summary: "opened issue #12")
-            try await world.show(summary: "opened issue #13", path: "krz/gitbay/issues/13")
+            try await world.show(repo: "krz/gitbay")
+            try await world.show(repo: "krz/other", path: "krz/other/issues/13")
             // Stopped cleanly, as on logout: the notices are withdrawn, the mark is saved.
             await world.supervisor.stop()
             await world.presenter.stop()
@@ -261,9 +279,143 @@ import Testing
                 let instance = world.harness.instances[0]
                 let client = GitbayClient(instance: instance.account.instance, token: try APIToken(instance.token))
                 _ = try await client.send(.notificationsRead(ids: [Int64(id)]))
-                try await world.harness.waitForLog("notice \(id) was read elsewhere; withdrawing")
+                try await world.harness.waitForLog("notice \(id) was read; withdrawing")
                 try await badges.wait(for: "the badge at 0") { $0.last == 0 }
                 #expect(try await world.session.dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            }
+        }
+    }
+
+    // MARK: - Grouping by repository
+
+    /// Adds a row to a repository that already has a notification on screen, and waits until
+    /// that notification shows the group of `size`.
+    @discardableResult
+    static func join(_ world: World, size: Int, summary: String, number: Int) async throws -> Int {
+        let id = try await world.standin.addNotification(
+            for: Harness.username, repo: "krz/gitbay", kind: "issue", actor: "ana", summary: summary,
+            path: "krz/gitbay/issues/\(number)")
+        try await world.harness.waitForLog("showing notice \(id) in a group of \(size) of krz/gitbay as notification")
+        return id
+    }
+
+    static func displayed(_ session: NotificationSession) async throws -> String {
+        try await session.dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func noticesOfOneRepositoryShareOneNotificationThatOpensTheInbox() async throws {
+        try await Self.run { world in
+            try await world.show(summary: "opened issue #12")
+            try await Self.join(world, size: 2, summary: "commented on issue #12", number: 12)
+            let replaced = try #require(world.harness.log.value.last { $0.contains("in a group of 2") })
+            #expect(replaced.contains(" in place of "), "\(replaced)")
+            #expect(try await Self.displayed(world.session) == "1")
+
+            try await world.session.dunstctl("action", "0")
+            #expect(try await world.session.opener.nextLaunch().arguments == ["\(world.instanceURL)/notifications"])
+            let history = try await world.session.closeAllAndReadHistory()
+            #expect(history.first?.summary == "krz/gitbay")
+            #expect(history.first?.body == "ana commented on issue #12\neve opened issue #12")
+        }
+    }
+
+    @Test func markReadMarksEveryNoticeOfTheGroup() async throws {
+        try await Self.run { world in
+            try await world.watchingBadge { _, badges in
+                let first = try await world.show()
+                let second = try await Self.join(world, size: 2, summary: "closed issue #12", number: 12)
+                try await badges.wait(for: "a badge of 2") { $0.last == 2 }
+                try await world.session.dunstctl("context")
+                try await world.harness.waitForLog("marked notice \(second), \(first) read")
+                let reads = try await world.standin.requests().filter { $0.argv?.starts(with: ["notifications", "read"]) == true }
+                #expect(reads.map(\.argv) == [["notifications", "read", String(second), String(first)]])
+                try await badges.wait(for: "the badge at 0") { $0.last == 0 }
+                #expect(try await Self.displayed(world.session) == "0")
+            }
+        }
+    }
+
+    @Test func aGroupShrinksWhenPartOfItIsReadElsewhereAndGoesWhenAllIs() async throws {
+        try await Self.run { world in
+            let first = try await world.show(summary: "opened issue #12")
+            let second = try await Self.join(world, size: 2, summary: "opened issue #13", number: 13)
+            let instance = world.harness.instances[0]
+            let client = GitbayClient(instance: instance.account.instance, token: try APIToken(instance.token))
+            _ = try await client.send(.notificationsRead(ids: [Int64(first)]))
+            try await world.harness.waitForLog("notice \(first) was read; notification")
+            try await world.harness.waitForLog("showing notice \(second) as notification")
+            #expect(try await Self.displayed(world.session) == "1")
+
+            _ = try await client.send(.notificationsRead(ids: [Int64(second)]))
+            try await world.harness.waitForLog("notice \(second) was read; withdrawing notification")
+            #expect(try await Self.displayed(world.session) == "0")
+            // What was on screen last: the group shrunk to the notice still unread.
+            let history = try await world.session.closeAllAndReadHistory()
+            #expect(history.first?.body == "ana opened issue #13", "\(history.prefix(3))")
+        }
+    }
+
+    // MARK: - Reload
+
+    @Test func aReloadChangesWhatTheNextClickOpens() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-reload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configFile = directory.appendingPathComponent("config").path
+        try await Self.run(config: configFile) { world in
+            try await world.show(repo: "krz/gitbay", path: "krz/gitbay/issues/12")
+            try await world.session.dunstctl("action", "0")
+            #expect(try await world.session.opener.nextLaunch().arguments == ["\(world.instanceURL)/krz/gitbay/issues/12"])
+            try await world.session.dunstctl("close-all")
+
+            try "open-with = terminal\nterminal = \(world.session.opener.path) --run\nterminal-command = gitbay {noun} view {repo} {number}\n"
+                .write(toFile: configFile, atomically: true, encoding: .utf8)
+            try await world.supervisor.reload()
+            try await world.show(repo: "krz/other", path: "krz/other/mrs/3")
+            try await world.session.dunstctl("action", "0")
+            #expect(try await world.session.opener.nextLaunch().arguments == ["--run", "gitbay", "mr", "view", "krz/other", "3"])
+        }
+    }
+
+    // MARK: - The OpenURI portal
+
+    /// Runs `body` with a fake OpenURI portal on the session's bus.
+    static func withPortal(refusing: Bool, in world: World, _ body: (FakeOpenURIPortal) async throws -> Void) async throws {
+        let portal = try await FakeOpenURIPortal(refusing: refusing, on: .address(world.session.busAddress))
+        do {
+            try await body(portal)
+        } catch {
+            await portal.service.stop()
+            throw error
+        }
+        await portal.service.stop()
+    }
+
+    @Test func aURLGoesToTheOpenURIPortalWhereThereIsOne() async throws {
+        try await Self.run { world in
+            try await Self.withPortal(refusing: false, in: world) { portal in
+                let account = world.harness.instances[0].account.displayName
+                let opened = try await world.gbnotifyctl(["open", account, "krz/gitbay/issues/12"], activationToken: "token-7")
+                #expect(opened.status == 0, "\(opened.stderr)")
+                let url = "\(world.instanceURL)/krz/gitbay/issues/12"
+                #expect(opened.stdout.contains("org.freedesktop.portal.OpenURI.OpenURI \(url)"), "\(opened.stdout)")
+                #expect(portal.calls.value == [FakeOpenURIPortal.Call(parentWindow: "", uri: url, activationToken: "token-7")])
+                // The portal opened it, so nothing was launched (the launch would be logged before
+                // gbnotifyctl got its answer).
+                #expect(!world.harness.log.value.contains { $0.contains("opened with") })
+            }
+        }
+    }
+
+    @Test func aFailingPortalFallsBackToTheBrowser() async throws {
+        try await Self.run { world in
+            try await Self.withPortal(refusing: true, in: world) { portal in
+                try await world.show(path: "krz/gitbay/issues/12")
+                try await world.session.dunstctl("action", "0")
+                let url = "\(world.instanceURL)/krz/gitbay/issues/12"
+                #expect(try await world.session.opener.nextLaunch().arguments == [url])
+                #expect(portal.calls.value.map(\.uri) == [url])
+                #expect(world.harness.log.value.contains { $0.hasPrefix("<4>the OpenURI portal did not open \(url)") })
             }
         }
     }

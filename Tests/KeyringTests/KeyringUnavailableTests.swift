@@ -1,20 +1,21 @@
 import Keyring
 import PushCore
+import TestSupport
 import Testing
 
 /// A keyring that cannot be used fails every call with an error that says what to do; each
-/// case runs in a session of its own (see `TestSession.inSeparateSession`).
+/// case runs in a session of its own (see `PrivateSession`).
 @Suite(.timeLimit(.minutes(1)))
 struct KeyringUnavailableTests {
     @Test func withoutSessionBusEveryCallSaysSo() async throws {
-        try await TestSession.inSeparateSession(nil) {
+        try await PrivateSession.run(sessionBus: false) {
             try await expectEveryCall(toThrow: .noSessionBus)
             #expect(KeyringError.noSessionBus.description.contains("session bus"))
         }
     }
 
     @Test func withoutSecretServiceEveryCallSaysWhatToInstall() async throws {
-        try await TestSession.inSeparateSession(["--no-keyring", "--no-notifications"]) {
+        try await PrivateSession.run(keyring: false) {
             try await expectEveryCall(toThrow: .serviceUnavailable)
             let advice = KeyringError.serviceUnavailable.description
             #expect(advice.contains("gnome-keyring") && advice.contains("KeePassXC") && advice.contains("session bus"))
@@ -24,7 +25,7 @@ struct KeyringUnavailableTests {
     /// Headless, gnome-keyring cannot show its unlock prompt (no prompter on this bus), which
     /// libsecret sees as a dismissed one.
     @Test func lockedCollectionIsReportedAsLocked() async throws {
-        try await TestSession.inSeparateSession(["--no-notifications"]) {
+        try await PrivateSession.run() {
             let account = try testAccount("locked-out", on: "https://locked.example")
             try await Keyring().store(try uniqueToken(), for: account)
             let lock = try await TestSession.run("gdbus", [

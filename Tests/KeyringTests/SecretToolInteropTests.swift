@@ -1,5 +1,6 @@
 import Keyring
 import PushCore
+import TestSupport
 import Testing
 
 /// Items are shared with anything that speaks the Secret Service; `secret-tool` stands in for
@@ -89,7 +90,7 @@ struct SecretToolInteropTests {
 @Suite(.timeLimit(.minutes(1)))
 struct ConcurrentChangeTests {
     @Test func listingSurvivesItemsDeletedByAnotherProcess() async throws {
-        try await TestSession.inSeparateSession(["--no-notifications"]) {
+        try await PrivateSession.run() {
             async let churn: Void = Self.storeAndDeleteItems(count: 20)
             let keyring = Keyring()
             for _ in 0..<30 {

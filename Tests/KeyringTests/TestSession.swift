@@ -7,10 +7,6 @@ import Testing
 /// What the keyring tests need from the session they run in, and the child processes some of
 /// them start.
 enum TestSession {
-    static let desktopSessionScript = URL(filePath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: "scripts/desktop-session").path
-
     /// Fails the calling test, with what to do about it, unless it runs inside
     /// `scripts/desktop-session` with a Secret Service on the bus. The tests write to the keyring,
     /// so a real desktop's keyring is refused too.
@@ -50,12 +46,11 @@ enum TestSession {
     /// cooperative pool. `input` goes to its standard input, which is how secrets reach
     /// `secret-tool`; never pass a secret in `arguments`.
     static func run(
-        _ program: String, _ arguments: [String], input: String = "", environment: [String: String]? = nil
+        _ program: String, _ arguments: [String], input: String = ""
     ) async throws -> Finished {
         let process = Process()
         process.executableURL = URL(filePath: "/usr/bin/env")
         process.arguments = [program] + arguments
-        if let environment { process.environment = environment }
         // Output goes to a file rather than a pipe, which would stall a chatty child once full.
         let outputFile = FileManager.default.temporaryDirectory.appending(path: "keyring-tests-\(UUID().uuidString)")
         try #require(FileManager.default.createFile(atPath: outputFile.path, contents: nil))
@@ -94,49 +89,6 @@ enum TestSession {
         return Finished(
             status: process.terminationStatus,
             output: (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "")
-    }
-
-    /// The environment variable that tells a copy of this test process which test it runs for
-    /// its parent.
-    private static let childVariable = "KEYRING_TESTS_CHILD"
-
-    /// A keyring that is broken in some way (no session bus, no Secret Service, locked) cannot be
-    /// set up inside the shared test session without breaking the tests running beside it. So
-    /// the test calling this runs again, alone, in a fresh copy of this test process started
-    /// under `scripts/desktop-session` with `sessionOptions` (or with no session bus at all when
-    /// nil), and there runs `body`; here it expects that copy to pass.
-    static func inSeparateSession(
-        _ sessionOptions: [String]?, test: String = #function, _ body: () async throws -> Void
-    ) async throws {
-        var environment = ProcessInfo.processInfo.environment
-        if environment[childVariable] == test {
-            try await body()
-            return
-        }
-        environment[childVariable] = test
-        let testProcess = ProcessInfo.processInfo.arguments[0]
-        let testArguments = [
-            "--testing-library", "swift-testing",
-            "--filter", NSRegularExpression.escapedPattern(for: test),
-        ]
-        let child: Finished
-        if let sessionOptions {
-            child = try await run(
-                desktopSessionScript, sessionOptions + ["--", testProcess] + testArguments, environment: environment)
-        } else {
-            // No bus address, no display to autolaunch one on, and a runtime directory without
-            // a `bus` socket: GLib finds no session bus anywhere.
-            for name in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment[name] = nil }
-            let runtime = FileManager.default.temporaryDirectory.appending(path: "keyring-tests-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
-            defer { try? FileManager.default.removeItem(at: runtime) }
-            environment["XDG_RUNTIME_DIR"] = runtime.path
-            child = try await run(testProcess, testArguments, environment: environment)
-        }
-        #expect(child.status == 0, "the copy of this test in a separate session failed:\n\(child.output)")
-        #expect(
-            child.output.contains("Test run with 1 test in 1 suite passed"),
-            "the copy of this test did not run it alone:\n\(child.output)")
     }
 }
 

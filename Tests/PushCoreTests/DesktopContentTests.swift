@@ -94,13 +94,13 @@ import Testing
         #expect(changes == [true, true, false, true])
     }
 
-    @Test func lowerByOneStopsAtZeroAndRemoveDropsTheAccount() {
+    @Test func lowerStopsAtZeroAndRemoveDropsTheAccount() {
         var tally = UnreadTally()
-        tally.set(1, for: Self.one)
+        tally.set(2, for: Self.one)
         tally.set(4, for: Self.two)
         var changes: [Bool] = []
-        changes.append(tally.lowerByOne(for: Self.one))
-        changes.append(tally.lowerByOne(for: Self.one))
+        changes.append(tally.lower(by: 3, for: Self.one))
+        changes.append(tally.lower(by: 1, for: Self.one))
         #expect(tally.total == 4)
         changes.append(tally.remove(Self.two))
         #expect(tally.total == 0)
@@ -167,6 +167,7 @@ import Testing
         let launch = ClickLaunch.forClick(
             Self.target("krz/gitbay/issues/12"), config: .defaults, activationToken: "tok-1", isInstalled: { _ in true })
         #expect(launch.argv == ["xdg-open", "https://gitbay.org/krz/gitbay/issues/12"])
+        #expect(launch.url == "https://gitbay.org/krz/gitbay/issues/12")
         #expect(launch.environment == ["XDG_ACTIVATION_TOKEN": "tok-1", "DESKTOP_STARTUP_ID": "tok-1"])
     }
 
@@ -183,8 +184,11 @@ import Testing
         let launch = ClickLaunch.forClick(
             Self.target("krz/gitbay/mrs/3"), config: config, activationToken: nil, isInstalled: { _ in false })
         #expect(launch.argv == ["kitty", "-e", "gitbay", "mr", "show", "krz/gitbay", "3"])
+        // Nothing for the OpenURI portal to open instead.
+        #expect(launch.url == nil)
         let inbox = ClickLaunch.forClick(Self.target("krz"), config: config, activationToken: nil, isInstalled: { _ in false })
         #expect(inbox.argv == ["xdg-open", "https://gitbay.org/notifications"])
+        #expect(inbox.url == "https://gitbay.org/notifications")
     }
 
     @Test(arguments: ["", "a b", "tok\nEVIL=1", String(repeating: "x", count: 257)])

@@ -163,6 +163,15 @@ import Testing
         #expect(throws: InstanceError.tooLong) { try GitbayInstance(parsing: atLimit + "a") }
     }
 
+    /// Found by Fuzz/Targets/instance.swift: this normalised to 2049 bytes, which did not parse
+    /// again, so an account stored with it could never be read back.
+    @Test func theLimitHoldsForTheNormalisedURL() throws {
+        let prefix = "https://[1::2:3:4:5:6:7]/"
+        let atLimit = prefix + String(repeating: "a", count: GitbayInstance.maximumLength - prefix.utf8.count)
+        #expect(throws: InstanceError.tooLong) { try GitbayInstance(parsing: atLimit) }
+        #expect(try GitbayInstance(parsing: String(atLimit.dropLast())).url.utf8.count == GitbayInstance.maximumLength)
+    }
+
     @Test(arguments: [
         ("http://gitbay.org", "http://gitbay.org"),
         ("HTTP://Example.com:80/", "http://example.com"),

@@ -10,11 +10,11 @@ import itertools
 import json
 import os
 import signal
-import ssl
 import sys
 import threading
 
 from standin_http import StandinServer
+from standin_server import stop_when_orphaned, tls_context
 from standin_model import KIND_SEGMENTS, Store
 
 DEMO_USER = "demo"
@@ -56,12 +56,6 @@ def parse_arguments(argv):
     if arguments.demo_interval <= 0:
         parser.error("--demo-interval must be > 0")
     return arguments
-
-
-def tls_context(cert, key):
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    return context
 
 
 def write_private_file(path, text):
@@ -108,15 +102,6 @@ def run_demo_notices(store, interval, stop):
             store.add_notice(DEMO_USER, repo=repo, kind=kind, actor=actor,
                              summary=summary.format(n=number),
                              path=f"{repo}/{KIND_SEGMENTS[kind]}/{number}")
-
-
-def stop_when_orphaned(stop):
-    """Stops the server once its parent goes away, so a crashed test leaves no server behind."""
-    parent = os.getppid()
-    while not stop.wait(1.0):
-        if os.getppid() != parent:
-            print("parent process gone; stopping", file=sys.stderr, flush=True)
-            stop.set()
 
 
 def main(argv=None):

@@ -14,7 +14,6 @@ import json
 import re
 import select
 import socket
-import socketserver
 import ssl
 import sys
 import threading
@@ -24,6 +23,7 @@ import urllib.parse
 import standin_commands as commands
 import standin_control
 from standin_faults import FaultBook, RequestLog
+from standin_server import ThreadedServer, compact_json
 
 BODY_CAP = 1024 * 1024
 # How much of an oversized body is read and thrown away so the client can
@@ -41,10 +41,6 @@ READ_ONLY_TOKEN = ("this token is read-only; mint a full one over SSH: "
                    "token create --name <n> --scope full")
 WEB_ITEM = re.compile(r"/([^/]+)/([^/]+)/(issues|mrs|builds)/([1-9][0-9]*)")
 EXIT_STATUS = {0: 200, 2: 400, 3: 404, 4: 403}
-
-
-def compact_json(value):
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 @dataclasses.dataclass
@@ -135,37 +131,14 @@ class ApiRequest:
     body_ok: bool = True
 
 
-class StandinServer(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    block_on_close = False
-
+class StandinServer(ThreadedServer):
     def __init__(self, host, port, tls_context=None):
-        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.store = None  # set by the caller once the URL is known
-        self.tls_context = tls_context
         self.faults = FaultBook()
         self.requests = RequestLog()
         self._serial_lock = threading.Lock()
         self._next_serial = 1
-        super().__init__((host, port), StandinHandler)
-
-    @property
-    def url(self):
-        host, port = self.server_address[:2]
-        shown = f"[{host}]" if ":" in host else host
-        return f"{'https' if self.tls_context else 'http'}://{shown}:{port}"
-
-    def get_request(self):
-        connection, address = self.socket.accept()
-        # Headers and body leave in separate writes; without this, Nagle's
-        # algorithm and the client's delayed ACK add 40 ms to many answers.
-        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if self.tls_context is not None:
-            # The handshake runs later, in the connection's own thread.
-            connection = self.tls_context.wrap_socket(connection, server_side=True,
-                                                      do_handshake_on_connect=False)
-        return connection, address
+        super().__init__(host, port, StandinHandler, tls_context)
 
     def connection_serial(self):
         with self._serial_lock:

@@ -67,15 +67,25 @@ public final class Standin: Sendable {
     ///   - tls: serve HTTPS instead of HTTP.
     ///   - siteURL: the server's configured `site_url` (default: its own URL).
     public static func start(
-        tls: TLS? = nil, siteURL: String? = nil, readyTimeout: Duration = .seconds(20)
+        tls: TLS? = nil, siteURL: String? = nil, readyTimeout: Duration = defaultReadyTimeout
     ) async throws -> Standin {
         var arguments = ["python3", "\(packageRoot)/Tests/Standin/gitbay_standin.py", "--port", "0"]
         if let tls { arguments += ["--tls-cert", tls.certificateFile, "--tls-key", tls.keyFile] }
         if let siteURL { arguments += ["--site-url", siteURL] }
+        return try await launch(arguments, caFile: tls?.caFile, readyTimeout: readyTimeout)
+    }
+
+    public static let defaultReadyTimeout = Duration.seconds(60)
+
+    /// Starts a server script of Tests/Standin (this one, or the relay's) under the lifeline; it
+    /// must print the ready line.
+    static func launch(
+        _ arguments: [String], caFile: String?, readyTimeout: Duration = defaultReadyTimeout
+    ) async throws -> Standin {
         // -S: the guard needs nothing from site-packages, and skipping them halves its start-up.
         let argv = ["python3", "-S", "-c", guardScript] + arguments
         return try await offCooperativePool {
-            try Standin(argv: argv, caFile: tls?.caFile, readyTimeout: readyTimeout)
+            try Standin(argv: argv, caFile: caFile, readyTimeout: readyTimeout)
         }
     }
 

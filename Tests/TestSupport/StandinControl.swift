@@ -9,14 +9,14 @@ extension Standin {
 
     public func addUser(_ username: String, admin: Bool = false) async throws {
         struct Body: Encodable { let username: String; let admin: Bool }
-        try await post("users", Body(username: username, admin: admin))
+        try await control.post("users", Body(username: username, admin: admin))
     }
 
     /// Mints a token for `username`, or stores `token` as given; returns the token.
     public func addToken(for username: String, scope: TokenScope = .full, token: String? = nil) async throws -> String {
         struct Body: Encodable { let username: String; let scope: TokenScope; let token: String? }
         struct Reply: Decodable { let token: String }
-        let reply: Reply = try await post("tokens", Body(username: username, scope: scope, token: token))
+        let reply: Reply = try await control.post("tokens", Body(username: username, scope: scope, token: token))
         return reply.token
     }
 
@@ -27,19 +27,22 @@ extension Standin {
     }
 
     /// Adds one inbox row; unset fields take the stand-in's defaults. Returns its id.
+    /// - Parameter id: the row's id as given, even one going backwards or repeating; the next
+    ///   id above all used so far when nil.
     @discardableResult
     public func addNotification(
         for username: String, repo: String? = nil, kind: String? = nil, actor: String? = nil,
-        summary: String? = nil, path: String? = nil, read: Bool = false
+        summary: String? = nil, path: String? = nil, id: Int? = nil, read: Bool = false
     ) async throws -> Int {
         struct Body: Encodable {
             let username: String
             let repo, kind, actor, summary, path: String?
+            let id: Int?
             let read: Bool
         }
         struct Reply: Decodable { let id: Int }
-        let reply: Reply = try await post("notifications", Body(
-            username: username, repo: repo, kind: kind, actor: actor, summary: summary, path: path, read: read))
+        let reply: Reply = try await control.post("notifications", Body(
+            username: username, repo: repo, kind: kind, actor: actor, summary: summary, path: path, id: id, read: read))
         return reply.id
     }
 
@@ -48,37 +51,37 @@ extension Standin {
     public func addNotifications(for username: String, count: Int, repo: String? = nil) async throws -> [Int] {
         struct Body: Encodable { let username: String; let count: Int; let repo: String? }
         struct Reply: Decodable { let ids: [Int] }
-        let reply: Reply = try await post("notifications/bulk", Body(username: username, count: count, repo: repo))
+        let reply: Reply = try await control.post("notifications/bulk", Body(username: username, count: count, repo: repo))
         return reply.ids
     }
 
     public func configure(_ config: Config) async throws {
-        try await post("config", config)
+        try await control.post("config", config)
     }
 
     /// Arms a fault; returns its id.
     @discardableResult
     public func addFault(_ fault: Fault) async throws -> Int {
         struct Reply: Decodable { let id: Int }
-        let reply: Reply = try await post("faults", fault)
+        let reply: Reply = try await control.post("faults", fault)
         return reply.id
     }
 
     /// Disarms every fault and releases stalled requests.
     public func clearFaults() async throws {
-        try await post("faults/clear", Empty())
+        try await control.post("faults/clear")
     }
 
     /// Every API request received since the log was last cleared, oldest first.
     public func requests() async throws -> [LoggedRequest] {
-        let reply: RequestList = try await get("requests")
+        let reply: RequestList = try await control.get("requests")
         return reply.requests
     }
 
     /// Waits until the log holds at least `count` requests (a stalled one counts once received).
     public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async throws -> [LoggedRequest] {
         let (seconds, attoseconds) = timeout.components
-        let reply: RequestList = try await get(
+        let reply: RequestList = try await control.get(
             "requests/wait?count=\(count)&timeout=\(Double(seconds) + Double(attoseconds) / 1e18)")
         guard reply.timedOut != true else {
             throw ControlError(description: "the stand-in saw \(reply.requests.count) of \(count) requests within \(timeout)")
@@ -87,54 +90,24 @@ extension Standin {
     }
 
     public func clearRequests() async throws {
-        try await post("requests/clear", Empty())
+        try await control.post("requests/clear")
     }
 
     public func state() async throws -> State {
-        try await get("state")
+        try await control.get("state")
     }
 
     /// Empties everything: users, tokens, rows, devices, faults, the request log, the config.
     public func reset() async throws {
-        try await post("reset", Empty())
+        try await control.post("reset")
     }
 
     // MARK: - Transport
-
-    private struct Empty: Codable {}
 
     private struct RequestList: Decodable {
         let requests: [LoggedRequest]
         let timedOut: Bool?
     }
 
-    @discardableResult
-    private func post<Reply: Decodable>(_ route: String, _ body: some Encodable) async throws -> Reply {
-        try await send(route, method: .post(body: Array(try JSONEncoder().encode(body))))
-    }
-
-    private func post(_ route: String, _ body: some Encodable) async throws {
-        let _: Empty = try await post(route, body)
-    }
-
-    private func get<Reply: Decodable>(_ route: String) async throws -> Reply {
-        try await send(route, method: .get)
-    }
-
-    private func send<Reply: Decodable>(_ route: String, method: HTTPRequest.Method) async throws -> Reply {
-        let request = HTTPRequest(
-            method: method, url: "\(url)/_standin/\(route)", headers: ["Content-Type": "application/json"])
-        // Longer than the stand-in's longest wait for requests (120 s), during which it sends nothing.
-        let patience = Duration.seconds(150)
-        let options = TransferOptions(
-            stallTimeout: patience, overallTimeout: patience, caFile: caFile, maxBodyBytes: 64 << 20)
-        let response = try await HTTPSession.shared.perform(request, options: options)
-        guard response.status == 200 else {
-            let text = String(decoding: response.body, as: UTF8.self)
-            throw ControlError(description: "/_standin/\(route) answered \(response.status): \(text)")
-        }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(Reply.self, from: Data(response.body))
-    }
+    private var control: ControlAPI { ControlAPI(root: "\(url)/_standin", caFile: caFile) }
 }

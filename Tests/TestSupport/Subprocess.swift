@@ -1,3 +1,4 @@
+import CSpawn
 import Foundation
 import Glibc
 
@@ -21,6 +22,9 @@ public enum Subprocess {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Only what is passed on above: a descriptor some other thread opened without
+        // close-on-exec (a file being written, a socket) must not live on in the child.
+        gbn_spawn_closefrom(&actions, 3)
 
         // The calling thread may be a Dispatch worker, which blocks signals, and a child inherits
         // that mask: the stand-in would never see its SIGTERM. Start children with none blocked

@@ -150,19 +150,23 @@ import TestSupport
     @Test func theTokenIsNeverInArgvOutputOrFiles() async throws {
         let (standin, token) = try await standinWithUser()
         let ctl = try Ctl()
-        // Hold whoami so the process can be looked at while it runs.
-        try await standin.addFault(.init(.delay(seconds: 2), match: .init(argvPrefix: ["whoami"])))
-        let program = try ctl.start(["account", "add", standin.url], stdin: token)
+        // Hold whoami until the process has been looked at, however slow the machine; clearing
+        // the fault closes the held connection, so that attempt fails and a second one adds.
+        try await standin.addFault(.init(.stall, match: .init(argvPrefix: ["whoami"])))
+        let held = try ctl.start(["account", "add", standin.url], stdin: token)
         _ = try await standin.waitForRequests(count: 1)
-        let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(program.pid)/cmdline"))
+        let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(held.pid)/cmdline"))
         #expect(!String(decoding: commandLine, as: UTF8.self).contains(token))
         #expect(String(decoding: commandLine, as: UTF8.self).contains("account"))
-        let run = await program.finish()
+        try await standin.clearFaults()
+        let failed = await held.finish()
+        #expect(failed.status == 1, "\(failed.stderr)")
+        let run = try await ctl.run(["account", "add", standin.url], stdin: token)
         #expect(run.status == 0, "\(run.stderr)")
 
         let listed = try await ctl.run(["account", "list", "--json"])
         let removed = try await ctl.run(["account", "remove", standin.url])
-        for text in [run.stdout, run.stderr, listed.stdout, listed.stderr, removed.stdout, removed.stderr, try ctl.allFileContents()] {
+        for text in [failed.stdout, failed.stderr, run.stdout, run.stderr, listed.stdout, listed.stderr, removed.stdout, removed.stderr, try ctl.allFileContents()] {
             #expect(!text.contains(token))
             #expect(!text.contains(String(token.dropFirst(3))))
         }

@@ -71,12 +71,12 @@ final class Harness: Sendable {
     func supervisor(
         _ settings: DaemonSettings = .forTests, presenter: (any Presenter)? = nil,
         loadSettings: (@Sendable () throws(ConfigFileError) -> DaemonSettings)? = nil,
-        accounts: AccountSource? = nil
+        accounts: AccountSource? = nil, relayToken: @escaping RelayTokenSource = { _ in nil }
     ) -> Supervisor {
         let supervisor = Supervisor(
             settings: settings, configPath: directory.appendingPathComponent("config").path,
             loadSettings: loadSettings ?? { settings }, state: state, accounts: accounts ?? keyringAccounts,
-            presenter: presenter ?? self.presenter, logger: logger, hostname: "test-host")
+            presenter: presenter ?? self.presenter, logger: logger, hostname: "test-host", relayToken: relayToken)
         supervisors.withLock { $0.append(supervisor) }
         return supervisor
     }
@@ -84,11 +84,7 @@ final class Harness: Sendable {
     /// The session keyring narrowed to this harness's instances: other tests keep their own
     /// accounts in the same keyring at the same time.
     var keyringAccounts: AccountSource {
-        let ours = Set(instances.map(\.account.instance))
-        return {
-            let listing = try await Keyring().list()
-            return AccountListing(accounts: listing.accounts.filter { ours.contains($0.account.instance) }, skipped: [])
-        }
+        keyringAccounts(including: [])
     }
 
     func storeInKeyring(_ index: Int) async throws {

@@ -11,29 +11,21 @@ import Testing
 ///
 /// dunst's config is its stock one in the parts that matter here (`markup = full`, so it
 /// advertises `body-markup`), except that its context menu runs `pick-mark-read` (its dmenu),
-/// which chooses "Mark read", so `dunstctl context` clicks that action. The opener stub records
-/// its argv and activation token into a FIFO that `nextLaunch()` reads.
+/// which chooses "Mark read", so `dunstctl context` clicks that action. `opener` is the stub to
+/// pass as the browser.
 final class NotificationSession: Sendable {
     struct Failure: Error, CustomStringConvertible {
         let description: String
-    }
-
-    /// What the opener stub was started with.
-    struct Launch: Sendable, Equatable {
-        let arguments: [String]
-        let activationToken: String
     }
 
     let busAddress: String
     let display: String
     let directory: URL
     private let session: Program
-    private let launches: Int32
+    let opener: OpenerStub
     /// The dunst processes started by `startServer()`, stopped with the session.
     private let servers = Mutex<[Program]>([])
 
-    /// The stub to pass as the browser.
-    var opener: String { directory.appendingPathComponent("opener").path }
 
     private static let script = "\(Standin.packageRoot)/scripts/desktop-session"
 
@@ -47,21 +39,11 @@ final class NotificationSession: Sendable {
                 dmenu = \(path)/pick-mark-read
             """, to: "\(path)/xdg/dunst/dunstrc")
         try write("#!/bin/sh\nexec grep -m1 'mark-read\\]$'\n", to: "\(path)/pick-mark-read", executable: true)
-        // One write(2) per launch, well under PIPE_BUF, so two launches never interleave.
-        try write("""
-            #!/bin/sh
-            record="token=${XDG_ACTIVATION_TOKEN-}"
-            for argument in "$@"; do record="$record
-            arg=$argument"; done
-            printf '%s\\n\\n' "$record" > "\(path)/launches"
-            """, to: "\(path)/opener", executable: true)
-        for fifo in ["ready", "launches"] {
-            guard mkfifo("\(path)/\(fifo)", 0o600) == 0 else { throw Failure(description: "mkfifo \(fifo) failed") }
-        }
-        // Opened read-write, so neither open blocks and a stub that never runs means a timeout,
-        // not a hang.
+        let opener = try OpenerStub(at: "\(path)/opener")
+        guard mkfifo("\(path)/ready", 0o600) == 0 else { throw Failure(description: "mkfifo ready failed") }
+        // Opened read-write, so the open does not block and a session that never starts means
+        // a timeout, not a hang.
         let ready = open("\(path)/ready", O_RDWR | O_CLOEXEC)
-        let launches = open("\(path)/launches", O_RDWR | O_CLOEXEC)
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_DIRS"] = "\(path)/xdg"
         let session = try Program(
@@ -69,22 +51,22 @@ final class NotificationSession: Sendable {
              #"printf '%s\n%s\n' "$DBUS_SESSION_BUS_ADDRESS" "$DISPLAY" > "$0"; exec sleep 600"#, "\(path)/ready"],
             environment: environment)
         defer { close(ready) }
-        let lines = try await readRecord(from: ready, lines: 2, timeout: 60)
+        let lines = try await OpenerStub.readRecord(from: ready, lines: 2, timeout: 60)
         guard lines.count == 2 else {
             session.signal(SIGTERM)
             let outcome = await session.finish()
             throw Failure(description: "the private notification session did not start: \(outcome.stderr)")
         }
         return NotificationSession(
-            busAddress: lines[0], display: lines[1], directory: directory, session: session, launches: launches)
+            busAddress: lines[0], display: lines[1], directory: directory, session: session, opener: opener)
     }
 
-    private init(busAddress: String, display: String, directory: URL, session: Program, launches: Int32) {
+    private init(busAddress: String, display: String, directory: URL, session: Program, opener: OpenerStub) {
         self.busAddress = busAddress
         self.display = display
         self.directory = directory
         self.session = session
-        self.launches = launches
+        self.opener = opener
     }
 
     func stop() async {
@@ -94,7 +76,7 @@ final class NotificationSession: Sendable {
         }
         session.signal(SIGTERM)
         _ = await session.finish()
-        close(launches)
+        opener.close()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -191,46 +173,6 @@ final class NotificationSession: Sendable {
         return lists.flatMap { $0 }.map { entry in
             func field(_ name: String) -> String { (entry[name] as? [String: Any])?["data"] as? String ?? "" }
             return HistoryEntry(summary: field("summary"), body: field("body"), appName: field("appname"), category: field("category"))
-        }
-    }
-
-    /// Waits for the opener stub's next launch.
-    func nextLaunch(timeout: Int32 = 15) async throws -> Launch {
-        let lines = try await Self.readRecord(from: launches, lines: nil, timeout: timeout)
-        guard let first = lines.first, first.hasPrefix("token=") else {
-            throw Failure(description: "the opener stub was not started within \(timeout) s")
-        }
-        return Launch(
-            arguments: lines.dropFirst().map { String($0.dropFirst("arg=".count)) },
-            activationToken: String(first.dropFirst("token=".count)))
-    }
-
-    /// Whether a launch arrives within `timeout` seconds, for "opens nothing" checks.
-    func launchArrives(within timeout: Int32) async throws -> Bool {
-        (try? await nextLaunch(timeout: timeout)) != nil
-    }
-
-    /// Reads one record from a FIFO: `lines` lines, or (nil) lines up to an empty one. Empty
-    /// when nothing came within `timeout` seconds.
-    private static func readRecord(from descriptor: Int32, lines count: Int?, timeout: Int32) async throws -> [String] {
-        await withCheckedContinuation { continuation in
-            DispatchQueue(label: "org.gitbay.tests.fifo").async {  // not global(): see offCooperativePool
-                var text = ""
-                let deadline = time(nil) + Int(timeout)
-                func done() -> Bool {
-                    if let count { return text.split(separator: "\n").count >= count && text.hasSuffix("\n") }
-                    return text.hasSuffix("\n\n")
-                }
-                while !done() {
-                    var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                    let left = deadline - time(nil)
-                    guard left > 0, poll(&poller, 1, Int32(left * 1000)) == 1 else { return continuation.resume(returning: []) }
-                    var byte: UInt8 = 0
-                    guard read(descriptor, &byte, 1) == 1 else { return continuation.resume(returning: []) }
-                    text.unicodeScalars.append(Unicode.Scalar(byte))
-                }
-                continuation.resume(returning: text.split(separator: "\n").map(String.init))
-            }
         }
     }
 

@@ -20,7 +20,9 @@ final class RunningDaemon: Sendable {
     /// all it wrote has been read.
     var exit: Observed<Int32?> { output.exit }
 
-    init(arguments: [String] = ["--verbose"], environment: [String: String]) throws {
+    /// - Parameter wrapper: a command that execs its arguments (the daemon's argv), to start
+    ///   it with limits or signal dispositions of the test's choosing; the pid stays the daemon's.
+    init(arguments: [String] = ["--verbose"], environment: [String: String], wrapper: [String] = []) throws {
         let stderr = try Subprocess.pipe()
         let null = try Subprocess.openFile("/dev/null", flags: O_RDWR)
         defer {
@@ -29,7 +31,8 @@ final class RunningDaemon: Sendable {
         }
         do {
             pid = try Subprocess.spawn(
-                [Self.executable] + arguments, stdin: null, stdout: null, stderr: stderr.write, environment: environment)
+                wrapper + [Self.executable] + arguments, stdin: null, stdout: null, stderr: stderr.write,
+                environment: environment)
         } catch {
             close(stderr.read)
             throw error
@@ -159,33 +162,6 @@ final class NotifySocket: Sendable {
             }
         }
         return try #require(received, "no datagram on \(path) within \(timeout)")
-    }
-}
-
-/// Runs the calling test again, alone, in a fresh copy of the test process inside its own
-/// `scripts/desktop-session`: a session bus and keyring of its own. Each daemon binary test
-/// needs that, since `org.gitbay.Notify1` has one owner per bus and the daemon polls every
-/// account in the keyring, which the other tests share.
-enum PrivateSession {
-    private static let childVariable = "DAEMON_TESTS_PRIVATE_SESSION"
-    private static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("scripts/desktop-session").path
-
-    static func run(test: String = #function, _ body: () async throws -> Void) async throws {
-        var environment = ProcessInfo.processInfo.environment
-        if environment[childVariable] == test {
-            try await body()
-            return
-        }
-        environment[childVariable] = test
-        let child = try await Program.run(
-            [script, "--no-notifications", "--", CommandLine.arguments[0], "--testing-library", "swift-testing",
-             "--filter", NSRegularExpression.escapedPattern(for: test)],
-            environment: environment)
-        let output = child.stdout + child.stderr
-        #expect(child.status == 0, "the copy of this test in its own session failed:\n\(output)")
-        #expect(output.contains("Test run with 1 test in 1 suite passed"), "the copy of this test in its own session ran no test")
     }
 }
 

@@ -2,7 +2,8 @@ import Daemon
 import PushCore
 
 /// A presenter that remembers everything it is told, and shows individual notices "on screen"
-/// until they are withdrawn, as a notification server would.
+/// until they are withdrawn, as a notification server would; delivered notices too, by the row
+/// a poll paired with them.
 final class RecordingPresenter: Presenter {
     enum Event: Sendable, Equatable {
         case update(AccountUpdate)
@@ -11,9 +12,23 @@ final class RecordingPresenter: Presenter {
     }
 
     let events = Observed<[Event]>([])
+    /// Every delivered notice, in order; kept apart from `events` as they carry closures.
+    let delivered = Observed<[DeliveredNotice]>([])
+    /// False: delivered notices find no notification server, and are not recorded.
+    private let showsDelivered: Bool
+
+    init(showsDelivered: Bool = true) {
+        self.showsDelivered = showsDelivered
+    }
 
     func present(_ update: AccountUpdate) async {
         events.update { $0.append(.update(update)) }
+    }
+
+    func present(_ notice: DeliveredNotice) async -> Bool {
+        guard showsDelivered else { return false }
+        delivered.update { $0.append(notice) }
+        return true
     }
 
     func onScreen(for account: Account) async -> Set<Int64> {
@@ -21,6 +36,9 @@ final class RecordingPresenter: Presenter {
         for update in updates(for: account) {
             for case .item(let item) in update.notices { shown.insert(item.id) }
             shown.subtract(update.withdrawn)
+        }
+        for notice in delivered.value where notice.account == account {
+            if let row = notice.row { shown.insert(row.id) }
         }
         return shown
     }

@@ -1,0 +1,238 @@
+/// What `gbnotifyctl doctor` says about each thing it looked at, decided here from what it saw,
+/// so that every wording and verdict is unit-tested without a bus, a keyring or a server.
+extension DoctorFinding {
+    // MARK: - The desktop
+
+    public static func sessionBus(unreachable reason: String?) -> DoctorFinding {
+        guard let reason else { return DoctorFinding("session bus", .ok, "reachable") }
+        return DoctorFinding(
+            "session bus", .failure,
+            "cannot connect (\(reason)), so the notification server, dock, systemd unit and gbnotifyd were not checked",
+            fix: """
+                run gbnotifyctl inside your desktop session, where DBUS_SESSION_BUS_ADDRESS names a running \
+                bus (Debian: apt install dbus-user-session, then log in again)
+                """)
+    }
+
+    /// What the notification server said about itself (`GetServerInformation`, `GetCapabilities`).
+    public struct NotificationServerInfo: Sendable, Equatable {
+        public var name: String
+        public var vendor: String
+        public var version: String
+        public var capabilities: NotificationCapabilities
+
+        public init(name: String, vendor: String, version: String, capabilities: NotificationCapabilities) {
+            self.name = name
+            self.vendor = vendor
+            self.version = version
+            self.capabilities = capabilities
+        }
+    }
+
+    public static let noNotificationServer = DoctorFinding(
+        "notification server", .failure,
+        "nothing owns org.freedesktop.Notifications on the session bus, so notices wait unshown",
+        fix: """
+            start your desktop's notification server, or install one (apt install dunst, or mako on \
+            Sway); gbnotifyd shows what waited as soon as one appears
+            """)
+
+    public static func notificationServer(unanswered reason: String) -> DoctorFinding {
+        DoctorFinding(
+            "notification server", .failure, "org.freedesktop.Notifications is owned but did not answer: \(reason)",
+            fix: "restart the notification server (or log out and in again)")
+    }
+
+    public static func notificationServer(_ info: NotificationServerInfo) -> DoctorFinding {
+        let server = [info.name, info.version].filter { !$0.isEmpty }.joined(separator: " ")
+        let by = info.vendor.isEmpty ? "" : " by \(info.vendor)"
+        let markup = info.capabilities.bodyMarkup
+            ? "body-markup (bodies are escaped for it)" : "no body-markup (bodies are sent as plain text)"
+        guard info.capabilities.actions else {
+            return DoctorFinding(
+                "notification server", .warning,
+                "\(server.isEmpty ? "unnamed" : server)\(by), without actions, \(markup): a click does whatever this server does, and there is no \"Mark read\"",
+                fix: "to open items with a click, use a notification server with actions (GNOME Shell, KDE Plasma, dunst, mako)")
+        }
+        return DoctorFinding("notification server", .ok, "\(server.isEmpty ? "unnamed" : server)\(by), with actions, \(markup)")
+    }
+
+    public static func dock(present: Bool) -> DoctorFinding {
+        guard present else {
+            return DoctorFinding(
+                "dock", .warning,
+                "no dock that shows badges (nothing owns com.canonical.Unity), so the unread count shows nowhere",
+                fix: """
+                    nothing to do unless you want the badge: a dock with launcher badges (Ubuntu Dock, \
+                    Dash to Dock, Plank) shows it as soon as it starts
+                    """)
+        }
+        return DoctorFinding("dock", .ok, "a dock that shows badges is present (com.canonical.Unity)")
+    }
+
+    // MARK: - systemd
+
+    public static let unitName = "gbnotifyd.service"
+
+    public static let noSystemd = DoctorFinding(
+        "systemd unit", .note,
+        "cannot tell whether \(unitName) is enabled: no systemd user manager on the session bus; the XDG autostart entry starts gbnotifyd in sessions without systemd")
+
+    /// From the systemd user manager's `GetUnitFileState`.
+    public static func unit(state: String) -> DoctorFinding {
+        let enable = "systemctl --user enable --now gbnotifyd"
+        switch state {
+        case "enabled", "enabled-runtime", "linked", "linked-runtime", "alias", "indirect", "generated", "transient":
+            return DoctorFinding("systemd unit", .ok, "\(unitName) is \(state)")
+        case "disabled":
+            return DoctorFinding(
+                "systemd unit", .warning,
+                "\(unitName) is disabled, so only the autostart entry or D-Bus activation starts gbnotifyd",
+                fix: enable)
+        case "masked", "masked-runtime":
+            return DoctorFinding(
+                "systemd unit", .warning, "\(unitName) is \(state), so systemd never starts it",
+                fix: "systemctl --user unmask gbnotifyd && \(enable)")
+        default:
+            return DoctorFinding(
+                "systemd unit", .warning, "systemd reports \(unitName) as \(state.isEmpty ? "nothing" : "\"\(state)\"")",
+                fix: enable)
+        }
+    }
+
+    public static func unit(unknown reason: String) -> DoctorFinding {
+        DoctorFinding(
+            "systemd unit", .warning, "systemd does not know \(unitName) (\(reason))",
+            fix: "install gbnotify (make install, or the .deb), then: systemctl --user daemon-reload && systemctl --user enable --now gbnotifyd")
+    }
+
+    // MARK: - gbnotifyd
+
+    public static let daemonNotRunning = DoctorFinding(
+        "gbnotifyd", .failure, "not running (nothing owns \(DaemonInterface.busName) on the session bus)",
+        fix: "systemctl --user start gbnotifyd, or run gbnotifyd; its log says why it stopped (journalctl --user -u gbnotifyd)")
+
+    public static func daemon(unanswered reason: String) -> DoctorFinding {
+        DoctorFinding(
+            "gbnotifyd", .failure, "running, but Status() failed: \(reason)",
+            fix: "systemctl --user restart gbnotifyd")
+    }
+
+    public static func daemon(_ status: DaemonStatus) -> DoctorFinding {
+        var states: [AccountState: Int] = [:]
+        for account in status.accounts { states[account.state, default: 0] += 1 }
+        let tally = AccountState.allCases.compactMap { state in states[state].map { "\($0) \(state.rawValue)" } }
+        let accounts = DoctorReport.counted(status.accounts.count, "account")
+            + (tally.isEmpty ? "" : " (\(tally.joined(separator: ", ")))")
+        let running = "running: gbnotifyd \(status.version.controlCharactersAsSpaces.truncated(to: 32)), up \(DaemonStatus.duration(status.uptimeSeconds)), \(accounts)"
+        guard status.version == GBNotify.version else {
+            return DoctorFinding(
+                "gbnotifyd", .warning, "\(running); this gbnotifyctl is \(GBNotify.version)",
+                fix: "systemctl --user restart gbnotifyd, so that the installed version runs")
+        }
+        return DoctorFinding("gbnotifyd", .ok, running)
+    }
+
+    /// The relay stream as the running daemon reports it; nil when no `relay-url` is configured.
+    public static func relay(_ relay: RelayStatus) -> DoctorFinding? {
+        guard let url = relay.url else { return nil }
+        guard relay.connected else {
+            return DoctorFinding(
+                "relay", .warning,
+                "not connected to \(url)\(relay.lastError.map { ": \($0)" } ?? ""); polling alone meanwhile",
+                fix: "check relay-url (and the relay's access token) and that the relay is up; gbnotifyd reconnects by itself")
+        }
+        return DoctorFinding("relay", .ok, "connected to \(url)")
+    }
+
+    // MARK: - Accounts
+
+    public static func secretService(holding accounts: Int) -> DoctorFinding {
+        DoctorFinding(
+            "Secret Service", .ok, "present and unlocked, holding \(DoctorReport.counted(accounts, "gitbay account"))")
+    }
+
+    /// A keyring item of the account schema that is not a usable account, described without its secret.
+    public static func skipped(keyringItem description: String) -> DoctorFinding {
+        DoctorFinding(
+            "keyring item", .warning, description,
+            fix: "correct or delete the item (Passwords and Keys), or add the account again with gbnotifyctl account add URL")
+    }
+
+    public static let noAccounts = DoctorFinding(
+        "accounts", .warning, "no gitbay account in the keyring, so there is nothing to notify about",
+        fix: "gbnotifyctl account add URL")
+
+    /// How `whoami` went for `account`.
+    public static func account(_ account: Account, whoami result: APIResult) -> DoctorFinding {
+        let check = "account \(account.displayName)"
+        let url = account.instance.url
+        let newToken = """
+            mint a new token and store it: ssh git@\(account.instance.host) token create --name gbnotify \
+            --scope full | jq -r .token | gbnotifyctl account add \(url)
+            """
+        switch result {
+        case .success:
+            guard let whoami = try? result.decode(Whoami.self) else {
+                return DoctorFinding(check, .failure, "\(url) answered whoami with something that is not a gitbay reply",
+                                     fix: "check that \(url) is a gitbay instance")
+            }
+            guard whoami.username == account.username else {
+                return DoctorFinding(
+                    check, .failure,
+                    "the token belongs to \(whoami.username.controlCharactersAsSpaces.truncated(to: 40)), not \(account.username)",
+                    fix: newToken)
+            }
+            return DoctorFinding(check, .ok, "\(url) is reachable and the token is valid")
+        case .unauthorized(let message):
+            return DoctorFinding(check, .failure, "\(url) rejected the token (HTTP 401: \(message))", fix: newToken)
+        case .notFound:
+            return DoctorFinding(
+                check, .failure, "no gitbay API at \(url) (HTTP 404)",
+                fix: "check the URL's path prefix, or ask the instance's admin to set [api] enabled = true")
+        case .rateLimited, .busy, .tooManyWrites:
+            return DoctorFinding(
+                check, .warning, "\(url) is reachable but did not check the token: \(result)",
+                fix: "nothing to do: gbnotifyd waits and retries; run doctor again later to check the token")
+        default:
+            return DoctorFinding(
+                check, .failure, "\(url) failed to answer whoami: \(result)",
+                fix: "try again later; if it goes on, tell the instance's admin")
+        }
+    }
+
+    /// An account on plain http to another machine, which gbnotifyd does not poll unless the
+    /// config says `allow-http = true`; doctor does not send its token there either.
+    public static func account(_ account: Account, plainHTTPRefusedBy configPath: String) -> DoctorFinding {
+        DoctorFinding(
+            "account \(account.displayName)", .failure,
+            "not polled: \(account.instance.url) is plain http to another machine, which would send the API token readable by anyone on the way",
+            fix: "add the account again with its https URL, or set allow-http = true in \(configPath)")
+    }
+
+    /// `whoami` got no answer at all: the network, TLS or a timeout.
+    public static func account(_ account: Account, unreachable reason: String) -> DoctorFinding {
+        DoctorFinding(
+            "account \(account.displayName)", .failure, "cannot reach \(account.instance.url): \(reason)",
+            fix: "check the network, the instance URL, proxy settings and the config's ca-file")
+    }
+
+    // MARK: - Config
+
+    /// `problem` is nil for a usable config; `exists` tells a file of defaults from none.
+    public static func config(path: String, exists: Bool, problem: String?) -> DoctorFinding {
+        if let problem {
+            return DoctorFinding(
+                "config", .failure, "\(path): \(problem)",
+                fix: """
+                    correct it (see gbnotifyd.conf(5)); until then gbnotifyd refuses to start, and a \
+                    running one keeps the settings it has
+                    """)
+        }
+        return DoctorFinding("config", .ok, exists ? "\(path) is valid" : "no file at \(path), so every setting is at its default")
+    }
+
+    public static let noConfigPath = DoctorFinding(
+        "config", .failure, "neither XDG_CONFIG_HOME nor HOME is set, so gbnotifyd has no config file to read",
+        fix: "run gbnotifyd and gbnotifyctl in a login session, where HOME is set")
+}

@@ -1,0 +1,110 @@
+import FoundationEssentials
+
+/// One thing `gbnotifyctl doctor` looked at: what it found and, when that is not fine, what to
+/// do about it.
+public struct DoctorFinding: Sendable, Equatable, Encodable {
+    public enum Verdict: String, Sendable, Encodable {
+        case ok
+        /// Something doctor cannot tell, said so that nobody mistakes silence for "fine".
+        case note
+        /// Works, but less well than it could; does not fail doctor.
+        case warning
+        /// Stands between the user and their notifications; doctor exits 1.
+        case failure
+    }
+
+    /// What was checked, such as `notification server` or `account cmc@gitbay.org`.
+    public let check: String
+    public let verdict: Verdict
+    /// What doctor found, without a closing full stop.
+    public let finding: String
+    /// What to do about it, as one sentence; nil when there is nothing to do.
+    public let fix: String?
+
+    public init(_ check: String, _ verdict: Verdict, _ finding: String, fix: String? = nil) {
+        // Findings quote servers, keyring items and files: one harmless line, bounded.
+        self.check = check.controlCharactersAsSpaces.truncated(to: 120)
+        self.verdict = verdict
+        self.finding = finding.controlCharactersAsSpaces.truncated(to: 600)
+        self.fix = fix.map { $0.controlCharactersAsSpaces.truncated(to: 400) }
+    }
+
+    /// Written out by hand only so that an absent fix is `null` rather than a missing key.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(check, forKey: .check)
+        try container.encode(verdict, forKey: .verdict)
+        try container.encode(finding, forKey: .finding)
+        try container.encode(fix, forKey: .fix)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case check, verdict, finding, fix
+    }
+}
+
+/// Everything `gbnotifyctl doctor` found, as the lines it prints, its JSON and its exit status.
+public struct DoctorReport: Sendable, Equatable {
+    public let findings: [DoctorFinding]
+
+    public init(_ findings: [DoctorFinding]) {
+        self.findings = findings
+    }
+
+    /// False when any finding is a failure; warnings and notes do not count.
+    public var passed: Bool { !findings.contains { $0.verdict == .failure } }
+
+    /// 0 when every check passed, 1 when any failed.
+    public var exitStatus: Int32 { passed ? 0 : 1 }
+
+    /// One line per finding, `VERDICT  CHECK: FINDING. Fix: FIX.`, then a one-line verdict.
+    ///
+    ///     ok       session bus: reachable
+    ///     FAIL     notification server: nothing owns org.freedesktop.Notifications ... Fix: ...
+    public func renderText() -> String {
+        var lines = findings.map { finding in
+            let label = Self.label(finding.verdict)
+            var line = label + String(repeating: " ", count: 9 - label.count) + "\(finding.check): \(finding.finding)"
+            if let fix = finding.fix { line += ". Fix: \(fix)" }
+            return line
+        }
+        lines.append("")
+        lines.append(summary)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `{"passed": true, "findings": [{"check": ..., "verdict": "ok", "finding": ..., "fix": null}]}`
+    public func renderJSON() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Strings and enums only: encoding cannot fail.
+        let data = (try? encoder.encode(JSONShape(passed: passed, findings: findings))) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    private struct JSONShape: Encodable {
+        let passed: Bool
+        let findings: [DoctorFinding]
+    }
+
+    private var summary: String {
+        let failures = findings.count { $0.verdict == .failure }
+        let warnings = findings.count { $0.verdict == .warning }
+        let warned = warnings == 0 ? "" : ", with \(Self.counted(warnings, "warning"))"
+        guard failures > 0 else { return "All checks passed\(warned)." }
+        return "\(Self.counted(failures, "check")) failed\(warned)."
+    }
+
+    private static func label(_ verdict: DoctorFinding.Verdict) -> String {
+        switch verdict {
+        case .ok: "ok"
+        case .note: "note"
+        case .warning: "warning"
+        case .failure: "FAIL"
+        }
+    }
+
+    static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+}

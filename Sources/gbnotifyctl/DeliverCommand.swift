@@ -1,0 +1,85 @@
+import CommandKit
+import Glibc
+import PushCore
+
+/// `gbnotifyctl deliver`: hands one push payload, read from standard input, to the running
+/// daemon's `Deliver`, the way a local relay would.
+struct DeliverCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "deliver",
+        abstract: "Hand a push payload on standard input to the running gbnotifyd.",
+        usage: "< PAYLOAD.json",
+        discussion: """
+            The payload is the JSON gitbay pushes, at most \(PushPayload.maximumSize) bytes. A notice
+            (with 'instance', 'user', 'path' and 'aps') is shown, once even when a poll finds it
+            too; a wake-up naming only 'instance' and 'user' makes that account poll now. Prints
+            what became of it. Exits with status 1, saying why, when the daemon dropped it (not a
+            payload, no such account here, a path that names no issue, merge request or build)
+            or when no gbnotifyd is running.
+            """
+    )
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {}
+
+    func run() async throws -> Int32 {
+        let payload: String
+        do {
+            payload = try PayloadInput.read()
+        } catch {
+            Console.error("gbnotifyctl: \(error)")
+            return ExitStatus.failure
+        }
+        return await DesktopCall.run(DeliverMethod.member, [.string(payload)], interface: DaemonInterface.interface) { reply in
+            switch reply.first?.stringValue.flatMap(DeliverMethod.Reply.init(rawValue:)) {
+            case .shown?: "gbnotifyctl: shown"
+            case .alreadyShown?: "gbnotifyctl: already on screen, so not shown again"
+            case .wokeUp?: "gbnotifyctl: the account polls now"
+            case nil: "gbnotifyctl: delivered (\(reply.first?.stringValue ?? ""))"
+            }
+        }
+    }
+}
+
+/// Standard input, read whole but never more than a payload can be.
+private enum PayloadInput {
+    enum Failure: Error, CustomStringConvertible {
+        case terminal
+        case empty
+        case tooLarge
+        case notUTF8
+        case unreadable(String)
+
+        var description: String {
+            switch self {
+            case .terminal: "pipe the payload on standard input: gbnotifyctl deliver < payload.json"
+            case .empty: "standard input is empty; pipe the payload on it"
+            case .tooLarge: "the payload on standard input is over \(PushPayload.maximumSize) bytes"
+            case .notUTF8: "the payload on standard input is not UTF-8 text"
+            case .unreadable(let why): "cannot read standard input: \(why)"
+            }
+        }
+    }
+
+    static func read() throws(Failure) -> String {
+        guard isatty(0) != 1 else { throw .terminal }
+        let limit = PushPayload.maximumSize
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var filled = 0
+        // One byte past the limit is enough to know it is too large; the rest is never read.
+        while filled <= limit {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.read(0, buffer.baseAddress! + filled, buffer.count - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .unreadable(String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        guard filled <= limit else { throw .tooLarge }
+        guard filled > 0 else { throw .empty }
+        guard let text = String(validating: bytes[..<filled], as: UTF8.self) else { throw .notUTF8 }
+        return text
+    }
+}

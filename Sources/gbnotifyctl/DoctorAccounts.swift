@@ -1,0 +1,86 @@
+import GitbayClient
+import Keyring
+import PushCore
+
+/// doctor's Secret Service and account checks: the keyring, present and unlocked, then each
+/// account's instance asked `whoami` with the stored token. The token goes only into the
+/// request; every finding names the account.
+enum DoctorAccounts {
+    /// `reference` (USER@HOST or a URL) limits the account checks to that account.
+    static func check(only reference: String?, config: DoctorConfig) async -> [DoctorFinding] {
+        let listing: KeyringListing
+        do {
+            listing = try await Keyring().list()
+        } catch {
+            return [keyring(error)]
+        }
+        var findings = [DoctorFinding.secretService(holding: listing.accounts.count)]
+        var accounts = listing.accounts
+        if let reference {
+            do {
+                let chosen = try AccountReference(parsing: reference).resolve(among: accounts.map(\.account))
+                accounts = accounts.filter { $0.account == chosen }
+            } catch {
+                return findings + [DoctorFinding(
+                    "account \(reference)", .failure, "\(error)", fix: "gbnotifyctl account list shows the accounts")]
+            }
+        } else {
+            findings += listing.skipped.map { DoctorFinding.skipped(keyringItem: $0.description) }
+            if accounts.isEmpty { findings.append(DoctorFinding.noAccounts) }
+        }
+        return findings + (await whoami(accounts, config: config))
+    }
+
+    /// Every account at once, so that several dead instances cost one timeout, not one each.
+    /// The token goes where gbnotifyd would send it, and nowhere else.
+    private static func whoami(_ accounts: [StoredAccount], config: DoctorConfig) async -> [DoctorFinding] {
+        await withTaskGroup(of: (Int, DoctorFinding).self) { group in
+            for (index, stored) in accounts.enumerated() {
+                let instance = stored.account.instance
+                guard config.config.allowsToken(to: instance) else {
+                    group.addTask { (index, .account(stored.account, plainHTTPRefusedBy: config.path)) }
+                    continue
+                }
+                let options = config.clientOptions
+                group.addTask {
+                    let client = GitbayClient(instance: instance, token: stored.token, options: options)
+                    do {
+                        return (index, .account(stored.account, whoami: try await client.send(.whoami)))
+                    } catch {
+                        return (index, .account(stored.account, unreachable: "\(error)"))
+                    }
+                }
+            }
+            var findings: [(Int, DoctorFinding)] = []
+            for await finding in group { findings.append(finding) }
+            return findings.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// Tells "no Secret Service" from "locked" from "no bus", each with its own fix.
+    private static func keyring(_ error: KeyringError) -> DoctorFinding {
+        switch error {
+        case .serviceUnavailable:
+            DoctorFinding(
+                "Secret Service", .failure,
+                "none on the session bus (nothing owns org.freedesktop.secrets), so there are no accounts to poll",
+                fix: """
+                    install and start one: gnome-keyring (apt install gnome-keyring; the desktop session \
+                    starts it), or KeePassXC with its Secret Service integration enabled
+                    """)
+        case .locked:
+            DoctorFinding(
+                "Secret Service", .failure,
+                "present, but the keyring is locked (the unlock prompt was dismissed or could not be shown)",
+                fix: "unlock it, for example in Passwords and Keys (seahorse) or KeePassXC, and run doctor again")
+        case .noSessionBus:
+            DoctorFinding(
+                "Secret Service", .failure, "cannot be reached without a session bus",
+                fix: "run gbnotifyctl inside your desktop session")
+        case .failed(let message):
+            DoctorFinding(
+                "Secret Service", .failure, "the keyring failed: \(message)",
+                fix: "restart the Secret Service (or log out and in again) and run doctor again")
+        }
+    }
+}

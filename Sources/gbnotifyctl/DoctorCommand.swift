@@ -1,0 +1,71 @@
+import CommandKit
+import DBus
+import FoundationEssentials
+import PushCore
+
+/// `gbnotifyctl doctor [ACCOUNT] [--json]`: checks everything gbnotifyd needs and says what to do
+/// about each thing that is missing. It looks and asks; it starts nothing (no D-Bus activation,
+/// no daemon) and changes nothing.
+struct DoctorCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "doctor",
+        abstract: "Check everything gbnotifyd needs, and say how to fix what is missing.",
+        usage: "[ACCOUNT] [--json]",
+        discussion: """
+            Checks, one line each: the session bus; the notification server, and whether it shows
+            actions and body markup; a dock that shows badges (a warning only); the Secret Service,
+            present and unlocked; each account's instance, reachable and accepting its token
+            (within seconds even when an instance is down); the systemd user unit, enabled (a note
+            when there is no systemd user manager); gbnotifyd, running, with its status, and its
+            relay stream when one is configured; and the config file, valid. Every line that is not
+            "ok" says what to do. It starts nothing and changes nothing, though a locked keyring
+            may ask to be unlocked.
+
+            ACCOUNT (USER@HOST as 'account list' prints it, or the instance URL) limits the account
+            checks to that account. An account on plain http to another machine is not sent its
+            token unless the config says allow-http = true, as gbnotifyd would not send it either.
+
+            Exits with status 0 when every check passed, 1 when any failed; warnings and notes do
+            not fail it.
+            """,
+        options: [("--json", "Print the findings as JSON: {\"passed\": BOOL, \"findings\": [{\"check\", \"verdict\", \"finding\", \"fix\"}]}.")]
+    )
+
+    var account: String?
+    var json: Bool
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        json = arguments.flag("--json")
+        account = arguments.optionalPositional()
+    }
+
+    func run() async throws -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        let config = DoctorConfig.check(environment: environment)
+        var findings: [DoctorFinding] = []
+        let connection: DBusConnection?
+        do {
+            connection = try await DBusConnection.connect()
+            findings.append(.sessionBus(unreachable: nil))
+        } catch {
+            connection = nil
+            findings.append(.sessionBus(unreachable: "\(error)"))
+        }
+        let desktop = connection.map(DoctorDesktop.init)
+        if let desktop {
+            findings.append(await desktop.notificationServer())
+            findings.append(await desktop.dock())
+        }
+        findings += await DoctorAccounts.check(only: account, config: config)
+        if let desktop {
+            findings.append(await desktop.systemdUnit())
+            findings += await desktop.daemon()
+        }
+        await connection?.close()
+        findings.append(config.finding)
+
+        let report = DoctorReport(findings)
+        print(json ? report.renderJSON() : report.renderText(), terminator: "")
+        return report.exitStatus
+    }
+}

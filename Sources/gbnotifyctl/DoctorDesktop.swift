@@ -1,0 +1,95 @@
+import DBus
+import FoundationEssentials
+import PushCore
+
+/// doctor's session-bus checks. Each name is looked up before anything is called on it, and
+/// calls go to the owner's unique name, so that no check starts a service by D-Bus activation.
+struct DoctorDesktop {
+    let connection: DBusConnection
+
+    /// A busy desktop answers in milliseconds; one that takes longer is the finding.
+    private static let callTimeout = Duration.seconds(5)
+
+    func notificationServer() async -> DoctorFinding {
+        let path = "/org/freedesktop/Notifications", interface = "org.freedesktop.Notifications"
+        do {
+            guard let owner = try await connection.nameOwner(interface) else { return .noNotificationServer }
+            let information = try await call(owner, path, interface, "GetServerInformation")
+            let capabilities = try await call(owner, path, interface, "GetCapabilities")
+            let strings = information.map { $0.stringValue ?? "" }
+            return .notificationServer(DoctorFinding.NotificationServerInfo(
+                name: strings.first ?? "", vendor: strings.dropFirst().first ?? "",
+                version: strings.dropFirst(2).first ?? "",
+                capabilities: NotificationCapabilities(advertised: capabilities.first?.stringArrayValue ?? [])))
+        } catch {
+            return .notificationServer(unanswered: Self.words(error))
+        }
+    }
+
+    func dock() async -> DoctorFinding {
+        // A bus that cannot answer NameHasOwner has failed the session-bus check in all but name.
+        .dock(present: (try? await connection.nameHasOwner("com.canonical.Unity")) == true)
+    }
+
+    func systemdUnit() async -> DoctorFinding {
+        let manager = "org.freedesktop.systemd1"
+        do {
+            guard let owner = try await connection.nameOwner(manager) else { return .noSystemd }
+            let reply = try await call(
+                owner, "/org/freedesktop/systemd1", "\(manager).Manager", "GetUnitFileState",
+                [.string(DoctorFinding.unitName)])
+            return .unit(state: reply.first?.stringValue ?? "")
+        } catch {
+            // No unit file answers with an error (FileNotFound, NoSuchUnit) rather than a state.
+            return .unit(unknown: Self.words(error))
+        }
+    }
+
+    /// gbnotifyd, and its relay stream when one is configured.
+    func daemon() async -> [DoctorFinding] {
+        switch await daemonStatus() {
+        case .status(let status): [.daemon(status)] + [DoctorFinding.relay(status.relay)].compactMap { $0 }
+        case .unhealthy(let finding): [finding]
+        }
+    }
+
+    private enum DaemonAnswer {
+        case status(DaemonStatus)
+        case unhealthy(DoctorFinding)
+    }
+
+    private func daemonStatus() async -> DaemonAnswer {
+        do {
+            guard let owner = try await connection.nameOwner(DaemonInterface.busName) else {
+                return .unhealthy(.daemonNotRunning)
+            }
+            let reply = try await connection.call(
+                destination: owner, path: DaemonInterface.objectPath, interface: DaemonInterface.interface,
+                member: "Status", timeout: .seconds(10))
+            guard let text = reply.first?.stringValue,
+                  let status = try? JSONDecoder().decode(DaemonStatus.self, from: Data(text.utf8))
+            else { return .unhealthy(.daemon(unanswered: "its answer is not a status")) }
+            return .status(status)
+        } catch let error as DBusError
+            where error.name == DBusError.Name.serviceUnknown || error.name == DBusError.Name.nameHasNoOwner {
+            // It stopped between the two calls.
+            return .unhealthy(.daemonNotRunning)
+        } catch {
+            return .unhealthy(.daemon(unanswered: Self.words(error)))
+        }
+    }
+
+    private func call(
+        _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = []
+    ) async throws -> [DBusValue] {
+        try await connection.call(
+            destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+            timeout: Self.callTimeout)
+    }
+
+    /// A D-Bus error reply in the peer's words, which say more than its name.
+    private static func words(_ error: any Error) -> String {
+        guard let error = error as? DBusError else { return "\(error)" }
+        return error.message.isEmpty ? error.name : error.message
+    }
+}

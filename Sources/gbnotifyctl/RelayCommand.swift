@@ -1,0 +1,71 @@
+import CommandKit
+import Keyring
+import PushCore
+
+struct RelayCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "relay",
+        abstract: "Store or delete the access token of an ntfy-compatible relay.",
+        discussion: """
+            The relay itself is set in the config file (relay-url, relay-topic). A relay that
+            requires a login gets its token from the desktop keyring, never from the config file.
+            """,
+        subcommands: [RelayLogin.self, RelayLogout.self]
+    )
+}
+
+struct RelayLogin: Command {
+    static let configuration = CommandConfiguration(
+        name: "login",
+        abstract: "Store the access token gbnotifyd sends to a relay.",
+        usage: "URL",
+        discussion: """
+            Reads the token from standard input, or prompts for it without echo, and stores it in
+            the desktop keyring (schema org.gitbay.Relay), replacing an older one for that relay.
+            gbnotifyd sends it as "Authorization: Bearer" to the relay at URL only. It is not
+            checked here: 'gbnotifyctl status' shows whether the relay accepts it.
+
+            Example: printf '%s\\n' "$NTFY_TOKEN" | gbnotifyctl relay login https://ntfy.example.org
+            """
+    )
+
+    var url: String
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        url = try arguments.positional("URL")
+    }
+
+    func run() async throws -> Int32 {
+        let relay = try GitbayInstance(parsing: url)
+        let token = try TokenInput.read(prompt: "Access token for the relay \(relay.url): ")
+        try await Keyring().storeRelayToken(token, for: relay)
+        print("Stored the access token for the relay \(relay.url).")
+        await DaemonLink.reloadIfRunning()
+        return ExitStatus.success
+    }
+}
+
+struct RelayLogout: Command {
+    static let configuration = CommandConfiguration(
+        name: "logout",
+        abstract: "Delete the access token stored for a relay.",
+        usage: "URL"
+    )
+
+    var url: String
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        url = try arguments.positional("URL")
+    }
+
+    func run() async throws -> Int32 {
+        let relay = try GitbayInstance(parsing: url)
+        if try await Keyring().deleteRelayToken(for: relay) {
+            print("Deleted the access token for the relay \(relay.url).")
+            await DaemonLink.reloadIfRunning()
+        } else {
+            print("No access token was stored for the relay \(relay.url).")
+        }
+        return ExitStatus.success
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Glibc
+import PushCore
+import TestSupport
+import Testing
+
+/// The desktop side fails under the real gbnotifyd, each test in a session of its own (bus,
+/// keyring, no notification server unless the test brings one): a notification server without
+/// actions, the session bus going away, no Secret Service, a locked keyring, keyring items
+/// that are not accounts.
+/// One test at a time: each is a test process and a desktop session of its own.
+@Suite(.serialized) struct FaultDesktopTests {
+    /// Notices still reach a server that shows no actions, offered none (a click then does
+    /// whatever that server does).
+    @Test func aServerWithoutActionsGetsEveryNoticeAndNoActions() async throws {
+        try await PrivateSession.run {
+            let server = try await FakeNotificationServer.start(capabilities: ["body"])
+            let fixture = try await BinaryFixture.start()
+            let daemon = try RunningDaemon(environment: fixture.home.environment)
+            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+
+            let id = try await fixture.standin.addNotification(for: "cmc", summary: "[only once]")
+            daemon.send(SIGHUP)
+            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            let shown = try await server.shown.wait(for: "the notice") { $0.contains { $0.body.contains("[only once]") } }
+            #expect(shown.allSatisfy { $0.actions.isEmpty }, "\(shown)")
+            #expect(shown.count { $0.body.contains("[only once]") } == 1)
+            try await daemon.waitForLine(containing: "showing notice \(id) as notification")
+
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            await server.stop()
+            await fixture.finish()
+        }
+    }
+
+    /// The bus goes away under the daemon (killed, as a crashing bus would be): it exits 1, for
+    /// systemd's Restart=on-failure, and the daemon started on the new bus shows what came
+    /// meanwhile, once, and nothing it had shown before.
+    @Test func aSessionBusThatGoesAwayEndsTheDaemonForARestartThatLosesNothing() async throws {
+        try await PrivateSession.run {
+            let fixture = try await BinaryFixture.start()
+            try await fixture.standin.addNotifications(for: "cmc", count: 2)
+            let socket = fixture.home.directory.appendingPathComponent("bus").path
+            var environment = fixture.home.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(socket)"
+
+            let bus = try await SessionBuses.relay(at: socket)
+            let first = try RunningDaemon(environment: environment)
+            try await first.waitForLine(containing: "\(fixture.name): 200 ok, 2 new")
+            try await fixture.standin.addNotification(for: "cmc")
+            first.send(SIGHUP)
+            try await first.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            let whileDown = try await fixture.standin.addNotification(for: "cmc")
+            await bus.kill()
+            #expect(try await first.waitForExit() == 1)
+            #expect(first.lines.value.contains {
+                $0.hasPrefix("<3>lost the session bus; exiting so that the service manager can start gbnotifyd again")
+            }, "\(first.lines.value)")
+
+            let restarted = try await SessionBuses.relay(at: socket)
+            let second = try RunningDaemon(environment: environment)
+            try await second.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            #expect(second.lines(containing: " new") == ["<7>\(fixture.name): 200 ok, 1 new"])
+            #expect(try fixture.savedHighWater() == Int64(whileDown))
+            second.send(SIGTERM)
+            #expect(try await second.waitForExit() == 0)
+            await restarted.kill()
+            await fixture.finish()
+        }
+    }
+
+    /// No Secret Service on the bus: the daemon says why, stays up and answers on the bus.
+    @Test func withoutASecretServiceTheDaemonStaysUpAndSaysWhy() async throws {
+        try await PrivateSession.run {
+            let home = try DaemonHome()
+            try home.writeConfig("poll-interval = 30\n")
+            let socket = home.directory.appendingPathComponent("bus").path
+            let bus = try await SessionBuses.empty(at: socket)
+            var environment = home.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.readyLine
+
+            let readiness = try NotifySocket(path: home.notifySocket)
+            let daemon = try RunningDaemon(environment: environment)
+            #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 0 accounts")
+            try await daemon.waitForLine(containing: "<3>cannot read the accounts from the keyring:")
+            let status = try await Program.run([Program.built("gbnotifyctl"), "status"], environment: environment)
+            #expect(status.status == 0, "\(status.stderr)")
+
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            await bus.kill()
+            home.remove()
+        }
+    }
+
+    /// A locked keyring that nobody can unlock here (no prompt in a headless session): the
+    /// daemon says so, stays up, and polls nothing it cannot read the token of.
+    @Test func aLockedKeyringIsReportedAndTheDaemonStaysUp() async throws {
+        try await PrivateSession.run {
+            let fixture = try await BinaryFixture.start()
+            let locked = try await Program.run(
+                ["gdbus", "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+                 "--method", "org.freedesktop.Secret.Service.Lock", "['/org/freedesktop/secrets/collection/login']"],
+                environment: ProcessInfo.processInfo.environment)
+            try #require(locked.status == 0, "locking the keyring: \(locked.stderr)")
+
+            let readiness = try NotifySocket(path: fixture.home.notifySocket)
+            let daemon = try RunningDaemon(environment: fixture.home.environment)
+            #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 0 accounts")
+            try await daemon.waitForLine(containing: "locked")
+            #expect(try await fixture.standin.requests().isEmpty)
+            #expect(try await fixture.home.ctl(["status"]).status == 0)
+
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            #expect(!daemon.lines.value.contains { $0.contains(fixture.token) })
+            await fixture.finish()
+        }
+    }
+
+    /// Items of the account schema that are no accounts: each skipped with a warning that
+    /// names it (never its secret), the real account polled as usual.
+    @Test func keyringItemsWithGarbageAttributesAreSkippedAndTheRealAccountPolled() async throws {
+        try await PrivateSession.run {
+            let fixture = try await BinaryFixture.start()
+            try await fixture.standin.addNotification(for: "cmc")
+            // gnome-keyring replaces an item whose attributes include all of a new one's, so
+            // the items with fewer attributes come first and share no attribute set with the
+            // account's.
+            let garbage: [[String]] = [
+                ["user", "someone"],
+                ["instance", "not a url at all", "user", "cmc"],
+                ["instance", "ftp://gitbay.example", "user", "cmc"],
+                ["instance", "https://gitbay.example"],
+                ["instance", "https://gitbay.example", "user", "../../etc/passwd"],
+                ["instance", "https://gitbay.example", "user", String(repeating: "x", count: 5000)],
+            ]
+            for attributes in garbage {
+                let stored = try await Program.run(
+                    ["secret-tool", "store", "--label=garbage", "xdg:schema", "org.gitbay.Account"] + attributes,
+                    environment: ProcessInfo.processInfo.environment, stdin: "gb_" + String(repeating: "0", count: 40))
+                try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
+            }
+
+            let readiness = try NotifySocket(path: fixture.home.notifySocket)
+            let daemon = try RunningDaemon(environment: fixture.home.environment)
+            #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 1 account")
+            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            let warnings = daemon.lines.value.filter { $0.hasPrefix("<4>") && $0.contains("garbage") }
+            #expect(warnings.count == garbage.count, "\(daemon.lines.value)")
+            #expect(!daemon.lines.value.contains { $0.contains(String(repeating: "0", count: 40)) })
+            #expect(warnings.allSatisfy { $0.utf8.count < 2000 }, "a warning carried the whole attribute")
+
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            await fixture.finish()
+        }
+    }
+}

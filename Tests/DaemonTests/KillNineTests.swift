@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The real gbnotifyd killed with SIGKILL at random points, fifty times, with new rows arriving
+/// in between; a notification server of the test's own records everything every one of the
+/// daemons showed, each by its bus name.
+///
+/// What must hold: no row is missed; no run shows a row twice; and no run shows a row at or
+/// below the mark that was on disk when it started. So a row is shown again only when the run
+/// before was killed after showing it and before its mark reached the disk, the window the
+/// design accepts (shown first, saved second: at least once, never lost).
+@Suite struct KillNineTests {
+    static let cycles = 50
+
+    @Test func killDashNineAtRandomPointsMissesNothingAndShowsNothingTwice() async throws {
+        try await PrivateSession.run {
+            let server = try await FakeNotificationServer.start(capabilities: ["actions", "body"])
+            let fixture = try await BinaryFixture.start()
+            // Every start registers (a write): fifty in a minute are past gitbay's write limits,
+            // which are another test's business.
+            try await fixture.standin.configure(.init(writeBurst: 1000, writesPerMinute: 1000))
+
+            // A first run to the end: the empty inbox's mark is saved, so every row added later
+            // is news (not a first sight) and each run makes one poll. Its time to the poll
+            // sets the range the kills are drawn from.
+            let spawned = ContinuousClock.now
+            let first = try RunningDaemon(environment: fixture.home.environment)
+            try await first.waitForLine(containing: "\(fixture.name): 200 ok")
+            let toPoll = ContinuousClock.now - spawned
+            first.send(SIGTERM)
+            #expect(try await first.waitForExit() == 0)
+
+            /// Each later run: where its notifications begin in the server's record, and the mark
+            /// on disk when it started.
+            var runs: [(firstNotification: Int, mark: Int64)] = []
+            var rows: [Int: Int] = [:]
+            var killedBeforePoll = 0
+            var random = SystemRandomNumberGenerator()
+            for cycle in 1...Self.cycles {
+                // A row whenever every earlier one was shown, so no run has more new rows than
+                // are shown one by one.
+                if Set(rows.keys).isSubset(of: Self.shownRows(server.shown.value)) {
+                    rows[cycle] = try await fixture.standin.addNotification(for: "cmc", summary: "[row \(cycle)]")
+                }
+                runs.append((server.shown.value.count, try #require(try fixture.savedHighWater())))
+                let daemon = try RunningDaemon(environment: fixture.home.environment)
+                // The random kill point is what this test is about, not a wait for something.
+                try await Task.sleep(for: toPoll * Double.random(in: 0...1.5, using: &random))
+                daemon.send(SIGKILL)
+                #expect(try await daemon.waitForExit() == 128 + SIGKILL)
+                if daemon.lines(containing: "\(fixture.name): 200 ok").isEmpty { killedBeforePoll += 1 }
+            }
+
+            runs.append((server.shown.value.count, try #require(try fixture.savedHighWater())))
+            let last = try RunningDaemon(environment: fixture.home.environment)
+            let expected = Set(rows.keys)
+            try await server.shown.wait(for: "every row shown") { expected.isSubset(of: Self.shownRows($0)) }
+            // Its poll is done: a 200, or a 304 when the run before saved the last row.
+            try await last.lines.wait(for: "the last run's poll") { lines in
+                lines.contains { $0.contains("\(fixture.name): 200 ok") || $0.contains("\(fixture.name): 304 not modified") }
+            }
+            last.send(SIGTERM)
+            #expect(try await last.waitForExit() == 0)
+
+            let shown = server.shown.value
+            for (sender, indices) in Dictionary(grouping: shown.indices, by: { shown[$0].sender }) {
+                // A run's notifications all come after it started; a late one of a killed run
+                // is still known by its sender.
+                let run = try #require(runs.lastIndex { $0.firstNotification <= indices.min()! })
+                let cycles = indices.compactMap { Self.row(in: shown[$0]) }
+                #expect(cycles.count == Set(cycles).count, "run \(run) (\(sender)) showed a row twice: \(cycles)")
+                for cycle in cycles {
+                    let id = try #require(rows[cycle])
+                    #expect(Int64(id) > runs[run].mark, "run \(run) showed row \(id) though its mark \(runs[run].mark) was on disk")
+                }
+            }
+            #expect(expected.isSubset(of: Self.shownRows(shown)))
+            #expect(rows.count >= Self.cycles / 3, "only \(rows.count) rows in \(Self.cycles) cycles")
+            #expect(killedBeforePoll > 0 && killedBeforePoll < Self.cycles,
+                    "\(killedBeforePoll) of \(Self.cycles) kills came before the poll: the kill points were not spread")
+            await server.stop()
+            await fixture.finish()
+        }
+    }
+
+    /// The cycles whose rows were shown one by one, recognised by their summaries.
+    private static func shownRows(_ shown: [FakeNotificationServer.Notification]) -> Set<Int> {
+        Set(shown.compactMap(row))
+    }
+
+    private static func row(in notification: FakeNotificationServer.Notification) -> Int? {
+        guard let start = notification.body.range(of: "[row "),
+              let end = notification.body[start.upperBound...].firstIndex(of: "]") else { return nil }
+        return Int(notification.body[start.upperBound..<end])
+    }
+}

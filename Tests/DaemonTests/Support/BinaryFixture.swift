@@ -1,0 +1,45 @@
+import Foundation
+import PushCore
+import StateStore
+import TestSupport
+import Testing
+
+/// One account on a stand-in, stored in the (private) session keyring with `secret-tool` as a
+/// user would, and a daemon home: the start of every test of the real gbnotifyd binary.
+struct BinaryFixture {
+    let home: DaemonHome
+    let standin: Standin
+    let token: String
+    let account: Account
+    /// How the daemon names the account in its log lines.
+    var name: String { account.displayName }
+
+    /// - Parameter token: the user's token as given, for one a test must recognise anywhere;
+    ///   minted by the stand-in when nil.
+    static func start(config: String = "poll-interval = 30\n", token: String? = nil) async throws -> BinaryFixture {
+        let home = try DaemonHome()
+        let standin = try await Standin.start()
+        try await standin.addUser("cmc")
+        let token = try await standin.addToken(for: "cmc", token: token)
+        let stored = try await Program.run(
+            ["secret-tool", "store", "--label=gitbay test", "xdg:schema", "org.gitbay.Account", "instance", standin.url,
+             "user", "cmc"],
+            environment: ProcessInfo.processInfo.environment, stdin: token)
+        try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
+        try home.writeConfig(config)
+        let account = try Account(instance: try GitbayInstance(parsing: standin.url), username: "cmc")
+        return BinaryFixture(home: home, standin: standin, token: token, account: account)
+    }
+
+    func finish() async {
+        await standin.stop()
+        home.remove()
+    }
+
+    /// The high-water mark in the account state file as it is on disk now; nil before one was saved.
+    func savedHighWater() throws -> Int64? {
+        let path = home.stateDirectory + "/accounts.json"
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try JSONDecoder().decode(PersistedAccounts.self, from: data).accounts[account.id]?.highWater
+    }
+}

@@ -1,0 +1,107 @@
+import DBus
+import Synchronization
+
+/// `org.freedesktop.Notifications` served by the test process itself, on a bus where no real
+/// server runs (a `--no-notifications` session): it advertises the capabilities a test chooses,
+/// records every `Notify` and stays up while daemons under test come and go, so it sees all that
+/// any of them showed. It can refuse the first few `Notify` calls, as KDE refuses a repeat within
+/// a second.
+final class FakeNotificationServer: Sendable {
+    static let refusal = "org.freedesktop.Notifications.Error.ExcessNotificationGeneration"
+
+    /// One `Notify` call.
+    struct Notification: Sendable, Equatable {
+        let id: UInt32
+        /// The caller's unique name: one per daemon process.
+        let sender: String
+        let summary: String
+        let body: String
+        let actions: [String]
+    }
+
+    /// The notifications shown, numbered from 1.
+    let shown = Observed<[Notification]>([])
+    /// The summary of every `Notify` call, refused or not, in order.
+    let notifyCalls = Observed<[String]>([])
+    private let connection: DBusConnection
+    private let refusals: Int
+    private let nextID = Mutex<UInt32>(1)
+
+    private static let introspection = """
+        <interface name="org.freedesktop.Notifications">
+          <method name="GetCapabilities"><arg direction="out" type="as"/></method>
+          <method name="Notify">
+            <arg direction="in" type="s"/><arg direction="in" type="u"/><arg direction="in" type="s"/>
+            <arg direction="in" type="s"/><arg direction="in" type="s"/><arg direction="in" type="as"/>
+            <arg direction="in" type="a{sv}"/><arg direction="in" type="i"/><arg direction="out" type="u"/>
+          </method>
+          <method name="CloseNotification"><arg direction="in" type="u"/></method>
+          <method name="GetServerInformation">
+            <arg direction="out" type="s"/><arg direction="out" type="s"/>
+            <arg direction="out" type="s"/><arg direction="out" type="s"/>
+          </method>
+        </interface>
+        """
+
+    /// Owns the name on the session bus; throws when another server has it.
+    /// - Parameter refusals: how many `Notify` calls to refuse before showing any.
+    static func start(capabilities: [String], refusals: Int = 0) async throws -> FakeNotificationServer {
+        let server = FakeNotificationServer(connection: try await DBusConnection.connect(), refusals: refusals)
+        try await server.connection.export(
+            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
+            introspection: introspection,
+            methods: [
+                DBusMethod("GetCapabilities", output: "as") { _ in [.stringArray(capabilities)] },
+                DBusMethod("Notify", input: "susssasa{sv}i", output: "u") { [server] call in
+                    [.uint32(try server.notify(call))]
+                },
+                DBusMethod("CloseNotification", input: "u") { _ in [] },
+                DBusMethod("GetServerInformation", output: "ssss") { _ in
+                    [.string("fake"), .string("gbnotify tests"), .string("1"), .string("1.2")]
+                },
+            ])
+        guard try await server.connection.requestName("org.freedesktop.Notifications") else {
+            await server.connection.close()
+            throw DBusError(name: DBusError.Name.failed, message: "another notification server owns the name")
+        }
+        return server
+    }
+
+    private init(connection: DBusConnection, refusals: Int) {
+        self.connection = connection
+        self.refusals = refusals
+    }
+
+    func stop() async {
+        await connection.close()
+    }
+
+    /// Clicks `action` on a notification, the way a server reports it: `ActionInvoked` to the
+    /// daemon that showed it.
+    func invoke(_ action: String, on notification: Notification) throws {
+        try connection.emitSignal(
+            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", member: "ActionInvoked",
+            arguments: [.uint32(notification.id), .string(action)], destination: notification.sender)
+    }
+
+    private func notify(_ call: DBusMethodCall) throws -> UInt32 {
+        let arguments = call.arguments
+        var callNumber = 0
+        notifyCalls.update {
+            $0.append(arguments[3].stringValue ?? "")
+            callNumber = $0.count
+        }
+        guard callNumber > refusals else {
+            throw DBusError(name: Self.refusal, message: "Created too many similar notifications in quick succession")
+        }
+        let id = nextID.withLock { next in
+            defer { next += 1 }
+            return next
+        }
+        let notification = Notification(
+            id: id, sender: call.sender, summary: arguments[3].stringValue ?? "", body: arguments[4].stringValue ?? "",
+            actions: arguments[5].stringArrayValue ?? [])
+        shown.update { $0.append(notification) }
+        return id
+    }
+}

@@ -1,0 +1,67 @@
+import Daemon
+import Foundation
+import Keyring
+import PushCore
+import TestSupport
+import Testing
+
+/// The three things every fault test asserts besides its own: the faulty account recovers and
+/// shows what is new once, the other accounts never noticed, and nothing was shown twice.
+extension Harness {
+    /// Instance `index` polls on as if nothing happened: it has polled successfully, a row added
+    /// now is shown once, as a notice of its own, and the account's state is `ok`.
+    func expectShowsNewRowsOnce(_ index: Int, from supervisor: Supervisor) async throws {
+        let account = instances[index].account
+        // A successful poll has happened, so the next row is news rather than a first sight.
+        try await presenter.waitForUpdates(1, for: account)
+        let before = presenter.notices(for: account).count
+        let id = try await instances[index].standin.addNotification(for: Harness.username)
+        try await presenter.waitForNotices(before + 1, for: account)
+        // Two polls more: the row was not shown a second time by either.
+        try await waitForListRequests(listRequests(index).count + 2, on: index)
+        #expect(presenter.notices(for: account).dropFirst(before).map(\.summary) == [.item(Int64(id))])
+        #expect(try await status(of: index, from: supervisor).state == .ok)
+        expectNothingShownTwice(index)
+    }
+
+    /// No inbox row of instance `index` was shown one by one more than once.
+    func expectNothingShownTwice(_ index: Int) {
+        let shown = presenter.notices(for: instances[index].account).compactMap { notice -> Int64? in
+            if case .item(let item) = notice { item.id } else { nil }
+        }
+        #expect(shown.count == Set(shown).count, "shown more than once: \(shown)")
+    }
+
+    /// Instance `index`'s list requests that arrived between two times of the stand-in's clock.
+    func listRequests(_ index: Int, between start: Double, and end: Double) async throws -> [Standin.LoggedRequest] {
+        try await listRequests(index).filter { $0.time > start && $0.time < end }
+    }
+
+    /// The harness's keyring accounts and, besides them, those of `extra` instances: accounts
+    /// a test stores itself, such as one on a host that does not resolve.
+    func keyringAccounts(including extra: [GitbayInstance]) -> AccountSource {
+        let ours = Set(instances.map(\.account.instance) + extra)
+        return {
+            let listing = try await Keyring().list()
+            return AccountListing(accounts: listing.accounts.filter { ours.contains($0.account.instance) }, skipped: [])
+        }
+    }
+}
+
+/// An account of a test's own in the session keyring, deleted again however the test ends.
+enum ExtraAccount {
+    /// Stores `token` for user `cmc` on `instance`, runs `body`, deletes the item.
+    static func with(
+        instance url: String, token: String, _ body: (Account) async throws -> Void
+    ) async throws {
+        let account = try Account(instance: try GitbayInstance(parsing: url), username: Harness.username)
+        try await Keyring().store(try APIToken(token), for: account)
+        do {
+            try await body(account)
+        } catch {
+            _ = try? await Keyring().delete(account)
+            throw error
+        }
+        _ = try await Keyring().delete(account)
+    }
+}

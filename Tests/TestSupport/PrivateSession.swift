@@ -1,0 +1,58 @@
+import Foundation
+
+/// Runs the calling test again, alone, in a fresh copy of the test process inside its own
+/// `scripts/desktop-session`: a session bus and keyring of its own. For tests that need a bus
+/// name with one owner per bus (`org.gitbay.Notify1`), a keyring no other test writes to, or a
+/// desktop with a piece missing (even the session bus), which would break the tests beside them.
+///
+/// The test's function name must be unique in the test bundle: it is the copy's `--filter`.
+/// A copy that fails, or runs no test, throws `Failure` with everything it printed.
+public enum PrivateSession {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private static let childVariable = "GBNOTIFY_TESTS_PRIVATE_SESSION"
+    private static let script = "\(Standin.packageRoot)/scripts/desktop-session"
+
+    /// - Parameters:
+    ///   - keyring: a Secret Service on the bus (gnome-keyring, unlocked).
+    ///   - notifications: a notification server (dunst on its own Xvfb); off unless asked for,
+    ///     as it is two more processes on a busy machine.
+    ///   - sessionBus: false runs the copy outside any session: no session bus, so neither of the
+    ///     above either.
+    public static func run(
+        keyring: Bool = true, notifications: Bool = false, sessionBus: Bool = true, test: String = #function,
+        _ body: () async throws -> Void
+    ) async throws {
+        var environment = ProcessInfo.processInfo.environment
+        if environment[childVariable] == test {
+            try await body()
+            return
+        }
+        environment[childVariable] = test
+        let copy = [CommandLine.arguments[0], "--testing-library", "swift-testing",
+                    "--filter", NSRegularExpression.escapedPattern(for: test)]
+        let child: Program.Outcome
+        if sessionBus {
+            let options = (keyring ? [] : ["--no-keyring"]) + (notifications ? [] : ["--no-notifications"])
+            child = try await Program.run([script] + options + ["--"] + copy, environment: environment)
+        } else {
+            // No bus address, no display to autolaunch one on, and a runtime directory without
+            // a `bus` socket: GLib finds no session bus anywhere.
+            for name in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment[name] = nil }
+            let runtime = FileManager.default.temporaryDirectory.appending(path: "no-session-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
+            defer { try? FileManager.default.removeItem(at: runtime) }
+            environment["XDG_RUNTIME_DIR"] = runtime.path
+            child = try await Program.run(copy, environment: environment)
+        }
+        let output = child.stdout + child.stderr
+        guard child.status == 0 else {
+            throw Failure(description: "the copy of this test in its own session failed:\n\(output)")
+        }
+        guard output.contains("Test run with 1 test in 1 suite passed") else {
+            throw Failure(description: "the copy of this test in its own session ran no test:\n\(output)")
+        }
+    }
+}

@@ -1,0 +1,51 @@
+# bash completion for gbnotifyctl. Account names are not completed: listing them reads the
+# keyring, which may ask to be unlocked, and a Tab key must never pop up a prompt.
+
+_gbnotifyctl() {
+    local cur prev words cword
+    _init_completion || return
+
+    local command="" subcommand="" i
+    for ((i = 1; i < cword; i++)); do
+        case ${words[i]} in
+            -*) ;;
+            *)
+                if [[ -z $command ]]; then
+                    command=${words[i]}
+                elif [[ $command == account || $command == relay ]] && [[ -z $subcommand ]]; then
+                    subcommand=${words[i]}
+                fi
+                ;;
+        esac
+    done
+
+    case $prev in
+        --user) return ;;
+    esac
+
+    local words_to_offer
+    case $command in
+        "") words_to_offer="account relay status test open deliver doctor --help --version" ;;
+        account)
+            case $subcommand in
+                "") words_to_offer="add list remove --help" ;;
+                add) words_to_offer="--allow-http --help" ;;
+                list) words_to_offer="--json --help" ;;
+                remove) words_to_offer="--user --help" ;;
+            esac
+            ;;
+        relay)
+            case $subcommand in
+                "") words_to_offer="login logout --help" ;;
+                *) words_to_offer="--help" ;;
+            esac
+            ;;
+        status | doctor) words_to_offer="--json --help" ;;
+        test | open | deliver) words_to_offer="--help" ;;
+    esac
+    # After a command, only options: its other arguments are URLs, accounts and paths.
+    [[ $cur == -* || -z $command || (($command == account || $command == relay) && -z $subcommand) ]] || return
+    mapfile -t COMPREPLY < <(compgen -W "$words_to_offer" -- "$cur")
+}
+
+complete -F _gbnotifyctl gbnotifyctl
