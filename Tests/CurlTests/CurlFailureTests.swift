@@ -30,8 +30,6 @@ import Testing
     @Test func aStalledServerHitsTheStallLimit() async throws {
         let standin = try await Standin.start()
         try await standin.addFault(.init(.stall))
-        let clock = ContinuousClock()
-        let started = clock.now
 
         let error = await #expect(throws: CurlError.self) {
             try await HTTPSession.shared.perform(
@@ -39,9 +37,8 @@ import Testing
         }
 
         guard case .timedOut(let detail)? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
-        // The stall limit ended it, not the overall timeout, and not before a second had passed.
+        // The stall limit ended it, not the overall timeout.
         #expect(detail.contains("too slow"))
-        #expect(clock.now - started >= .seconds(1))
         await standin.stop()
     }
 
@@ -64,16 +61,15 @@ import Testing
     @Test func theOverallTimeoutEndsASlowAnswer() async throws {
         let standin = try await Standin.start()
         try await standin.addFault(.init(.delay(seconds: 5)))
-        let clock = ContinuousClock()
-        let started = clock.now
 
         let error = await #expect(throws: CurlError.self) {
             try await HTTPSession.shared.perform(
                 HTTPRequest(url: "\(standin.url)/"), options: TransferOptions(overallTimeout: .milliseconds(500)))
         }
 
-        guard case .timedOut? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
-        #expect(clock.now - started < .seconds(4))
+        // The overall timeout ended it (the stall limit would say "too slow"), not the answer.
+        guard case .timedOut(let detail)? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
+        #expect(detail.contains("timed out after"))
         await standin.stop()
     }
 

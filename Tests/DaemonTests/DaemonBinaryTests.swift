@@ -59,10 +59,8 @@ import Testing
             let saved = try String(contentsOfFile: home.stateDirectory + "/accounts.json", encoding: .utf8)
             #expect(saved.contains("\"highWater\":\(whileDown.last!)"))
 
-            let stopping = ContinuousClock.now
             second.send(SIGTERM)
             #expect(try await second.waitForExit() == 0)
-            #expect(ContinuousClock.now - stopping < .seconds(1))
             #expect(try await readiness.receive() == "STOPPING=1")
             #expect(!(first.lines.value + second.lines.value).contains { $0.contains(token) })
 
@@ -103,10 +101,8 @@ import Testing
             #expect(try await refused.waitForExit() == 1)
             #expect(refused.lines.value == ["<3>config \(home.configFile): line 2: backoff-cap: \"5\" is below the minimum of 30 seconds"])
 
-            let stopping = ContinuousClock.now
             daemon.send(SIGINT)
             #expect(try await daemon.waitForExit() == 0)
-            #expect(ContinuousClock.now - stopping < .seconds(1))
         }
     }
 

@@ -56,13 +56,12 @@ import Testing
         let token = try await standin.addUserWithToken("cmc")
         try await standin.addFault(.init(.stall))
         let client = try standin.client(token: token, options: .init(stallTimeout: .seconds(1)))
-        let clock = ContinuousClock()
-        let started = clock.now
 
         let error = await #expect(throws: TransportError.self) { try await client.send(.whoami) }
 
-        guard case .transfer(.timedOut)? = error else { Issue.record("\(String(describing: error))"); return }
-        #expect(clock.now - started < .seconds(8))
+        // The stall limit ended it, not the overall timeout.
+        guard case .transfer(.timedOut(let detail))? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(detail.contains("too slow"))
         await standin.stop()
     }
 
