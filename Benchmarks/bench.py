@@ -585,7 +585,7 @@ class Bench:
             fail("gbnotifyd did not open the relay stream")
         latencies = []
         base = 2_000_000
-        count = self.arguments.notices // 5
+        count = self.arguments.notices
         for index in range(1, count + 21):
             path = f"krz/gitbay/issues/{base + index}"
             payload = {"aps": {"alert": {"title": "krz/gitbay", "body": f"eve opened issue #{base + index}"}},
