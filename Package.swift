@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // glibc's posix_spawn closefrom action, which needs _GNU_SOURCE to be declared.
         .target(name: "CSpawn"),
+        // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children.
+        .target(name: "Spawn", dependencies: ["CSpawn"]),
 
         // Pure logic: no I/O, no C.
         .target(name: "PushCore"),
@@ -35,7 +37,7 @@ let package = Package(
         .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore"]),
 
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
-        .target(name: "Daemon", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "CSpawn"]),
+        .target(name: "Daemon", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Spawn"]),
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon"]),
         // Daemon for doctor, which reads the config file exactly as gbnotifyd does.
@@ -45,7 +47,7 @@ let package = Package(
         .executableTarget(name: "gbnotify-bench", dependencies: ["Daemon", "DBus", "PushCore"], path: "Benchmarks/InProcess"),
 
         // Starts and scripts the gitbay stand-in (Tests/Standin) for Swift tests.
-        .target(name: "TestSupport", dependencies: ["Curl", "CSpawn"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Curl", "Spawn"], path: "Tests/TestSupport"),
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),

@@ -1,7 +1,7 @@
-import CSpawn
 import Dispatch
 import Glibc
 import PushCore
+import Spawn
 
 /// Starts what a click opens, by argv with no shell, and logs a program that is missing or
 /// fails together with what to install.
@@ -18,7 +18,7 @@ struct Launcher: Sendable {
         environment["NOTIFY_SOCKET"] = nil
         let pid: pid_t
         do {
-            pid = try Self.spawn(launch.argv, environment: environment)
+            pid = try Spawn.start(launch.argv, environment: environment, stdin: .devNull, stdout: .inherit, stderr: .inherit)
         } catch {
             logger.error("cannot open the notice: \(program): \(error); \(Self.advice(for: program))")
             return
@@ -48,42 +48,6 @@ struct Launcher: Sendable {
             "install a terminal, or set terminal = ... in the config (for example terminal = kitty -e)"
         default: "check that \(program) is installed and works, or change the config"
         }
-    }
-
-    private struct SpawnError: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    private static func spawn(_ argv: [String], environment: [String: String]) throws -> pid_t {
-        // The calling thread may block signals (Dispatch workers do), and a child inherits the
-        // mask: a browser that cannot be stopped by SIGTERM is nobody's friend.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        var allSignals = sigset_t()
-        sigemptyset(&noSignals)
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        // Only what is passed on above: a descriptor some other thread opened without
-        // close-on-exec (a file being written, a socket) must not live on in the child.
-        gbn_spawn_closefrom(&actions, 3)
-
-        let arguments = argv.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { variables.forEach { free($0) } }
-        var pid: pid_t = 0
-        let error = posix_spawnp(&pid, argv[0], &actions, &attributes, arguments, variables)
-        guard error == 0 else { throw SpawnError(description: String(cString: strerror(error))) }
-        return pid
     }
 }
 

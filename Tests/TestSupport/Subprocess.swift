@@ -1,6 +1,6 @@
-import CSpawn
 import Foundation
 import Glibc
+import Spawn
 
 /// Child processes for tests, started with `posix_spawnp` rather than Foundation's `Process`,
 /// so that every descriptor this side opens is close-on-exec and reaching a child is a
@@ -16,45 +16,13 @@ public enum Subprocess {
     public static func spawn(
         _ argv: [String], stdin: Int32, stdout: Int32, stderr: Int32, environment: [String: String]? = nil
     ) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        // Only what is passed on above: a descriptor some other thread opened without
-        // close-on-exec (a file being written, a socket) must not live on in the child.
-        gbn_spawn_closefrom(&actions, 3)
-
-        // The calling thread may be a Dispatch worker, which blocks signals, and a child inherits
-        // that mask: the stand-in would never see its SIGTERM. Start children with none blocked
-        // and every signal at its default action.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        var allSignals = sigset_t()
-        sigemptyset(&noSignals)
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let arguments = argv.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let error: Int32
-        if let environment {
-            var variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { variables.forEach { free($0) } }
-            error = posix_spawnp(&pid, argv[0], &actions, &attributes, arguments, &variables)
-        } else {
-            error = posix_spawnp(&pid, argv[0], &actions, &attributes, arguments, environ)
+        do {
+            return try Spawn.start(
+                argv, environment: environment,
+                stdin: .descriptor(stdin), stdout: .descriptor(stdout), stderr: .descriptor(stderr))
+        } catch {
+            throw Failure(description: "could not start \(argv[0]): \(error)")
         }
-        guard error == 0 else {
-            throw Failure(description: "could not start \(argv[0]): \(String(cString: strerror(error)))")
-        }
-        return pid
     }
 
     /// Runs `argv` to completion with stdin and stdout on /dev/null; throws with its stderr when
