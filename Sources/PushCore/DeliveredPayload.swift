@@ -15,11 +15,11 @@ public enum DeliveredPayload: Sendable, Equatable {
         guard let document = JSONValue(parsing: bytes) else { throw .notJSON }
         guard case .object(let root) = document else { throw .notAnObject }
         guard Self.isAbsent(root["path"]), Self.isAbsent(root["aps"]) else {
-            self = .notice(try PushPayload(json: bytes))
+            self = .notice(try PushPayload(root: root))
             return
         }
-        let instanceText = try Self.requiredString(root["instance"], field: "instance")
-        let user = try Self.requiredString(root["user"], field: "user")
+        let instanceText = try PushPayload.requiredString(root["instance"], field: "instance")
+        let user = try PushPayload.requiredString(root["user"], field: "user")
         do {
             self = .wakeUp(instance: try GitbayInstance(parsing: instanceText, allowInsecureHTTP: true), user: user)
         } catch {
@@ -29,15 +29,5 @@ public enum DeliveredPayload: Sendable, Equatable {
 
     private static func isAbsent(_ value: JSONValue?) -> Bool {
         value == nil || value == .null
-    }
-
-    private static func requiredString(_ value: JSONValue?, field: String) throws(PayloadError) -> String {
-        switch value {
-        case nil, .null?: throw .missingField(field)
-        case .string(let text)?:
-            guard !text.isEmpty else { throw .missingField(field) }
-            return text
-        default: throw .wrongType(field: field)
-        }
     }
 }

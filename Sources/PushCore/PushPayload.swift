@@ -28,7 +28,12 @@ public struct PushPayload: Sendable, Equatable {
         guard bytes.count <= Self.maximumSize else { throw .tooLarge(byteCount: bytes.count) }
         guard let document = JSONValue(parsing: bytes) else { throw .notJSON }
         guard case .object(let root) = document else { throw .notAnObject }
+        try self.init(root: root)
+    }
 
+    /// The payload in an object already parsed (and size-checked) by `DeliveredPayload`, so a
+    /// delivered notice is parsed once.
+    init(root: [String: JSONValue]) throws(PayloadError) {
         let instanceText = try Self.requiredString(root["instance"], field: "instance")
         user = try Self.requiredString(root["user"], field: "user")
         path = try Self.requiredString(root["path"], field: "path")
@@ -57,7 +62,7 @@ public struct PushPayload: Sendable, Equatable {
 
     // Absent and null mean the same: the field was not given.
 
-    private static func requiredString(_ value: JSONValue?, field: String) throws(PayloadError) -> String {
+    static func requiredString(_ value: JSONValue?, field: String) throws(PayloadError) -> String {
         guard let text = try optionalString(value, field: field), !text.isEmpty else {
             throw .missingField(field)
         }
