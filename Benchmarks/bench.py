@@ -21,7 +21,11 @@ How things are measured:
 - relay latency: from publishing a line on the relay stand-in to the moment this script reads
   the daemon's log line saying the notice is shown (logged once `Notify` returned);
 - poll latency: from the stand-in's receipt of a list request (its log's CLOCK_MONOTONIC time)
-  to the moment this script reads the daemon's `--verbose` line about the answer.
+  to the moment this script reads the daemon's `--verbose` line about the answer;
+- the daemon's own share (`share`, last: it stops dunst): dunst replaced by `gbnotify-bench
+  server`, which answers at once and notes the CLOCK_MONOTONIC time each `Notify` reaches its
+  handler; from `gbnotify-bench deliver`'s call sent, or from the relay stand-in's write of the
+  line to the daemon's stream (its `/_relay/sent`), to that receipt, paired by the notice's body.
 Latencies are measured one at a time, with dunst's screen cleared between two (unmeasured).
 """
 
@@ -555,21 +559,39 @@ class Bench:
     # A payload handed to a running daemon's `Deliver` to its reply, sent once `Notify` returned.
     def deliver(self):
         daemon = self.daemon(USERS[:1], 30)
+        runs = [run["microseconds"] for run in self.deliver_runs(daemon)]
+        daemon.stop()
+        self.results["deliver"] = runs
+        self.log(f"Deliver p50 {median(runs[0]):.0f} us")
+
+    def deliver_runs(self, daemon, *others):
+        """`gbnotify-bench deliver` against `daemon`'s first account, `--repeat` times: each run's
+        answer. A failed run stops `daemon` and `others` and ends the benchmark."""
         runs = []
         for _ in range(self.arguments.repeat):
             answer = subprocess.run(
                 [self.bench_binary, "deliver", self.standin.url, USERS[0], str(self.arguments.notices)],
                 capture_output=True, text=True)
             if answer.returncode != 0:
-                daemon.stop()
+                for process in (daemon, *others):
+                    process.stop()
                 fail(f"gbnotify-bench deliver failed: {answer.stderr.strip()}")
-            runs.append(json.loads(answer.stdout)["microseconds"])
-        daemon.stop()
-        self.results["deliver"] = runs
-        self.log(f"Deliver p50 {median(runs[0]):.0f} us")
+            runs.append(json.loads(answer.stdout))
+        return runs
 
     # A line published on the relay to the daemon's log line saying its `Notify` returned.
     def relay(self):
+        lines = self.relay_lines(2_000_000)
+        latencies = [(line["shown"] - line["published"]) * 1000 for line in lines]
+        self.results["relay"] = latencies
+        self.log(f"relay p50 {median(latencies):.2f} ms")
+
+    def relay_lines(self, base):
+        """Publishes 20 unmeasured and then `--notices` lines on a relay stand-in that a daemon
+        follows, one at a time, each once the last one's notification is shown. For each measured
+        line: its notice's body, when this script sent the publish request, when the relay wrote
+        the line to the daemon's stream (its `/_relay/sent`), and when this script read the
+        daemon's log line that the notice was shown (CLOCK_MONOTONIC seconds, all three)."""
         relay = subprocess.Popen(
             ["/usr/bin/python3", RELAY], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         url = json.loads(relay.stdout.readline())["url"]
@@ -583,30 +605,105 @@ class Bench:
         daemon = self.daemon([user], 30, config=f"relay-url = {url}\nrelay-topic = bench\n")
         if control("streams/wait?open=1&timeout=30")["timed_out"]:
             fail("gbnotifyd did not open the relay stream")
-        latencies = []
-        base = 2_000_000
-        count = self.arguments.notices
-        for index in range(1, count + 21):
-            path = f"krz/gitbay/issues/{base + index}"
-            payload = {"aps": {"alert": {"title": "krz/gitbay", "body": f"eve opened issue #{base + index}"}},
-                       "path": path, "instance": self.standin.url, "user": user}
+        lines = []
+        for index in range(1, self.arguments.notices + 21):
+            body = f"eve opened issue #{base + index}"
+            payload = {"aps": {"alert": {"title": "krz/gitbay", "body": body}},
+                       "path": f"krz/gitbay/issues/{base + index}", "instance": self.standin.url, "user": user}
             shown_before = sum(1 for _, line in daemon.log() if ": showing " in line)
-            started = time.monotonic()
-            control("publish", {"topic": "bench", "message": json.dumps(payload)})
+            published = time.monotonic()
+            message = control("publish", {"topic": "bench", "message": json.dumps(payload)})
             shown = daemon.wait_for_line(": showing ", shown_before + 1)
             if index > 20:
-                latencies.append((shown - started) * 1000)
+                lines.append({"id": message["id"], "body": body, "published": published, "shown": shown})
             clear_screen()
         daemon.stop()
+        written = {entry["id"]: entry["monotonic"] for entry in control("sent")["sent"]}
+        for line in lines:
+            line["written"] = written[line["id"]]
         relay.terminate()
         relay.wait()
-        self.results["relay"] = latencies
-        self.log(f"relay p50 {median(latencies):.2f} ms")
+        return lines
+
+    # The daemon's own share of "payload in → `Notify`": dunst replaced by a server that answers
+    # at once, from a payload handed over (`Deliver` or a relay line) to that server's receipt
+    # of its `Notify`. Stops dunst, so it runs last.
+    def share(self):
+        stop_notification_server()
+        server = InstantServer(self.bench_binary)
+        daemon = self.daemon(USERS[:1], 30)
+        runs = [run["payloads"] for run in self.deliver_runs(daemon, server)]
+        daemon.stop()
+        lines = self.relay_lines(3_000_000)
+        received = server.stop()
+
+        def receipt(body):
+            times = received.get(body, [])
+            if len(times) != 1:
+                fail(f"the instant notification server received {len(times)} `Notify` calls with the body {body!r}, not 1")
+            return times[0]
+
+        self.results["share_deliver"] = [
+            {"notify": [receipt(p["body"]) - p["sent"] for p in run],
+             "reply": [p["replied"] - p["sent"] for p in run]} for run in runs]
+        self.results["share_relay"] = [(receipt(line["body"]) / 1e6 - line["written"]) * 1000 for line in lines]
+        self.log(f"share: Deliver → Notify p50 {median(self.results['share_deliver'][0]['notify']):.0f} us; "
+                 f"relay → Notify p50 {median(self.results['share_relay']):.2f} ms")
 
     def close(self):
         self.notifies.stop()
         self.standin.stop()
         subprocess.run(["secret-tool", "clear", "xdg:schema", SCHEMA], check=False)
+
+
+class InstantServer:
+    """`gbnotify-bench server`: a notification server that answers at once, in place of dunst."""
+
+    def __init__(self, binary):
+        self.process = subprocess.Popen(
+            [binary, "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        if not line or not json.loads(line).get("ready"):
+            self.process.wait()
+            fail(f"gbnotify-bench server did not start: {self.process.stderr.read().strip()}")
+
+    def stop(self):
+        """Ends it; returns the CLOCK_MONOTONIC microseconds of the `Notify` calls it received,
+        by body."""
+        output, errors = self.process.communicate(timeout=60)
+        if self.process.returncode != 0:
+            fail(f"gbnotify-bench server failed ({self.process.returncode}): {errors.strip()}")
+        received = {}
+        for line in output.splitlines():
+            receipt = json.loads(line)
+            received.setdefault(receipt["body"], []).append(receipt["t"])
+        return received
+
+
+def bus(method, *arguments):
+    """A method of the session bus itself, by gdbus; its answer as gdbus prints it."""
+    return subprocess.run(
+        ["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+         "--method", f"org.freedesktop.DBus.{method}", *arguments], capture_output=True, text=True, check=True).stdout
+
+
+def stop_notification_server(timeout=10):
+    """Stops the session's dunst, if it runs: the process that owns the name on this session's
+    bus, so that no dunst of another session on the machine is touched."""
+    name = "org.freedesktop.Notifications"
+    if "true" not in bus("NameHasOwner", name):
+        return
+    pid = int(re.search(r"\d+", bus("GetConnectionUnixProcessID", name).split()[-1]).group())
+    with open(f"/proc/{pid}/comm") as comm:
+        command = comm.read().strip()
+    if command != "dunst":
+        fail(f"{name} is owned by {command} (pid {pid}), not dunst")
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while "true" in bus("NameHasOwner", name):
+        if time.monotonic() > deadline:
+            fail(f"dunst (pid {pid}) still owns {name} {timeout} s after SIGTERM")
+        time.sleep(0.02)
 
 
 def clear_screen():
@@ -724,18 +821,38 @@ def report(results, arguments, command):
     if "deliver" in r:
         p50 = median([percentile(run, 0.5) / 1000 for run in r["deliver"]])
         p99 = median([percentile(run, 0.99) / 1000 for run in r["deliver"]])
-        b50 = percentile(r["presenter_baseline"], 0.5) / 1000 if "presenter_baseline" in r else float("nan")
-        b99 = percentile(r["presenter_baseline"], 0.99) / 1000 if "presenter_baseline" in r else float("nan")
+        # The baseline's figure comes from `presenter`; without that scenario, none.
+        baseline = r.get("presenter_baseline")
+        b50 = percentile(baseline, 0.5) / 1000 if baseline else float("nan")
+        b99 = percentile(baseline, 0.99) / 1000 if baseline else float("nan")
         out(f"| Payload in by `Deliver` over D-Bus → reply (sent once `Notify` returned), p50 "
-            f"({len(r['deliver'][0])} payloads, median of runs) | {ms(p50, 3)} | {ms(b50)} (one `notify-send`) "
-            f"| {ratio(p50, b50)} | 1 ms |")
-        out(f"| … p99 | {ms(p99, 3)} | {ms(b99)} | {ratio(p99, b99)} | 5 ms |")
+            f"({len(r['deliver'][0])} payloads, median of runs) "
+            f"| {ms(p50, 3)} | {f'{ms(b50)} (one `notify-send`)' if baseline else '—'} "
+            f"| {ratio(p50, b50) if baseline else '—'} | 1 ms |")
+        out(f"| … p99 | {ms(p99, 3)} | {ms(b99) if baseline else '—'} | {ratio(p99, b99) if baseline else '—'} | 5 ms |")
+    if "share_deliver" in r:
+        runs = r["share_deliver"]
+        notify50 = median([percentile(run["notify"], 0.5) / 1000 for run in runs])
+        notify99 = median([percentile(run["notify"], 0.99) / 1000 for run in runs])
+        reply50 = median([percentile(run["reply"], 0.5) / 1000 for run in runs])
+        reply99 = median([percentile(run["reply"], 0.99) / 1000 for run in runs])
+        out(f"| Payload in by `Deliver` → `Notify` received by an instant notification server (the daemon's own "
+            f"share), p50 ({len(runs[0]['notify'])} payloads, median of runs) | {ms(notify50, 3)} | — | — | 1 ms |")
+        out(f"| … p99 | {ms(notify99, 3)} | — | — | 5 ms |")
+        out(f"| … → `Deliver` reply, sent once that server's `Notify` returned, p50 / p99 "
+            f"| {ms(reply50, 3)} / {ms(reply99, 3)} | — | — | 1 ms / 5 ms |")
 
     if "relay" in r:
         values = r["relay"]
         out(f"| Relay line published → daemon's log line that `Notify` returned, p50 ({len(values)} lines; "
             f"includes the relay stand-in's publish and the log pipe) | {ms(percentile(values, 0.5))} | — | — | 1 ms |")
         out(f"| … p99 | {ms(percentile(values, 0.99))} | — | — | 5 ms |")
+    if "share_relay" in r:
+        values = r["share_relay"]
+        out(f"| Relay line written to the daemon's stream → `Notify` received by an instant notification server "
+            f"(the daemon's own share), p50 ({len(values)} lines) "
+            f"| {ms(percentile(values, 0.5), 3)} | — | — | 1 ms |")
+        out(f"| … p99 | {ms(percentile(values, 0.99), 3)} | — | — | 5 ms |")
 
     idle_rate = 0.0
     if "idle_between" in r:
@@ -832,7 +949,8 @@ def write_report(path, lines):
         file.write(text)
 
 
-SCENARIOS = ("presenter", "deliver", "relay", "start", "idle", "hundred", "baseline_polls", "bursts", "latency")
+# `share` stops dunst: it stays last.
+SCENARIOS = ("presenter", "deliver", "relay", "start", "idle", "hundred", "baseline_polls", "bursts", "latency", "share")
 
 
 def main():

@@ -1,5 +1,6 @@
 // gbnotify-bench: the latencies Benchmarks/bench.py measures from inside a process, against
-// whatever owns the session bus's names (dunst and gbnotifyd, in `make bench`).
+// whatever owns the session bus's names (dunst or `gbnotify-bench server`, and gbnotifyd, in
+// `make bench`).
 //
 //     gbnotify-bench presenter [COUNT]
 //         The daemon's own DesktopPresenter, in this process: from a notice handed to it to
@@ -12,12 +13,19 @@
 //         A running gbnotifyd's `Deliver`, called as a local relay would: from the call sent to
 //         its reply, which the daemon sends once the notice's `Notify` has returned. Each
 //         payload is a different notice for account USER at INSTANCE.
+//     gbnotify-bench server
+//         A notification server that answers at once (InstantServer.swift), in place of dunst.
+//         Prints {"ready": true} once it owns the name; at the end of its standard input, one
+//         line per `Notify` received, {"t": MICROSECONDS, "body": "..."}, and exits.
 //
-// Both first run 20 unmeasured (capabilities asked, connections warm), then COUNT (default
-// 1000) one after another, clearing dunst's screen between two (unmeasured), and print one
-// line of JSON: {"microseconds": [...]}, in order.
+// The first three run 20 unmeasured (capabilities asked, connections warm), then COUNT
+// (default 1000) one after another, clearing dunst's screen between two (unmeasured), and
+// print one line of JSON: {"microseconds": [...]}, in order. `deliver` adds "payloads":
+// [{"body": ..., "sent": MICROSECONDS, "replied": MICROSECONDS}, ...] for the measured ones,
+// on CLOCK_MONOTONIC, to be paired with the server's lines by body.
 import DBus
 import Daemon
+import Dispatch
 import FoundationEssentials
 import Glibc
 import PushCore
@@ -28,29 +36,37 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench presenter [COUNT] | notify [COUNT] | deliver INSTANCE USER [COUNT]"
+let usage = "usage: gbnotify-bench presenter [COUNT] | notify [COUNT] | deliver INSTANCE USER [COUNT] | server"
 let warmUp = 20
+
+/// One measured piece of work, in CLOCK_MONOTONIC microseconds.
+struct Span {
+    let started: Int
+    let ended: Int
+
+    var microseconds: Int { ended - started }
+}
 
 /// Runs `work(1...)` for the warm-up and then `count` measured times. After each, unmeasured,
 /// the notification server is asked to close everything on screen: dunst takes longer over
 /// each `Notify` the more notifications it holds, and the figure is about gbnotifyd, not about
 /// a screen with a thousand notifications on it.
-func measure(on connection: DBusConnection, _ count: Int, _ work: (Int) async throws -> Void) async throws -> [Int] {
-    var microseconds: [Int] = []
-    microseconds.reserveCapacity(count)
+func measure(on connection: DBusConnection, _ count: Int, _ work: (Int) async throws -> Void) async throws -> [Span] {
+    var spans: [Span] = []
+    spans.reserveCapacity(count)
     for index in 1...(warmUp + count) {
-        let started = ContinuousClock.now
+        let started = monotonicMicroseconds()
         try await work(index)
-        let elapsed = ContinuousClock.now - started
+        let ended = monotonicMicroseconds()
         if index > warmUp {
-            microseconds.append(Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
+            spans.append(Span(started: started, ended: ended))
         }
         // dunst's own method (what `dunstctl close-all` calls); another server does without.
         _ = try? await connection.call(
             destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
             interface: "org.dunstproject.cmd0", member: "NotificationCloseAll")
     }
-    return microseconds
+    return spans
 }
 
 func item(_ index: Int) -> InboxItem {
@@ -60,7 +76,7 @@ func item(_ index: Int) -> InboxItem {
         path: "krz/gitbay/\(kind.pathSegment)/\(index)", createdAt: "2026-09-20T10:11:12.123Z", readAt: nil)
 }
 
-func presenterLatencies(count: Int) async throws -> [Int] {
+func presenterLatencies(count: Int) async throws -> [Span] {
     let devNull = open("/dev/null", O_WRONLY)
     let logger = Logger(level: .info) { line in
         let bytes = Array((line + "\n").utf8)
@@ -80,7 +96,7 @@ func presenterLatencies(count: Int) async throws -> [Int] {
     return latencies
 }
 
-func notifyLatencies(count: Int) async throws -> [Int] {
+func notifyLatencies(count: Int) async throws -> [Span] {
     let connection = try await DBusConnection.connect()
     let latencies = try await measure(on: connection, count) { index in
         let notice = item(index)
@@ -117,25 +133,76 @@ struct Payload: Encodable {
     let user: String
 }
 
-func deliverLatencies(instance: String, user: String, count: Int) async throws -> [Int] {
+/// A measured `Deliver`, as `deliver` prints it.
+struct TimedPayload: Encodable {
+    let body: String
+    let sent: Int
+    let replied: Int
+}
+
+func deliverLatencies(instance: String, user: String, count: Int) async throws -> [TimedPayload] {
     let connection = try await DBusConnection.connect()
     // Ids far above anything the stand-in hands out, so no poll has shown these notices.
     let base = 1_000_000 + Int(getpid()) * 10_000
-    let latencies = try await measure(on: connection, count) { index in
+    // Encoded beforehand, so that what is measured starts with the call.
+    let payloads = try (1...(warmUp + count)).map { index in
         let notice = item(base + index)
         let payload = Payload(
             aps: .init(alert: .init(title: notice.repo, body: "\(notice.actor) \(notice.summary)")),
             path: notice.path, instance: instance, user: user)
-        let text = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
+        return (body: payload.aps.alert.body, text: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self))
+    }
+    let spans = try await measure(on: connection, count) { index in
         let reply = try await connection.call(
             destination: DaemonInterface.busName, path: DaemonInterface.objectPath, interface: DaemonInterface.interface,
-            member: DeliverMethod.member, arguments: [.string(text)])
+            member: DeliverMethod.member, arguments: [.string(payloads[index - 1].text)])
         guard reply.first?.stringValue == DeliverMethod.Reply.shown.rawValue else {
             fail("payload \(index) was not shown: \(reply)")
         }
     }
     await connection.close()
-    return latencies
+    return zip(payloads[warmUp...], spans).map { payload, span in
+        TimedPayload(body: payload.body, sent: span.started, replied: span.ended)
+    }
+}
+
+/// Serves notifications until standard input ends, then prints what was received.
+func serveNotifications() async throws {
+    let server = try await InstantServer.start()
+    printLine(["ready": true])
+    await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+        // A blocking read, on a thread of its own rather than one Swift tasks run on.
+        DispatchQueue(label: "gbnotify-bench.stdin").async {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            while true {
+                let read = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+                if read == 0 || (read < 0 && errno != EINTR) { break }
+            }
+            ended.resume()
+        }
+    }
+    await server.stop()
+    for receipt in server.receipts {
+        printLine(receipt)
+    }
+}
+
+/// One line of JSON on standard output.
+func printLine(_ value: some Encodable) {
+    guard let data = try? JSONEncoder().encode(value) else { fail("cannot encode \(value)") }
+    // Written at once, unbuffered: `ready` must not wait in a buffer.
+    var line = Array(data) + [UInt8(ascii: "\n")]
+    while !line.isEmpty {
+        let written = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        guard written > 0 || (written < 0 && errno == EINTR) else { fail("cannot write to standard output") }
+        line.removeFirst(max(written, 0))
+    }
+}
+
+/// What the three measuring modes print.
+struct Latencies: Encodable {
+    let microseconds: [Int]
+    let payloads: [TimedPayload]?
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -146,18 +213,21 @@ func count(at index: Int) -> Int {
 }
 
 do {
-    let latencies: [Int]
     switch arguments.first {
     case "presenter" where arguments.count <= 2:
-        latencies = try await presenterLatencies(count: count(at: 1))
+        let spans = try await presenterLatencies(count: count(at: 1))
+        printLine(Latencies(microseconds: spans.map(\.microseconds), payloads: nil))
     case "notify" where arguments.count <= 2:
-        latencies = try await notifyLatencies(count: count(at: 1))
+        let spans = try await notifyLatencies(count: count(at: 1))
+        printLine(Latencies(microseconds: spans.map(\.microseconds), payloads: nil))
     case "deliver" where (3...4).contains(arguments.count):
-        latencies = try await deliverLatencies(instance: arguments[1], user: arguments[2], count: count(at: 3))
+        let payloads = try await deliverLatencies(instance: arguments[1], user: arguments[2], count: count(at: 3))
+        printLine(Latencies(microseconds: payloads.map { $0.replied - $0.sent }, payloads: payloads))
+    case "server" where arguments.count == 1:
+        try await serveNotifications()
     default:
         fail(usage)
     }
-    print("{\"microseconds\": [\(latencies.map(String.init).joined(separator: ","))]}")
 } catch {
     fail("\(error)")
 }

@@ -1,5 +1,6 @@
 import CCurl
 import Synchronization
+import Threads
 
 /// What a session shares with its loop thread: the libcurl multi handle and the inbox of
 /// submitted requests.

@@ -1,4 +1,5 @@
 import Glibc
+import Threads
 internal import CDBus
 
 /// Everything that touches the libdbus connection, confined to the connection's own thread.
@@ -61,22 +62,15 @@ final class ConnectionCore {
     /// connection until it closes. Returns the unique name the bus assigned.
     static func start(_ bus: DBusConnection.Bus, mailbox: Mailbox) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
-            let launch = Unmanaged.passRetained(Launch(bus: bus, mailbox: mailbox, continuation: continuation))
-            var thread = pthread_t()
-            let status = pthread_create(&thread, nil, { context in
-                Unmanaged<Launch>.fromOpaque(context!).takeRetainedValue().run()
-                return nil
-            }, launch.toOpaque())
-            guard status == 0 else {
-                launch.release()
-                continuation.resume(throwing: DBusError.failed("cannot start the D-Bus thread (error \(status))"))
+            let launch = Launch(bus: bus, mailbox: mailbox, continuation: continuation)
+            guard startDetachedThread({ launch.run() }) else {
+                continuation.resume(throwing: DBusError.failed("cannot start the D-Bus thread"))
                 return
             }
-            pthread_detach(thread)
         }
     }
 
-    private final class Launch {
+    private final class Launch: Sendable {
         let bus: DBusConnection.Bus
         let mailbox: Mailbox
         let continuation: CheckedContinuation<String, any Error>

@@ -1,7 +1,7 @@
-import Dispatch
 import Glibc
 import PushCore
 import Spawn
+import Threads
 
 /// Starts what a click opens, by argv with no shell, and logs a program that is missing or
 /// fails together with what to install.
@@ -24,11 +24,10 @@ struct Launcher: Sendable {
             return
         }
         logger.info("opened with \(program) (pid \(pid))")
-        // Reaped on a queue of its own: a browser launcher may take its time, and neither the
-        // cooperative pool nor Dispatch's global queues (which Swift's tasks share on Linux)
-        // may block on it.
+        // Reaped on a thread of its own: a browser launcher may take its time, and the threads
+        // that run Swift tasks may not block on it.
         let logger = self.logger
-        DispatchQueue(label: "gbnotifyd.reap-\(pid)").async {
+        let reaping = startDetachedThread {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             let exited = status & 0x7F == 0
@@ -38,6 +37,9 @@ struct Launcher: Sendable {
                 cannot open the notice: \(program) \(exited ? "exited with status \(code)" : "was killed by signal \(status & 0x7F)"); \
                 \(Self.advice(for: program))
                 """)
+        }
+        if !reaping {
+            logger.error("cannot start a thread to wait for \(program) (pid \(pid)); it stays a zombie until gbnotifyd exits")
         }
     }
 

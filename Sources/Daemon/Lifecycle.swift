@@ -57,7 +57,8 @@ public enum Lifecycle {
             logger.error("cannot connect to the session bus: \(error)")
             return 1
         }
-        let keyring = Keyring()
+        // The keyring speaks to the Secret Service over the daemon's one connection.
+        let keyring = Keyring(connection: connection)
         let desktop: DesktopPresenter?
         do {
             desktop = try await DesktopPresenter.start(
@@ -71,7 +72,7 @@ public enum Lifecycle {
             settings: settings, configPath: configPath, loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configPath) },
             state: state, accounts: { AccountListing(try await keyring.list()) },
             presenter: desktop ?? LogPresenter(logger: logger), logger: logger, hostname: AccountManager.localHostname,
-            relayToken: { try await keyring.relayToken(for: $0) })
+            keyring: keyring, relayToken: { try await keyring.relayToken(for: $0) })
         do {
             try await BusService.export(supervisor, on: connection)
             if let desktop {

@@ -1,10 +1,10 @@
-import Dispatch
 import PushCore
 import StateStore
 import Synchronization
+import Threads
 
 /// The relay cursor file, written off the stream's path: a write fsyncs, which can take a
-/// disk's while, and the next line's notice must not wait for it. Writes run on a serial queue
+/// disk's while, and the next line's notice must not wait for it. Writes run on a worker thread
 /// of their own, in order; a position saved while an older one still waits to be written
 /// replaces it, so a burst of messages costs a few writes, and the newest position always
 /// reaches the disk right after the write in progress.
@@ -15,7 +15,7 @@ final class RelayCursorStore: Sendable {
     }
 
     private let directory: StateDirectory
-    private let queue = DispatchQueue(label: "org.gitbay.gbnotifyd.relay-cursor")
+    private let worker = SerialWorker()
     private let pending = Mutex(Pending())
 
     init(_ directory: StateDirectory) {
@@ -23,10 +23,7 @@ final class RelayCursorStore: Sendable {
     }
 
     func load() async throws(StateError) -> (cursor: RelayCursor?, warning: String?) {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(cursor: RelayCursor?, warning: String?), StateError>, Never>) in
-            queue.async { continuation.resume(returning: Result { () throws(StateError) in try self.directory.loadRelayCursor() }) }
-        }
-        return try result.get()
+        try await worker.run { () throws(StateError) in try self.directory.loadRelayCursor() }
     }
 
     /// Queues `cursor` to be written; `failed` hears of a write that did not work.
@@ -37,7 +34,7 @@ final class RelayCursorStore: Sendable {
             return !pending.isScheduled
         }
         guard schedule else { return }
-        queue.async {
+        worker.submit {
             let next = self.pending.withLock { pending in
                 defer { pending = Pending() }
                 return pending.cursor
@@ -53,8 +50,6 @@ final class RelayCursorStore: Sendable {
 
     /// Returns once every position saved before is on disk.
     func flush() async {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume() }
-        }
+        await worker.run {}
     }
 }

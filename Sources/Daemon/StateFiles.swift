@@ -1,13 +1,13 @@
-import Dispatch
 import PushCore
 import StateStore
+import Threads
 
 /// The state directory, reached from async code without blocking it: its calls take an flock,
-/// write and fsync, which can take a disk's while, so they run on a serial queue of their own
-/// rather than on a thread of Swift's few cooperative ones.
+/// write and fsync, which can take a disk's while, so they run on a worker thread of their own
+/// rather than on one of the few that run Swift tasks.
 final class StateFiles: Sendable {
     let directory: StateDirectory
-    private let queue = DispatchQueue(label: "org.gitbay.gbnotifyd.state")
+    private let worker = SerialWorker()
 
     init(_ directory: StateDirectory) {
         self.directory = directory
@@ -28,9 +28,6 @@ final class StateFiles: Sendable {
     }
 
     private func run<Value: Sendable>(_ work: @escaping @Sendable () throws(StateError) -> Value) async throws(StateError) -> Value {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, StateError>, Never>) in
-            queue.async { continuation.resume(returning: Result(catching: work)) }
-        }
-        return try result.get()
+        try await worker.run(work)
     }
 }

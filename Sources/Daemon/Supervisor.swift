@@ -70,12 +70,14 @@ public actor Supervisor {
     ///   - settings: what the config file said at start.
     ///   - loadSettings: reads the config file again, on every reload.
     ///   - hostname: names this install in each instance's device list.
+    ///   - keyring: the registrar's: the daemon's, over its connection (by default one of its own,
+    ///     connected only when used).
     ///   - relayToken: the relay's access token, read at start and on every reload.
     public init(
         settings: DaemonSettings, configPath: String,
         loadSettings: @escaping @Sendable () throws(ConfigFileError) -> DaemonSettings,
         state: StateDirectory, accounts: @escaping AccountSource, presenter: any Presenter, logger: Logger,
-        hostname: String, relayToken: @escaping RelayTokenSource = { _ in nil }
+        hostname: String, keyring: Keyring = Keyring(), relayToken: @escaping RelayTokenSource = { _ in nil }
     ) {
         self.settings = settings
         self.configPath = configPath
@@ -87,7 +89,7 @@ public actor Supervisor {
         self.presenter = presenter
         self.logger = logger
         registrar = AccountManager(
-            keyring: Keyring(), state: state, clientOptions: settings.client, hostname: hostname)
+            keyring: keyring, state: state, clientOptions: settings.client, hostname: hostname)
     }
 
     /// Makes sure there is an install token (the one thing that cannot fail softly: without a
@@ -173,6 +175,9 @@ public actor Supervisor {
         do {
             listing = try await readAccounts()
         } catch {
+            // The keyring shares the daemon's bus connection, which a stop closes under a read
+            // still under way: that is no fault to log.
+            guard !isStopped else { return nil }
             logger.error("cannot read the accounts from the keyring: \(error)")
             return "cannot read the accounts from the keyring: \(error)"
         }
@@ -224,6 +229,7 @@ public actor Supervisor {
         do {
             token = try await readRelayToken(relayURL)
         } catch {
+            guard !isStopped else { return nil }
             let reason = "cannot read the relay token from the keyring: \(error)"
             logger.error("\(reason); the relay stream keeps the token it had")
             problem = reason

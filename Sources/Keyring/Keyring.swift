@@ -1,4 +1,4 @@
-import Dispatch
+import DBus
 import PushCore
 
 /// The gitbay accounts in the desktop keyring: Secret Service items of schema
@@ -9,29 +9,40 @@ import PushCore
 /// Items are found by reading every item of the schema and comparing the accounts they name,
 /// not by exact attributes, so an item written with another spelling of the instance (a
 /// trailing slash, `:443`, upper case) is found, replaced and deleted like one of ours.
+///
+/// The Secret Service is spoken over D-Bus directly (libsecret would be a second D-Bus stack
+/// with GLib under it); the items stay exactly what libsecret reads and writes.
 public final class Keyring: Sendable {
-    /// libsecret's calls block on D-Bus, and on an unlock prompt for as long as the user takes,
-    /// so they run on this queue's thread rather than on Swift's cooperative pool, where a
-    /// blocked thread is a core's worth of tasks that cannot run. One serial queue for the
-    /// process: at most one unlock prompt is up at a time, a `store` is seen by the calls queued
-    /// after it, and libsecret's process-wide service object is never used from two threads at
-    /// once (done concurrently, first stores failed as if a prompt had been dismissed).
-    private static let queue = DispatchQueue(label: "org.gitbay.Keyring")
+    private let bus: KeyringBus
+    private let operations = OneAtATime()
 
-    public init() {}
+    /// A keyring reached over `connection`, a session-bus connection its owner keeps open (the
+    /// daemon's one).
+    public init(connection: DBusConnection) {
+        bus = KeyringBus(shared: connection)
+    }
+
+    /// A keyring reached over a session-bus connection of its own, opened on first use: for
+    /// gbnotifyctl and tests, which hold no other.
+    public init() {
+        bus = KeyringBus(shared: nil)
+    }
 
     /// Stores `token` for `account`, replacing the token of any item that names the same
     /// account.
     public func store(_ token: APIToken, for account: Account) async throws(KeyringError) {
-        try await onKeyringThread { () throws(KeyringError) in
-            try SecretStore.store(
+        try await withService { service in
+            try await service.store(
                 token.secret, label: "gitbay token for \(account.displayName)",
-                attributes: [KeyringAttribute.instance: account.instance.url, KeyringAttribute.user: account.username])
+                attributes: [
+                    ItemSchema.attribute: ItemSchema.account, KeyringAttribute.instance: account.instance.url,
+                    KeyringAttribute.user: account.username,
+                ])
             // The store replaced an item spelled exactly like ours; one for the same account
             // under another spelling of the instance would live on beside it.
-            for item in try SecretStore.allItems()
+            for item in try await service.items(of: ItemSchema.account)
             where item.names(account) && item.attributes[KeyringAttribute.instance] != account.instance.url {
-                _ = try SecretStore.deleteItems(withExactly: item.attributes)
+                _ = try await service.delete(item)
             }
         }
     }
@@ -43,27 +54,36 @@ public final class Keyring: Sendable {
 
     /// Every account in the keyring, and the items of the schema that are not usable accounts.
     public func list() async throws(KeyringError) -> KeyringListing {
-        try await onKeyringThread { () throws(KeyringError) in KeyringListing(reading: try SecretStore.allItems()) }
+        try await withService { service in KeyringListing(reading: try await service.items(of: ItemSchema.account)) }
     }
 
     /// Deletes every item that names `account`; true when there was one.
     public func delete(_ account: Account) async throws(KeyringError) -> Bool {
-        try await onKeyringThread { () throws(KeyringError) in
+        try await withService { service in
             var deleted = false
-            for item in try SecretStore.allItems() where item.names(account) {
-                // Two items with the same attributes go with the first call; the second finds none.
-                if try SecretStore.deleteItems(withExactly: item.attributes) { deleted = true }
+            for item in try await service.items(of: ItemSchema.account) where item.names(account) {
+                if try await service.delete(item) { deleted = true }
             }
             return deleted
         }
     }
 
-    func onKeyringThread<Value: Sendable>(
-        _ work: @escaping @Sendable () throws(KeyringError) -> Value
-    ) async throws(KeyringError) -> Value {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, KeyringError>, Never>) in
-            Self.queue.async { continuation.resume(returning: Result(catching: work)) }
+    /// Runs `body` against the Secret Service once the operations before it are done, and
+    /// reports whatever it throws as a `KeyringError`.
+    func withService<Value>(_ body: (SecretService) async throws -> Value) async throws(KeyringError) -> Value {
+        try await operations.run { () async throws(KeyringError) -> Value in
+            let service = SecretService(connection: try await bus.connection())
+            do {
+                return try await body(service)
+            } catch {
+                throw KeyringError(error)
+            }
         }
-        return try result.get()
     }
+}
+
+/// The attribute names of the `org.gitbay.Account` schema.
+enum KeyringAttribute {
+    static let instance = "instance"
+    static let user = "user"
 }

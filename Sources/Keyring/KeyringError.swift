@@ -1,7 +1,7 @@
-import CSecret
+import DBus
 
-/// Why the keyring could not be used. Never carries a token: libsecret's messages name
-/// services, objects and attributes, not secrets.
+/// Why the keyring could not be used. Never carries a token: the Secret Service's messages
+/// name services, objects and attributes, not secrets, and every secret travels encrypted.
 public enum KeyringError: Error, Equatable, CustomStringConvertible {
     /// Nothing owns `org.freedesktop.secrets` on the session bus.
     case serviceUnavailable
@@ -9,7 +9,7 @@ public enum KeyringError: Error, Equatable, CustomStringConvertible {
     case locked
     /// No session bus could be reached.
     case noSessionBus
-    /// Anything else, with GLib's message.
+    /// Anything else, with the service's (or the bus's) message.
     case failed(String)
 
     public var description: String {
@@ -30,14 +30,23 @@ public enum KeyringError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    init(_ error: GLibError) {
-        if error.is(g_dbus_error_quark(), G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue) {
-            // libsecret talks to one bus name only, so the unknown service is org.freedesktop.secrets.
-            self = .serviceUnavailable
-        } else if error.is(secret_error_get_quark(), SECRET_ERROR_IS_LOCKED.rawValue) {
-            self = .locked
-        } else {
-            self = .failed(error.message)
+    /// Whatever a Secret Service call threw, as the keyring reports it.
+    init(_ error: any Error) {
+        switch error {
+        case let error as KeyringError:
+            self = error
+        case let error as DBusError:
+            switch error.name {
+            // Every call goes to one bus name, so the unknown service is org.freedesktop.secrets.
+            case DBusError.Name.serviceUnknown, DBusError.Name.nameHasNoOwner: self = .serviceUnavailable
+            case SecretService.ErrorName.isLocked: self = .locked
+            case DBusError.Name.disconnected: self = .noSessionBus
+            default: self = .failed("\(error)")
+            }
+        case is CancellationError:
+            self = .failed("the keyring call was cancelled")
+        default:
+            self = .failed("\(error)")
         }
     }
 }

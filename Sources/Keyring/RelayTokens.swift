@@ -9,13 +9,13 @@ import PushCore
 /// found, replaced and deleted like ours.
 extension Keyring {
     public func storeRelayToken(_ token: APIToken, for relay: GitbayInstance) async throws(KeyringError) {
-        try await onKeyringThread { () throws(KeyringError) in
-            try SecretStore.store(
+        try await withService { service in
+            try await service.store(
                 token.secret, label: "gbnotify relay token for \(relay.displayName)",
-                attributes: [RelayAttribute.url: relay.url], schema: .relay)
-            for item in try SecretStore.allItems(of: .relay)
+                attributes: [ItemSchema.attribute: ItemSchema.relay, RelayAttribute.url: relay.url])
+            for item in try await service.items(of: ItemSchema.relay)
             where item.names(relay) && item.attributes[RelayAttribute.url] != relay.url {
-                _ = try SecretStore.deleteItems(withExactly: item.attributes)
+                _ = try await service.delete(item)
             }
         }
     }
@@ -23,8 +23,8 @@ extension Keyring {
     /// The token for `relay`, nil when there is none (or it is not a usable token); the newest
     /// item wins when there are several.
     public func relayToken(for relay: GitbayInstance) async throws(KeyringError) -> APIToken? {
-        try await onKeyringThread { () throws(KeyringError) in
-            try SecretStore.allItems(of: .relay)
+        try await withService { service in
+            try await service.items(of: ItemSchema.relay)
                 .filter { $0.names(relay) }
                 .sorted { $0.modified > $1.modified }
                 .lazy.compactMap { try? APIToken($0.secret) }.first
@@ -33,10 +33,10 @@ extension Keyring {
 
     /// Deletes every token item for `relay`; true when there was one.
     public func deleteRelayToken(for relay: GitbayInstance) async throws(KeyringError) -> Bool {
-        try await onKeyringThread { () throws(KeyringError) in
+        try await withService { service in
             var deleted = false
-            for item in try SecretStore.allItems(of: .relay) where item.names(relay) {
-                if try SecretStore.deleteItems(withExactly: item.attributes) { deleted = true }
+            for item in try await service.items(of: ItemSchema.relay) where item.names(relay) {
+                if try await service.delete(item) { deleted = true }
             }
             return deleted
         }
@@ -45,10 +45,6 @@ extension Keyring {
 
 enum RelayAttribute {
     static let url = "url"
-}
-
-extension SecretStore.Schema {
-    static let relay = SecretStore.Schema(name: "org.gitbay.Relay", attributes: [RelayAttribute.url])
 }
 
 extension KeyringItem {

@@ -3,6 +3,7 @@ import Daemon
 import FoundationEssentials
 import Glibc
 import PushCore
+import Threads
 
 /// `gbnotifyd`: the user daemon.
 struct GBNotifyDaemon: Command {
@@ -44,7 +45,10 @@ struct GBNotifyDaemon: Command {
     }
 }
 
-let status = await CommandLineTool.main(
-    Array(CommandLine.arguments.dropFirst()), root: GBNotifyDaemon.self, toolName: "gbnotifyd",
-    version: GBNotify.version, print: { print($0) }, printError: { Console.error($0) })
-exit(status)
+// On gbnotify's own executor: with Swift's default one, libdispatch would wake the idle daemon
+// every second (PoolExecutor says why).
+PoolMain.run {
+    await CommandLineTool.main(
+        Array(CommandLine.arguments.dropFirst()), root: GBNotifyDaemon.self, toolName: "gbnotifyd",
+        version: GBNotify.version, print: { print($0) }, printError: { Console.error($0) })
+}

@@ -23,7 +23,7 @@ struct KeyringUnavailableTests {
     }
 
     /// Headless, gnome-keyring cannot show its unlock prompt (no prompter on this bus), which
-    /// libsecret sees as a dismissed one.
+    /// the keyring sees as a dismissed one.
     @Test func lockedCollectionIsReportedAsLocked() async throws {
         try await PrivateSession.run() {
             let account = try testAccount("locked-out", on: "https://locked.example")

@@ -30,6 +30,10 @@ and a control API under /_relay/ (JSON in, JSON out):
                            waits until exactly N streams are open:
                            {"open_streams": n, "timed_out": bool}
     GET  /_relay/state     {"subscriptions": [...], "open_streams": n, "messages": n}
+    GET  /_relay/sent      {"sent": [{"id", "monotonic"}]}: each message line written
+                           to a stream, with this process's CLOCK_MONOTONIC seconds
+                           just after the write (for benchmarks: from here on the
+                           line is the client's)
     POST /_relay/reset     forgets messages, faults, subscriptions and config
 
 Prints one JSON line, {"url": ..., "port": ...}, once it listens.
@@ -84,6 +88,7 @@ class Relay:
             self.keepalive = self.default_keepalive
             self.token = None
             self.messages = []  # dicts in publish order
+            self.sent = []  # {"id", "monotonic"} per message line written to a stream
             self.streams = set()
             self.disconnects = {}  # topic -> message lines to send before dropping
             self.subscriptions = []
@@ -157,6 +162,10 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
             return self.wait_for_subscriptions(query)
         if url.path == "/_relay/streams/wait":
             return self.wait_for_open_streams(query)
+        if url.path == "/_relay/sent":
+            relay = self.server.relay
+            with relay.lock:
+                return self.reply(200, {"sent": list(relay.sent)})
         if url.path == "/_relay/state":
             relay = self.server.relay
             with relay.lock:
@@ -311,6 +320,9 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
                 drop_after -= 1
             self.send_chunk(data)
             last_sent = time.monotonic()
+            if kind == "message":
+                with relay.lock:
+                    relay.sent.append({"id": json.loads(data)["id"], "monotonic": last_sent})
 
     def send_chunk(self, data):
         if data:

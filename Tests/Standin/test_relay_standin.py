@@ -95,6 +95,19 @@ class RelayStandinTests(unittest.TestCase):
                          ("message", published["id"], "hello", "t1"))
         self.assertEqual(len(event["id"]), 12)
 
+    def test_each_message_line_written_is_recorded_with_its_time(self):
+        stream = self.subscribe("t9")
+        stream.event()
+        self.relay.control("send", {"topic": "t9", "text": "not a message\n"})
+        before = time.monotonic()
+        published = self.relay.control("publish", {"topic": "t9", "message": "timed"})
+        self.assertEqual(stream.line(), b"not a message")
+        self.assertEqual(stream.event()["id"], published["id"])
+        after = time.monotonic()
+        sent = self.relay.control("sent")["sent"]
+        self.assertEqual([entry["id"] for entry in sent], [published["id"]])
+        self.assertTrue(before <= sent[0]["monotonic"] <= after, (before, sent, after))
+
     def test_ntfy_publish_by_post(self):
         stream = self.subscribe("t2")
         stream.event()

@@ -1,5 +1,6 @@
 import DBus
 import Synchronization
+import TestSupport
 
 /// `org.freedesktop.Notifications` served by the test process itself, on a bus where no real
 /// server runs (a `--no-notifications` session): it advertises the capabilities a test chooses,
@@ -27,29 +28,14 @@ final class FakeNotificationServer: Sendable {
     private let refusals: Int
     private let nextID = Mutex<UInt32>(1)
 
-    private static let introspection = """
-        <interface name="org.freedesktop.Notifications">
-          <method name="GetCapabilities"><arg direction="out" type="as"/></method>
-          <method name="Notify">
-            <arg direction="in" type="s"/><arg direction="in" type="u"/><arg direction="in" type="s"/>
-            <arg direction="in" type="s"/><arg direction="in" type="s"/><arg direction="in" type="as"/>
-            <arg direction="in" type="a{sv}"/><arg direction="in" type="i"/><arg direction="out" type="u"/>
-          </method>
-          <method name="CloseNotification"><arg direction="in" type="u"/></method>
-          <method name="GetServerInformation">
-            <arg direction="out" type="s"/><arg direction="out" type="s"/>
-            <arg direction="out" type="s"/><arg direction="out" type="s"/>
-          </method>
-        </interface>
-        """
 
     /// Owns the name on the session bus; throws when another server has it.
     /// - Parameter refusals: how many `Notify` calls to refuse before showing any.
     static func start(capabilities: [String], refusals: Int = 0) async throws -> FakeNotificationServer {
         let server = FakeNotificationServer(connection: try await DBusConnection.connect(), refusals: refusals)
         try await server.connection.export(
-            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
-            introspection: introspection,
+            path: NotificationsInterface.path, interface: NotificationsInterface.name,
+            introspection: NotificationsInterface.introspection,
             methods: [
                 DBusMethod("GetCapabilities", output: "as") { _ in [.stringArray(capabilities)] },
                 DBusMethod("Notify", input: "susssasa{sv}i", output: "u") { [server] call in
@@ -60,7 +46,7 @@ final class FakeNotificationServer: Sendable {
                     [.string("fake"), .string("gbnotify tests"), .string("1"), .string("1.2")]
                 },
             ])
-        guard try await server.connection.requestName("org.freedesktop.Notifications") else {
+        guard try await server.connection.requestName(NotificationsInterface.name) else {
             await server.connection.close()
             throw DBusError(name: DBusError.Name.failed, message: "another notification server owns the name")
         }
@@ -80,7 +66,7 @@ final class FakeNotificationServer: Sendable {
     /// daemon that showed it.
     func invoke(_ action: String, on notification: Notification) throws {
         try connection.emitSignal(
-            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", member: "ActionInvoked",
+            path: NotificationsInterface.path, interface: NotificationsInterface.name, member: "ActionInvoked",
             arguments: [.uint32(notification.id), .string(action)], destination: notification.sender)
     }
 

@@ -2,9 +2,9 @@ import Glibc
 
 /// Starts a detached OS thread running `body`; false if the system would not create one.
 ///
-/// Blocking work belongs on a thread of its own: Swift's cooperative pool has one thread per
-/// core, and a blocked one is a core's worth of tasks that cannot run.
-func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+/// Blocking work belongs on a thread of its own: the threads that run Swift tasks are few, and
+/// a blocked one is that many tasks that cannot run.
+public func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     final class Body {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
