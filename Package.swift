@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "gbnotifyctl", dependencies: ["PushCore", "CommandKit", "Accounts", "DBus", "Daemon"]),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
-        .executableTarget(name: "gbnotify-bench", dependencies: ["Daemon", "DBus", "PushCore", "TestSupport"], path: "Benchmarks/InProcess"),
+        .executableTarget(name: "gbnotify-bench", dependencies: ["Curl", "DBus", "Daemon", "PushCore", "TestSupport", "Threads"], path: "Benchmarks/InProcess"),
 
         // Starts and scripts the gitbay stand-in (Tests/Standin) for Swift tests.
         .target(name: "TestSupport", dependencies: ["Curl", "Spawn"], path: "Tests/TestSupport"),

@@ -399,13 +399,23 @@ class Bench:
     def start(self):
         users = USERS[:10]
         self.keyring.use(users)
-        ready, memory = [], []
+        ready, at_start, floor = [], [], []
         for _ in range(self.arguments.repeat * 3):
             daemon = Daemon(self.daemon_binary, 30)
             ready.append(daemon.ready_seconds * 1000)
-            memory.append(daemon.memory())
+            at_start.append(daemon.memory())
             daemon.stop()
-        self.results["start"] = {"ready_ms": ready, "memory": memory}
+        # The floor under that memory: the same build's runtime and libraries doing next to nothing.
+        for _ in range(self.arguments.repeat):
+            process = subprocess.Popen([self.bench_binary, "floor", self.standin.url],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            if not json.loads(process.stdout.readline() or "{}").get("ready"):
+                fail("gbnotify-bench floor did not start")
+            floor.append(memory(process.pid))
+            process.stdin.close()
+            if process.wait(timeout=30) != 0:
+                fail(f"gbnotify-bench floor failed ({process.returncode})")
+        self.results["start"] = {"ready_ms": ready, "memory": at_start, "floor_memory": floor}
         self.log(f"start to ready: {median(ready):.1f} ms")
 
     # Idle with 10 accounts: the default interval, and between polls.
@@ -906,6 +916,12 @@ def report(results, arguments, command):
                 out(f"| Memory {label}: VmRSS / Pss / private | {kib(memory['rss'])} / {kib(memory['Pss'])} / "
                     f"{kib(memory['private'])} | {r.get('baseline_memory', '—') if label.startswith('100') else '—'} "
                     f"| — | under 15 MB with 10 accounts |")
+        floor = r["start"].get("floor_memory")
+        if floor:
+            memory = {k: median([m[k] for m in floor]) for k in floor[0]}
+            out(f"| The floor under those: the same build doing next to nothing (`gbnotify-bench floor`: session bus "
+                f"connected, one libcurl transfer, a little JSON decoded), median of runs: VmRSS / Pss / private "
+                f"| {kib(memory['rss'])} / {kib(memory['Pss'])} / {kib(memory['private'])} | — | — | — |")
     if "burst" in r:
         cycles = r["burst"]
         cpu = median([c["cpu_ms"] for c in cycles])

@@ -17,18 +17,23 @@
 //         A notification server that answers at once (InstantServer.swift), in place of dunst.
 //         Prints {"ready": true} once it owns the name; at the end of its standard input, one
 //         line per `Notify` received, {"t": MICROSECONDS, "body": "..."}, and exits.
+//     gbnotify-bench floor URL
+//         The floor under gbnotifyd's memory: the same build's runtime and libraries doing next
+//         to nothing. Connects to the session bus, GETs URL through libcurl, decodes a little
+//         JSON, prints {"ready": true} and waits for the end of its standard input.
 //
 // The first three run 20 unmeasured (capabilities asked, connections warm), then COUNT
 // (default 1000) one after another, clearing dunst's screen between two (unmeasured), and
 // print one line of JSON: {"microseconds": [...]}, in order. `deliver` adds "payloads":
 // [{"body": ..., "sent": MICROSECONDS, "replied": MICROSECONDS}, ...] for the measured ones,
 // on CLOCK_MONOTONIC, to be paired with the server's lines by body.
+import Curl
 import DBus
 import Daemon
-import Dispatch
 import FoundationEssentials
 import Glibc
 import PushCore
+import Threads
 
 func fail(_ message: String) -> Never {
     let line = Array("gbnotify-bench: \(message)\n".utf8)
@@ -36,7 +41,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench presenter [COUNT] | notify [COUNT] | deliver INSTANCE USER [COUNT] | server"
+let usage = "usage: gbnotify-bench presenter [COUNT] | notify [COUNT] | deliver INSTANCE USER [COUNT] | server | floor URL"
 let warmUp = 20
 
 /// One measured piece of work, in CLOCK_MONOTONIC microseconds.
@@ -170,9 +175,29 @@ func deliverLatencies(instance: String, user: String, count: Int) async throws -
 func serveNotifications() async throws {
     let server = try await InstantServer.start()
     printLine(["ready": true])
+    await standardInputEnded()
+    await server.stop()
+    for receipt in server.receipts {
+        printLine(receipt)
+    }
+}
+
+/// Holds what gbnotifyd holds at the least (a bus connection, libcurl with a transfer done,
+/// JSON decoded) until standard input ends.
+func idleFloor(url: String) async throws {
+    let connection = try await DBusConnection.connect()
+    let response = try await HTTPSession.shared.perform(HTTPRequest(url: url))
+    _ = try? JSONDecoder().decode([String: Int].self, from: Data(response.body))
+    printLine(["ready": true])
+    await standardInputEnded()
+    await connection.close()
+}
+
+/// Returns once standard input ends: how bench.py stops the modes that wait.
+func standardInputEnded() async {
     await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
         // A blocking read, on a thread of its own rather than one Swift tasks run on.
-        DispatchQueue(label: "gbnotify-bench.stdin").async {
+        let started = startDetachedThread {
             var buffer = [UInt8](repeating: 0, count: 512)
             while true {
                 let read = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
@@ -180,10 +205,7 @@ func serveNotifications() async throws {
             }
             ended.resume()
         }
-    }
-    await server.stop()
-    for receipt in server.receipts {
-        printLine(receipt)
+        if !started { fail("cannot start a thread to read standard input") }
     }
 }
 
@@ -225,6 +247,8 @@ do {
         printLine(Latencies(microseconds: payloads.map { $0.replied - $0.sent }, payloads: payloads))
     case "server" where arguments.count == 1:
         try await serveNotifications()
+    case "floor" where arguments.count == 2:
+        try await idleFloor(url: arguments[1])
     default:
         fail(usage)
     }
