@@ -14,20 +14,16 @@ final class StateFiles: Sendable {
     }
 
     func installToken() async throws(StateError) -> (token: InstallToken, warning: String?) {
-        try await run { () throws(StateError) in try self.directory.installToken() }
+        try await worker.run { () throws(StateError) in try self.directory.installToken() }
     }
 
     func loadAccounts() async throws(StateError) -> (state: PersistedAccounts, warning: String?) {
-        try await run { () throws(StateError) in try self.directory.loadAccounts() }
+        try await worker.run { () throws(StateError) in try self.directory.loadAccounts() }
     }
 
     /// Changes the account records under the directory's lock; returns the warning, if any,
     /// about a state file that had to be set aside.
     func updateAccounts(_ change: @escaping @Sendable (inout PersistedAccounts) -> Void) async throws(StateError) -> String? {
-        try await run { () throws(StateError) in try self.directory.updateAccounts(change).warning }
-    }
-
-    private func run<Value: Sendable>(_ work: @escaping @Sendable () throws(StateError) -> Value) async throws(StateError) -> Value {
-        try await worker.run(work)
+        try await worker.run { () throws(StateError) in try self.directory.updateAccounts(change).warning }
     }
 }

@@ -28,7 +28,7 @@ final class DiffieHellman {
         else {
             BN_clear_free(privateKey)
             BN_free(prime)
-            throw Self.failure("generate a Diffie-Hellman key pair")
+            throw KeyringError.openSSLFailed("generate a Diffie-Hellman key pair")
         }
         self.prime = prime
         self.privateKey = privateKey
@@ -53,7 +53,7 @@ final class DiffieHellman {
             throw KeyringError.failed("the Secret Service sent a session key outside the Diffie-Hellman group")
         }
         guard let secret = Self.power(peer, privateKey, prime, minimal: false) else {
-            throw Self.failure("compute the shared secret")
+            throw KeyringError.openSSLFailed("compute the shared secret")
         }
         return secret
     }
@@ -75,9 +75,5 @@ final class DiffieHellman {
         var bytes = [UInt8](repeating: 0, count: length)
         guard BN_bn2binpad(result, &bytes, Int32(length)) == Int32(length) else { return nil }
         return bytes
-    }
-
-    private static func failure(_ what: String) -> KeyringError {
-        .failed("OpenSSL could not \(what) for the Secret Service session")
     }
 }

@@ -50,3 +50,10 @@ public enum KeyringError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension KeyringError {
+    /// A libcrypto call of the session's key exchange or cipher failed; `what` says which.
+    static func openSSLFailed(_ what: String) -> KeyringError {
+        .failed("OpenSSL could not \(what) for the Secret Service session")
+    }
+}

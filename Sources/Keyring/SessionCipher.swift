@@ -28,7 +28,7 @@ final class SessionCipher {
     /// The padded, encrypted `plaintext` and the random IV it was encrypted with.
     func encrypt(_ plaintext: [UInt8]) throws(KeyringError) -> (iv: [UInt8], ciphertext: [UInt8]) {
         var iv = [UInt8](repeating: 0, count: Self.ivBytes)
-        guard RAND_bytes(&iv, Int32(iv.count)) == 1 else { throw Self.failure("draw a random IV") }
+        guard RAND_bytes(&iv, Int32(iv.count)) == 1 else { throw KeyringError.openSSLFailed("draw a random IV") }
         var padded = PKCS7.pad(plaintext)
         defer { Self.wipe(&padded) }
         return (iv, try crypt(padded, iv: iv, encrypting: true))
@@ -54,7 +54,7 @@ final class SessionCipher {
 
     /// Raw AES-128-CBC over whole blocks; the padding is PKCS7's business.
     func crypt(_ input: [UInt8], iv: [UInt8], encrypting: Bool) throws(KeyringError) -> [UInt8] {
-        guard let context = EVP_CIPHER_CTX_new() else { throw Self.failure("allocate a cipher") }
+        guard let context = EVP_CIPHER_CTX_new() else { throw KeyringError.openSSLFailed("allocate a cipher") }
         defer { EVP_CIPHER_CTX_free(context) }
         var output = [UInt8](repeating: 0, count: input.count + PKCS7.blockSize)
         var written: Int32 = 0
@@ -68,7 +68,7 @@ final class SessionCipher {
             }
         guard done else {
             Self.wipe(&output)
-            throw Self.failure(encrypting ? "encrypt a secret" : "decrypt a secret")
+            throw KeyringError.openSSLFailed(encrypting ? "encrypt a secret" : "decrypt a secret")
         }
         let count = Int(written + finished)
         let result = Array(output.prefix(count))
@@ -78,22 +78,18 @@ final class SessionCipher {
 
     /// HKDF (RFC 5869) with SHA-256, no salt (so a hash's length of zeros) and no info.
     static func hkdfSHA256(_ inputKey: [UInt8], count: Int) throws(KeyringError) -> [UInt8] {
-        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nil) else { throw failure("set up HKDF") }
+        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nil) else { throw KeyringError.openSSLFailed("set up HKDF") }
         defer { EVP_PKEY_CTX_free(context) }
         var derived = [UInt8](repeating: 0, count: count)
         var length = count
         guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_CTX_set_hkdf_md(context, EVP_sha256()) == 1,
             EVP_PKEY_CTX_set1_hkdf_key(context, inputKey, Int32(inputKey.count)) == 1,
             EVP_PKEY_derive(context, &derived, &length) == 1, length == count
-        else { throw failure("derive the session key") }
+        else { throw KeyringError.openSSLFailed("derive the session key") }
         return derived
     }
 
     static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
-    }
-
-    private static func failure(_ what: String) -> KeyringError {
-        .failed("OpenSSL could not \(what) for the Secret Service session")
     }
 }
