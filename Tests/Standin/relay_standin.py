@@ -1,30 +1,52 @@
 #!/usr/bin/env python3
 """A stand-in ntfy-compatible relay for gbnotify's tests and demos.
 
-It serves the part of ntfy's API that gbnotifyd uses, and scripts the faults a
-real relay and the network between can produce:
+It serves the part of ntfy's API that gbnotifyd uses, as ntfy v2.13 does it, and scripts
+the faults a real relay and the network between can produce:
 
-    GET  /TOPIC/json[?since=ID|UNIXTIME|all]   the subscription: chunked NDJSON,
-         an "open" event, the retained messages after `since`, then new ones
-         as they are published, and a "keepalive" every --keepalive seconds
+    GET  /T1,T2,.../json[?since=ID|UNIXTIME|all]
+         one subscription to every listed topic (one topic is the list of one): chunked
+         NDJSON, an "open" event, the retained messages after `since`, then new ones as
+         they are published, and a "keepalive" every --keepalive seconds. "open" and
+         "keepalive" carry the list as requested ("topic": "T1,T2"); each "message" carries
+         the one topic it was published to. A topic is 1 to 64 letters, digits, "_" or "-";
+         a list with a bad or empty entry is ntfy's 404 {"code": 40401, ...}. No limit on
+         how many topics one subscription lists. `since`:
+           ID        the messages published after that one, whichever topic it was on
+                     (ids name places in one relay-wide order); an id the relay does not
+                     know (expired, or never seen) replays everything retained
+           UNIXTIME  the messages of each listed topic with time >= UNIXTIME
+           all       everything retained on the listed topics
+           absent    nothing old, only what comes next
+         The backlog is ntfy's: each topic's messages in (time, publication) order, the
+         topics' lists joined in the order listed, then sorted by time (whole seconds)
+         alone, stably. Across topics that is publication order only down to the second:
+         within one second, the first listed topic's messages come first. A topic listed
+         twice is subscribed twice, as in ntfy: its messages come twice.
     POST /TOPIC                                ntfy's publish: the body is the message
 
-and a control API under /_relay/ (JSON in, JSON out):
+and a control API under /_relay/ (JSON in, JSON out; bad input is a 400 {"error"}):
 
-    POST /_relay/publish   {"topic", "message"} -> {"id", "time"}; retained
+    POST /_relay/publish   {"topic", "message", "time"?} -> {"id", "time"}; retained.
+                           `time` (Unix seconds, default now) lets a test order messages
+                           by time without waiting for the clock
     POST /_relay/send      {"topic", "text", "pad": N} -> {"subscribers": n}:
-                           raw bytes (text, then N "x"s) to the topic's open
-                           streams, not retained: garbage and oversized lines
+                           raw bytes (text, then N "x"s) once to every open stream whose
+                           topics include TOPIC, not retained: garbage and oversized lines
     POST /_relay/config    {"keepalive": seconds, "token": "..." | null}
-    POST /_relay/faults    {"kind": "disconnect", "after_messages": N}: the next
-                           subscription of the topic sends N message lines, then
-                           half of the next one, and drops the connection
-                           {"kind": "stall"}: every open stream goes silent
+    POST /_relay/faults    {"kind": "disconnect", "topic", "after_messages": N}: the next
+                           subscription whose topics include TOPIC sends N message lines
+                           (of any of its topics), then half of the next one, and drops
+                           the connection (armed faults are taken oldest first, one per
+                           subscription)
+                           {"kind": "stall", "topic"?}: every open stream whose topics
+                           include TOPIC (every open stream, without one) goes silent
                            (no keepalives, nothing) until the client leaves
     GET  /_relay/subscriptions/wait?count=N&timeout=S
                            waits for N subscriptions (refused ones too) since the
                            start (or reset):
-                           {"subscriptions": [{"topic", "since", "authorization"}],
+                           {"subscriptions": [{"topic": "T1,T2", "topics": ["T1", "T2"],
+                                               "since", "authorization"}],
                             "timed_out": bool}
     GET  /_relay/streams/wait?open=N&timeout=S
                            waits until exactly N streams are open:
@@ -44,6 +66,7 @@ import http.server
 import json
 import queue
 import random
+import re
 import select
 import signal
 import socket
@@ -56,23 +79,51 @@ import urllib.parse
 
 from standin_server import ThreadedServer, compact_json, stop_when_orphaned, tls_context
 
-TOPIC_CHARACTERS = set(string.ascii_letters + string.digits + "_-")
+# ntfy's topicRegex and jsonPathRegex (server/server.go).
+TOPIC = re.compile(r"[-_A-Za-z0-9]{1,64}")
+TOPIC_LIST = re.compile(r"[-_A-Za-z0-9]{1,64}(,[-_A-Za-z0-9]{1,64})*")
 ID_CHARACTERS = string.ascii_letters + string.digits
+ID_LENGTH = 12
 BODY_CAP = 4 * 1024 * 1024
 MAX_WAIT = 120.0
+NOT_FOUND = {"code": 40401, "http": 404, "error": "page not found"}
 
 
 def valid_topic(topic):
-    return 0 < len(topic) <= 64 and set(topic) <= TOPIC_CHARACTERS
+    return isinstance(topic, str) and TOPIC.fullmatch(topic) is not None
+
+
+def new_id():
+    return "".join(random.choice(ID_CHARACTERS) for _ in range(ID_LENGTH))
+
+
+def is_message_id(value):
+    """ntfy's validMessageID, which parseSince tries before a number."""
+    return len(value) == ID_LENGTH and set(value) <= set(ID_CHARACTERS)
+
+
+class BadControl(Exception):
+    """A control request the stand-in cannot act on: answered 400 with this text."""
+
+
+def topic_field(request):
+    topic = request.get("topic")
+    if not valid_topic(topic):
+        raise BadControl("topic must be one topic: 1 to 64 letters, digits, '_' or '-'")
+    return topic
 
 
 class Stream:
     """One open subscription: what it still has to send, and whether it is stalled."""
 
-    def __init__(self, topic):
-        self.topic = topic
+    def __init__(self, requested, topics):
+        self.requested = requested  # the comma list as given: the topic of "open" and "keepalive"
+        self.topics = topics  # as listed, repeats kept: ntfy subscribes once per entry
         self.outbox = queue.Queue()
         self.stalled = False
+        # Held while a write is decided and made, and by a stall: once the stall answers,
+        # nothing more leaves.
+        self.gate = threading.Lock()
 
 
 class Relay:
@@ -87,47 +138,69 @@ class Relay:
         with self.lock:
             self.keepalive = self.default_keepalive
             self.token = None
-            self.messages = []  # dicts in publish order
+            self.messages = []  # dicts in publish order: the index is ntfy's rowid
             self.sent = []  # {"id", "monotonic"} per message line written to a stream
             self.streams = set()
-            self.disconnects = {}  # topic -> message lines to send before dropping
+            self.disconnects = {}  # topic -> message lines to send before dropping; oldest first
             self.subscriptions = []
             self.lock.notify_all()
 
-    def publish(self, topic, message):
+    def publish(self, topic, message, at=None):
         with self.lock:
-            event = {"id": "".join(random.choice(ID_CHARACTERS) for _ in range(12)),
-                     "time": int(time.time()), "event": "message", "topic": topic,
-                     "message": message}
+            event = {"id": new_id(), "time": int(time.time()) if at is None else at,
+                     "event": "message", "topic": topic, "message": message}
             self.messages.append(event)
             line = compact_json(event) + b"\n"
             for stream in self.streams:
-                if stream.topic == topic:
-                    stream.outbox.put(("message", line))
+                for listed in stream.topics:
+                    if listed == topic:
+                        stream.outbox.put(("message", line))
             return event
 
     def send_raw(self, topic, data):
         with self.lock:
-            targets = [stream for stream in self.streams if stream.topic == topic]
+            targets = [stream for stream in self.streams if topic in stream.topics]
             for stream in targets:
                 stream.outbox.put(("raw", data))
             return len(targets)
 
-    def backlog(self, topic, since):
-        """The retained lines a subscription with `since` starts with."""
-        with self.lock:
-            retained = [m for m in self.messages if m["topic"] == topic]
+    def take_disconnect(self, topics):
+        """The oldest armed disconnect for any of `topics`, disarmed; None when there is none."""
+        for topic in self.disconnects:
+            if topic in topics:
+                return self.disconnects.pop(topic)
+        return None
+
+    def backlog(self, topics, since):
+        """The retained lines a subscription with `since` starts with, chosen and ordered as
+        ntfy's sendOldMessages and messageCache.Messages do. Call with the lock held."""
         if since is None:
             return []
+        rows = list(enumerate(self.messages))
         if since == "all":
-            chosen = retained
+            after = lambda row: True
+        elif is_message_id(since):
+            # The id names a place in the relay-wide order (ntfy's rowid), whichever topic its
+            # message was on; an id ntfy does not know (any more) replays everything.
+            known = [index for index, message in rows if message["id"] == since]
+            after = (lambda row: row[0] > known[0]) if known else (lambda row: True)
         elif since.isdigit():
-            chosen = [m for m in retained if m["time"] >= int(since)]
+            after = lambda row: row[1]["time"] >= int(since)
         else:
-            ids = [m["id"] for m in retained]
-            # An id the relay no longer knows replays everything: nothing may be lost.
-            chosen = retained[ids.index(since) + 1:] if since in ids else retained
-        return [compact_json(m) + b"\n" for m in chosen]
+            # ntfy answers 400 40008 here, or reads a duration such as 10m; gbnotifyd sends
+            # only ids and times, and the stand-in replays everything, as for an unknown id.
+            after = lambda row: True
+        retained = {topic: [] for topic in topics}
+        for row in rows:
+            if row[1]["topic"] in retained and after(row):
+                retained[row[1]["topic"]].append(row)
+        chosen = []
+        for topic in topics:  # a topic listed twice comes twice
+            chosen += sorted(retained[topic], key=lambda row: (row[1]["time"], row[0]))
+        # Python's sort is stable; Go's sort.Slice is for up to 12 rows (insertion sort) and
+        # may leave ties in any order beyond, so this is one order ntfy can give.
+        chosen.sort(key=lambda row: row[1]["time"])
+        return [compact_json(message) + b"\n" for _, message in chosen]
 
 
 class RelayServer(ThreadedServer):
@@ -172,10 +245,11 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
                 return self.reply(200, {"subscriptions": list(relay.subscriptions),
                                         "open_streams": len(relay.streams),
                                         "messages": len(relay.messages)})
-        parts = url.path.split("/")
-        if len(parts) == 3 and parts[2] == "json" and valid_topic(parts[1]):
+        # Matched on the decoded path, as ntfy matches r.URL.Path: %2C is a comma.
+        parts = urllib.parse.unquote(url.path).split("/")
+        if len(parts) == 3 and parts[2] == "json" and TOPIC_LIST.fullmatch(parts[1]):
             return self.subscribe(parts[1], query.get("since", [None])[0])
-        self.reply(404, {"code": 40401, "http": 404, "error": "page not found"})
+        self.reply(404, NOT_FOUND)
 
     def do_POST(self):
         url = urllib.parse.urlsplit(self.path)
@@ -189,42 +263,68 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
             except ValueError:
                 return self.reply(400, {"error": "body must be JSON"})
             return self.control(url.path[len("/_relay/"):], request)
-        topic = url.path[1:]
+        topic = urllib.parse.unquote(url.path)[1:]
         if not valid_topic(topic):
-            return self.reply(404, {"code": 40401, "http": 404, "error": "page not found"})
+            return self.reply(404, NOT_FOUND)
         if not self.authorized():
             return self.unauthorized()
         self.reply(200, self.server.relay.publish(topic, body.decode("utf-8", "replace")))
 
     def control(self, route, request):
+        try:
+            if not isinstance(request, dict):
+                raise BadControl("the body must be a JSON object")
+            answer = self.run_control(route, request)
+        except BadControl as error:
+            return self.reply(400, {"error": str(error)})
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            return self.reply(400, {"error": f"bad or missing field: {error}"})
+        if answer is None:
+            return self.reply(404, {"error": "no such control route"})
+        self.reply(200, answer)
+
+    def run_control(self, route, request):
+        """The answer to a control request; None for an unknown route."""
         relay = self.server.relay
         if route == "publish":
-            event = relay.publish(request["topic"], request["message"])
-            return self.reply(200, {"id": event["id"], "time": event["time"]})
+            message = request["message"]
+            at = request.get("time")
+            if not isinstance(message, str):
+                raise BadControl("message must be a string")
+            if at is not None and (type(at) is not int or at < 0):
+                raise BadControl("time must be Unix seconds, a whole number >= 0")
+            event = relay.publish(topic_field(request), message, at)
+            return {"id": event["id"], "time": event["time"]}
         if route == "send":
             data = request.get("text", "").encode() + b"x" * int(request.get("pad", 0))
-            return self.reply(200, {"subscribers": relay.send_raw(request["topic"], data)})
+            return {"subscribers": relay.send_raw(topic_field(request), data)}
         if route == "config":
             with relay.lock:
                 if "keepalive" in request:
                     relay.keepalive = float(request["keepalive"])
                 if "token" in request:
                     relay.token = request["token"]
-            return self.reply(200, {})
+            return {}
         if route == "faults":
-            with relay.lock:
-                if request.get("kind") == "disconnect":
-                    relay.disconnects[request["topic"]] = int(request["after_messages"])
-                elif request.get("kind") == "stall":
+            kind = request.get("kind")
+            if kind == "disconnect":
+                topic, count = topic_field(request), int(request["after_messages"])
+                with relay.lock:
+                    relay.disconnects[topic] = count
+            elif kind == "stall":
+                topic = topic_field(request) if "topic" in request else None
+                with relay.lock:
                     for stream in relay.streams:
-                        stream.stalled = True
-                else:
-                    return self.reply(400, {"error": "kind is disconnect or stall"})
-            return self.reply(200, {})
+                        if topic is None or topic in stream.topics:
+                            with stream.gate:
+                                stream.stalled = True
+            else:
+                raise BadControl("kind is disconnect or stall")
+            return {}
         if route == "reset":
             relay.reset()
-            return self.reply(200, {})
-        self.reply(404, {"error": "no such control route"})
+            return {}
+        return None
 
     def wait_for_subscriptions(self, query):
         relay = self.server.relay
@@ -254,20 +354,21 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
     def unauthorized(self):
         self.reply(401, {"code": 40101, "http": 401, "error": "unauthorized"})
 
-    def subscribe(self, topic, since):
+    def subscribe(self, requested, since):
         relay = self.server.relay
+        topics = requested.split(",")
         with relay.lock:
             # Refused ones too: a test can count a client's attempts.
-            relay.subscriptions.append({"topic": topic, "since": since,
+            relay.subscriptions.append({"topic": requested, "topics": topics, "since": since,
                                         "authorization": self.headers.get("Authorization")})
             relay.lock.notify_all()
         if not self.authorized():
             return self.unauthorized()
-        stream = Stream(topic)
+        stream = Stream(requested, topics)
         with relay.lock:
-            drop_after = relay.disconnects.pop(topic, None)
+            drop_after = relay.take_disconnect(topics)
             # Under the lock that publish takes: each message is in the backlog or the outbox.
-            backlog = relay.backlog(topic, since)
+            backlog = relay.backlog(topics, since)
             relay.streams.add(stream)
             relay.lock.notify_all()
         self.close_connection = True
@@ -286,9 +387,7 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
 
     def serve_stream(self, stream, backlog, drop_after):
         relay = self.server.relay
-        opened = {"id": "".join(random.choice(ID_CHARACTERS) for _ in range(12)),
-                  "time": int(time.time()), "event": "open", "topic": stream.topic}
-        self.send_chunk(compact_json(opened) + b"\n")
+        self.send_chunk(compact_json(self.list_event("open", stream)) + b"\n")
         pending = [("message", line) for line in backlog]
         last_sent = time.monotonic()
         while not self.server.stopping.is_set():
@@ -304,25 +403,29 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
                 except queue.Empty:
                     if self.client_left(0):
                         return
-                    if time.monotonic() - last_sent >= relay.keepalive:
-                        keepalive = {"id": "".join(random.choice(ID_CHARACTERS) for _ in range(12)),
-                                     "time": int(time.time()), "event": "keepalive",
-                                     "topic": stream.topic}
-                        self.send_chunk(compact_json(keepalive) + b"\n")
-                        last_sent = time.monotonic()
-                    continue
-            if kind == "message" and drop_after is not None:
-                if drop_after == 0:
-                    # Half a line, then the connection ends without the chunked terminator.
-                    self.send_chunk(data[:len(data) // 2])
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                    return
-                drop_after -= 1
-            self.send_chunk(data)
+                    if time.monotonic() - last_sent < relay.keepalive:
+                        continue
+                    kind, data = "keepalive", compact_json(self.list_event("keepalive", stream)) + b"\n"
+            with stream.gate:
+                if stream.stalled:
+                    continue  # stalled while this waited: it is never sent
+                if kind == "message" and drop_after is not None:
+                    if drop_after == 0:
+                        # Half a line, then the connection ends without the chunked terminator.
+                        self.send_chunk(data[:len(data) // 2])
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
+                    drop_after -= 1
+                self.send_chunk(data)
             last_sent = time.monotonic()
             if kind == "message":
                 with relay.lock:
                     relay.sent.append({"id": json.loads(data)["id"], "monotonic": last_sent})
+
+    @staticmethod
+    def list_event(kind, stream):
+        """An "open" or "keepalive" event: ntfy gives it the topic list as requested."""
+        return {"id": new_id(), "time": int(time.time()), "event": kind, "topic": stream.requested}
 
     def send_chunk(self, data):
         if data:

@@ -1,5 +1,5 @@
-"""Tests of the relay stand-in: the ntfy stream, `since=`, keepalives, publishing, the token and
-every scripted fault. Run from the package root:
+"""Tests of the relay stand-in: the ntfy stream of one topic or several, `since=`, keepalives,
+publishing, the token, every scripted fault and the demo announcement. Run from the package root:
 
     python3 -m unittest discover -s Tests/Standin -v
 """
@@ -20,7 +20,7 @@ SERVER = os.path.join(HERE, "relay_standin.py")
 class Relay:
     def __init__(self, *arguments):
         self.process = subprocess.Popen([sys.executable, SERVER, "--port", "0", *arguments],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         ready = json.loads(self.process.stdout.readline())
         self.url, self.port = ready["url"], ready["port"]
 
@@ -43,6 +43,11 @@ class Relay:
         status, reply = self.call("POST" if body is not None else "GET", "/_relay/" + route, body)
         assert status == 200, (status, reply)
         return reply
+
+    def publish(self, topic, message, at=None):
+        """Publishes; returns the message's id. `at` sets its time (Unix seconds)."""
+        body = {"topic": topic, "message": message} | ({} if at is None else {"time": at})
+        return self.control("publish", body)["id"]
 
     def subscribe(self, topic, since=None, headers=None):
         return Subscription(self.port, topic, since, headers)
@@ -69,6 +74,21 @@ class Subscription:
 
     def event(self):
         return json.loads(self.line())
+
+    def messages(self, count):
+        """The next `count` events, each as (topic, message); each must be a message."""
+        events = [self.event() for _ in range(count)]
+        assert all(event["event"] == "message" for event in events), events
+        return [(event["topic"], event["message"]) for event in events]
+
+    def assert_silent(self, seconds):
+        """Nothing at all arrives for `seconds` (keepalives included)."""
+        self.connection.sock.settimeout(seconds)
+        try:
+            data = self.response.read1(65536)
+        except socket.timeout:
+            return
+        raise AssertionError(f"the stream sent {data!r}")
 
     def close(self):
         self.connection.close()
@@ -157,9 +177,13 @@ class RelayStandinTests(unittest.TestCase):
     def test_subscriptions_are_logged_and_waited_for(self):
         self.subscribe("t7", since="abc", headers={"Authorization": "Bearer x"}).event()
         reply = self.relay.control("subscriptions/wait?count=1&timeout=5")
-        self.assertEqual(reply["subscriptions"], [{"topic": "t7", "since": "abc", "authorization": "Bearer x"}])
+        self.assertEqual(reply["subscriptions"],
+                         [{"topic": "t7", "topics": ["t7"], "since": "abc", "authorization": "Bearer x"}])
         self.assertFalse(reply["timed_out"])
         self.assertTrue(self.relay.control("subscriptions/wait?count=2&timeout=0.2")["timed_out"])
+        self.subscribe("t7,t8,t7").event()
+        self.assertEqual(self.relay.control("subscriptions/wait?count=2&timeout=5")["subscriptions"][1],
+                         {"topic": "t7,t8,t7", "topics": ["t7", "t8", "t7"], "since": None, "authorization": None})
 
     def test_a_token_is_required_once_configured(self):
         self.relay.control("config", {"token": "tk_secret"})
@@ -225,6 +249,190 @@ class RelayStandinTests(unittest.TestCase):
     def test_bad_topics_are_not_found(self):
         status, _ = self.relay.call("GET", "/bad.topic/json")
         self.assertEqual(status, 404)
+
+    # MARK: - Several topics on one stream
+
+    def test_one_stream_carries_every_listed_topic_and_no_other(self):
+        stream = self.subscribe("ta,tb")
+        opened = stream.event()
+        self.assertEqual((opened["event"], opened["topic"]), ("open", "ta,tb"))
+        for topic in ["ta", "tc", "tb"]:
+            self.relay.publish(topic, "to " + topic)
+        self.assertEqual(stream.messages(2), [("ta", "to ta"), ("tb", "to tb")])
+        keepalive = stream.event()  # tc's message would have come before it
+        self.assertEqual((keepalive["event"], keepalive["topic"]), ("keepalive", "ta,tb"))
+
+    def test_the_open_and_keepalive_topic_is_the_list_as_requested(self):
+        stream = self.subscribe("tb,ta,tb")
+        self.assertEqual(stream.event()["topic"], "tb,ta,tb")
+        self.assertEqual(stream.event()["topic"], "tb,ta,tb")
+
+    def test_an_encoded_comma_separates_topics(self):
+        stream = self.subscribe("ta%2Ctb")
+        self.assertEqual(stream.event()["topic"], "ta,tb")
+        self.relay.publish("tb", "b")
+        self.assertEqual(stream.messages(1), [("tb", "b")])
+
+    def test_since_an_id_resumes_every_listed_topic_after_it_whichever_topic_it_was_on(self):
+        ids = {}
+        for second, (topic, message) in enumerate([("ta", "a1"), ("tb", "b1"), ("ta", "a2"), ("tc", "c1"),
+                                                    ("tb", "b2")]):
+            ids[message] = self.relay.publish(topic, message, at=1_700_000_000 + second)
+        for since, expected in [("a1", [("tb", "b1"), ("ta", "a2"), ("tb", "b2")]),
+                                ("b1", [("ta", "a2"), ("tb", "b2")]),
+                                ("c1", [("tb", "b2")])]:  # c1 is on a topic not listed
+            stream = self.subscribe("ta,tb", since=ids[since])
+            stream.event()
+            self.assertEqual(stream.messages(len(expected)), expected, since)
+            self.assertEqual(stream.event()["event"], "keepalive", since)  # and nothing more
+
+    def test_an_unknown_id_over_several_topics_replays_all_of_them(self):
+        self.relay.publish("ta", "a1", at=100)
+        self.relay.publish("tc", "c1", at=101)
+        self.relay.publish("tb", "b1", at=102)
+        stream = self.subscribe("ta,tb", since="unknownid123")
+        stream.event()
+        self.assertEqual(stream.messages(2), [("ta", "a1"), ("tb", "b1")])
+
+    def test_since_a_time_or_all_over_several_topics(self):
+        self.relay.publish("ta", "a100", at=100)
+        self.relay.publish("tb", "b200", at=200)
+        self.relay.publish("tc", "c250", at=250)
+        self.relay.publish("ta", "a300", at=300)
+        for since, expected in [("200", [("tb", "b200"), ("ta", "a300")]),
+                                ("all", [("ta", "a100"), ("tb", "b200"), ("ta", "a300")])]:
+            stream = self.subscribe("ta,tb", since=since)
+            stream.event()
+            self.assertEqual(stream.messages(len(expected)), expected, since)
+            self.assertEqual(stream.event()["event"], "keepalive", since)
+
+    def test_the_backlog_is_ordered_by_time_then_by_the_listed_topics(self):
+        # As ntfy's sendOldMessages: each topic's messages in time order, the topics joined
+        # in the order listed, then sorted by the time (whole seconds) alone, stably.
+        self.relay.publish("tb", "b1", at=500)
+        self.relay.publish("ta", "a1", at=500)
+        self.relay.publish("ta", "a2", at=501)
+        self.relay.publish("tb", "b2", at=501)
+        self.relay.publish("tb", "b0", at=499)  # published last, yet the oldest
+        for topics, expected in [("ta,tb", ["b0", "a1", "b1", "a2", "b2"]),
+                                 ("tb,ta", ["b0", "b1", "a1", "b2", "a2"])]:
+            stream = self.subscribe(topics, since="all")
+            stream.event()
+            self.assertEqual([message for _, message in stream.messages(5)], expected, topics)
+
+    def test_a_topic_listed_twice_is_subscribed_twice(self):
+        self.relay.publish("td", "old")
+        stream = self.subscribe("td,td", since="all")
+        stream.event()
+        self.assertEqual(stream.messages(2), [("td", "old"), ("td", "old")])
+        self.relay.publish("td", "new")
+        self.assertEqual(stream.messages(2), [("td", "new"), ("td", "new")])
+        self.assertEqual(stream.event()["event"], "keepalive")
+
+    def test_bad_topic_lists_are_not_found_and_not_logged(self):
+        for topics in ["ta,,tb", "ta,", ",ta", "ta,b.c", "ta," + "x" * 65, "ta,t%20b", "ta;tb"]:
+            status, reply = self.relay.call("GET", f"/{topics}/json")
+            self.assertEqual((status, reply), (404, {"code": 40401, "http": 404, "error": "page not found"}), topics)
+        self.assertEqual(self.relay.control("state")["subscriptions"], [])
+
+    def test_many_topics_on_one_stream(self):
+        # ntfy sets no limit of its own on the list (only its request size limits bound it).
+        topics = [f"{n:064x}" for n in range(200)]
+        stream = self.subscribe(",".join(topics))
+        self.assertEqual(stream.event()["topic"], ",".join(topics))
+        self.relay.publish(topics[-1], "last")
+        self.assertEqual(stream.messages(1), [(topics[-1], "last")])
+
+    def test_disconnect_hits_the_next_stream_that_includes_its_topic(self):
+        self.relay.control("faults", {"kind": "disconnect", "topic": "tb", "after_messages": 1})
+        self.relay.control("faults", {"kind": "disconnect", "topic": "ta", "after_messages": 0})
+        spared = self.subscribe("tc")
+        spared.event()
+        # Both faults match; the older (tb's) is taken, and counts message lines of every topic.
+        first = self.subscribe("ta,tb")
+        first.event()
+        self.relay.publish("ta", "0", at=10)
+        self.relay.publish("tb", "1", at=11)
+        self.assertEqual(first.messages(1), [("ta", "0")])
+        with self.assertRaises((EOFError, http.client.IncompleteRead)):
+            first.line()
+        # ta's is still armed, for the next stream that includes ta.
+        second = self.subscribe("tc,ta")
+        second.event()
+        self.relay.publish("ta", "2", at=12)
+        with self.assertRaises((EOFError, http.client.IncompleteRead)):
+            second.line()
+        self.relay.publish("tc", "3")
+        self.assertEqual(spared.messages(1), [("tc", "3")])
+        # Both are spent.
+        again = self.subscribe("ta,tb", since="all")
+        again.event()
+        self.assertEqual([message for _, message in again.messages(3)], ["0", "1", "2"])
+
+    def test_stall_of_a_topic_silences_only_the_streams_that_include_it(self):
+        only_a, a_and_b, only_c = self.subscribe("ta"), self.subscribe("tb,ta"), self.subscribe("tc")
+        for stream in [only_a, a_and_b, only_c]:
+            stream.event()
+        self.relay.control("faults", {"kind": "stall", "topic": "ta"})
+        self.relay.publish("tb", "b")
+        self.relay.publish("tc", "c")
+        only_a.assert_silent(1.0)
+        a_and_b.assert_silent(0.1)
+        self.assertEqual(only_c.messages(1), [("tc", "c")])
+        self.assertEqual(only_c.event()["event"], "keepalive")
+
+    def test_raw_bytes_go_once_to_every_stream_that_includes_the_topic(self):
+        only_a, b_and_a, only_b = self.subscribe("ta"), self.subscribe("tb,ta,ta"), self.subscribe("tb")
+        for stream in [only_a, b_and_a, only_b]:
+            stream.event()
+        self.assertEqual(self.relay.control("send", {"topic": "ta", "text": "raw\n"})["subscribers"], 2)
+        self.relay.publish("ta", "after")
+        for stream in [only_a, b_and_a]:
+            self.assertEqual(stream.line(), b"raw")
+            self.assertEqual(stream.event()["message"], "after")
+        self.assertEqual(only_b.event()["event"], "keepalive")
+
+    def test_control_requests_name_one_topic(self):
+        for route, body in [("publish", {"topic": "ta,tb", "message": "m"}),
+                            ("publish", {"topic": "ta"}),
+                            ("publish", {"topic": "ta", "message": "m", "time": "soon"}),
+                            ("send", {"topic": "ta,tb", "text": "x"}),
+                            ("faults", {"kind": "disconnect", "topic": "ta,tb", "after_messages": 1}),
+                            ("faults", {"kind": "stall", "topic": ""}),
+                            ("faults", {"kind": "disconnect", "topic": "ta"})]:
+            status, reply = self.relay.call("POST", "/_relay/" + route, body)
+            self.assertEqual(status, 400, (route, body, reply))
+            self.assertIn("error", reply)
+        self.assertEqual(self.relay.control("state")["messages"], 0)
+        status, _ = self.relay.call("POST", "/ta,tb", b"m")  # ntfy publishes to one topic only
+        self.assertEqual(status, 404)
+
+    # MARK: - make demo
+
+    def test_the_demo_announcement_publishes_to_the_demo_topic(self):
+        relay = Relay("--demo-topic", "gbnotify-demo", "--demo-instance", "http://127.0.0.1:8417")
+        self.addCleanup(relay.stop)
+        lines = []
+        while not lines or not lines[-1].startswith("    curl "):
+            lines.append(relay.process.stderr.readline().rstrip("\n"))
+        self.assertIn(f"    relay-url = {relay.url}", lines)
+        self.assertIn("    relay-topic = gbnotify-demo", lines)
+        payload, target = lines[-1].removeprefix("    curl -d '").rsplit("' ", 1)
+        self.assertEqual(target, f"{relay.url}/gbnotify-demo")
+        self.assertEqual(json.loads(payload)["instance"], "http://127.0.0.1:8417")
+        stream = relay.subscribe("other,gbnotify-demo")
+        self.addCleanup(stream.close)
+        stream.event()
+        status, _ = relay.call("POST", target.removeprefix(relay.url), payload.encode())
+        self.assertEqual(status, 200)
+        self.assertEqual(stream.messages(1), [("gbnotify-demo", payload)])
+
+    def test_the_demo_topic_is_one_valid_topic(self):
+        for topic in ["a,b", "bad.topic", ""]:
+            result = subprocess.run([sys.executable, SERVER, "--port", "0", "--demo-topic", topic],
+                                    capture_output=True, text=True, timeout=30)
+            self.assertEqual(result.returncode, 2, topic)
+            self.assertIn("--demo-topic must be 1 to 64 letters, digits, '_' or '-'", result.stderr)
 
 
 if __name__ == "__main__":
