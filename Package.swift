@@ -15,10 +15,11 @@ let package = Package(
         // libcrypto (OpenSSL 3), already loaded by Debian's libcurl: the Secret Service session's crypto.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // glibc's posix_spawn closefrom action, which needs _GNU_SOURCE to be declared.
-        .target(name: "CSpawn"),
+        .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
+        // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action and prctl.
+        .target(name: "CGlibc"),
         // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children.
-        .target(name: "Spawn", dependencies: ["CSpawn"]),
+        .target(name: "Spawn", dependencies: ["CGlibc"]),
 
         // Threads gbnotify owns: a worker for blocking calls, and the executor that runs the
         // daemon's tasks and sleeps without a timer while it waits.
@@ -34,19 +35,34 @@ let package = Package(
         .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"]),
         // Accounts in the Secret Service, spoken over the DBus wrapper.
         .target(name: "Keyring", dependencies: ["PushCore", "DBus", "CCrypto"]),
+        // The desktop's notification server through libnotify, on a GLib main loop of its own.
+        .target(name: "Notifications", dependencies: ["CNotify", "Threads"]),
         // Typed wrapper over libdbus: one connection, messages, calls, signals, names.
         .target(name: "DBus", dependencies: ["CDBus", "Threads"]),
-        // The state directory: install token and per-account state, written atomically.
-        .target(name: "StateStore", dependencies: ["PushCore"]),
+        // The state directory: per-account state, the relay cursor and what is on screen, written
+        // atomically on a worker thread.
+        .target(name: "StateStore", dependencies: ["PushCore", "Threads"]),
         // Adding, registering, listing and removing accounts: keyring, API and state together.
         .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore"]),
 
+        // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
+        .target(name: "Settings", dependencies: ["PushCore", "GitbayClient"]),
+        // The daemon's log: journald priorities on standard error, one bounded line per event.
+        .target(name: "Logging", dependencies: ["PushCore"]),
+        // The desktop stage: notifications on screen (and taken over after a restart), the
+        // launcher badge, and what a click opens.
+        .target(name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Spawn", "Threads"]),
+
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
-        .target(name: "Daemon", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Spawn", "Threads"]),
+        .target(name: "Daemon", dependencies: [
+            "PushCore", "CGlibc", "Curl", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Desktop", "Logging",
+            "Settings", "Threads",
+        ]),
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "Threads"]),
-        // Daemon for doctor, which reads the config file exactly as gbnotifyd does.
-        .executableTarget(name: "gbnotifyctl", dependencies: ["PushCore", "CommandKit", "Accounts", "DBus", "Daemon"]),
+        .executableTarget(name: "gbnotifyctl", dependencies: [
+            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "Keyring", "Settings", "StateStore",
+        ]),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
         .executableTarget(name: "gbnotify-bench", dependencies: ["Curl", "DBus", "Daemon", "PushCore", "TestSupport", "Threads"], path: "Benchmarks/InProcess"),
@@ -63,7 +79,11 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "PushCore"]),
         .testTarget(
-            name: "DaemonTests", dependencies: ["Daemon", "PushCore", "StateStore", "TestSupport"],
+            name: "DaemonTests", dependencies: [
+                "Accounts", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "Notifications", "PushCore",
+                "Settings", "StateStore",
+                "TestSupport", "Threads",
+            ],
             // Which test covers which fault: read by people, not built.
             exclude: ["FaultCatalogue.md"]),
         // Runs the built gbnotifyctl against the stand-in and the session's real keyring.

@@ -29,7 +29,6 @@
 // on CLOCK_MONOTONIC, to be paired with the server's lines by body.
 import Curl
 import DBus
-import Daemon
 import FoundationEssentials
 import Glibc
 import PushCore
@@ -41,7 +40,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench presenter [COUNT] | notify [COUNT] | deliver INSTANCE USER [COUNT] | server | floor URL"
+let usage = "usage: gbnotify-bench notify [COUNT] | server | floor URL"
 let warmUp = 20
 
 /// One measured piece of work, in CLOCK_MONOTONIC microseconds.
@@ -81,26 +80,6 @@ func item(_ index: Int) -> InboxItem {
         path: "krz/gitbay/\(kind.pathSegment)/\(index)", createdAt: "2026-09-20T10:11:12.123Z", readAt: nil)
 }
 
-func presenterLatencies(count: Int) async throws -> [Span] {
-    let devNull = open("/dev/null", O_WRONLY)
-    let logger = Logger(level: .info) { line in
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(devNull, $0.baseAddress, $0.count) }
-    }
-    let connection = try await DBusConnection.connect()
-    let presenter = try await DesktopPresenter.start(
-        on: connection, options: DesktopPresenter.Options(config: .defaults, environment: [:]),
-        markRead: { _, _ in }, logger: logger)
-    let account = try Account(instance: try GitbayInstance(parsing: "https://gitbay.example"), username: "bench")
-    let latencies = try await measure(on: connection, count) { index in
-        // The unread count stays the same, so no badge update rides along.
-        await presenter.present(AccountUpdate(account: account, notices: [.item(item(index))], unread: .exact(1), withdrawn: []))
-    }
-    await presenter.stop()
-    await connection.close()
-    return latencies
-}
-
 func notifyLatencies(count: Int) async throws -> [Span] {
     let connection = try await DBusConnection.connect()
     let latencies = try await measure(on: connection, count) { index in
@@ -121,56 +100,6 @@ func notifyLatencies(count: Int) async throws -> [Span] {
     return latencies
 }
 
-/// A push payload as gitbay-api.md shows it.
-struct Payload: Encodable {
-    struct APS: Encodable {
-        struct Alert: Encodable {
-            let title: String
-            let body: String
-        }
-
-        let alert: Alert
-    }
-
-    let aps: APS
-    let path: String
-    let instance: String
-    let user: String
-}
-
-/// A measured `Deliver`, as `deliver` prints it.
-struct TimedPayload: Encodable {
-    let body: String
-    let sent: Int
-    let replied: Int
-}
-
-func deliverLatencies(instance: String, user: String, count: Int) async throws -> [TimedPayload] {
-    let connection = try await DBusConnection.connect()
-    // Ids far above anything the stand-in hands out, so no poll has shown these notices.
-    let base = 1_000_000 + Int(getpid()) * 10_000
-    // Encoded beforehand, so that what is measured starts with the call.
-    let payloads = try (1...(warmUp + count)).map { index in
-        let notice = item(base + index)
-        let payload = Payload(
-            aps: .init(alert: .init(title: notice.repo, body: "\(notice.actor) \(notice.summary)")),
-            path: notice.path, instance: instance, user: user)
-        return (body: payload.aps.alert.body, text: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self))
-    }
-    let spans = try await measure(on: connection, count) { index in
-        let reply = try await connection.call(
-            destination: DaemonInterface.busName, path: DaemonInterface.objectPath, interface: DaemonInterface.interface,
-            member: DeliverMethod.member, arguments: [.string(payloads[index - 1].text)])
-        guard reply.first?.stringValue == DeliverMethod.Reply.shown.rawValue else {
-            fail("payload \(index) was not shown: \(reply)")
-        }
-    }
-    await connection.close()
-    return zip(payloads[warmUp...], spans).map { payload, span in
-        TimedPayload(body: payload.body, sent: span.started, replied: span.ended)
-    }
-}
-
 /// Serves notifications until standard input ends, then prints what was received.
 func serveNotifications() async throws {
     let server = try await InstantServer.start()
@@ -186,7 +115,7 @@ func serveNotifications() async throws {
 /// JSON decoded) until standard input ends.
 func idleFloor(url: String) async throws {
     let connection = try await DBusConnection.connect()
-    let response = try await HTTPSession.shared.perform(HTTPRequest(url: url))
+    let response = try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: url))
     _ = try? JSONDecoder().decode([String: Int].self, from: Data(response.body))
     printLine(["ready": true])
     await standardInputEnded()
@@ -221,10 +150,9 @@ func printLine(_ value: some Encodable) {
     }
 }
 
-/// What the three measuring modes print.
+/// What the measuring modes print.
 struct Latencies: Encodable {
     let microseconds: [Int]
-    let payloads: [TimedPayload]?
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -236,15 +164,9 @@ func count(at index: Int) -> Int {
 
 do {
     switch arguments.first {
-    case "presenter" where arguments.count <= 2:
-        let spans = try await presenterLatencies(count: count(at: 1))
-        printLine(Latencies(microseconds: spans.map(\.microseconds), payloads: nil))
     case "notify" where arguments.count <= 2:
         let spans = try await notifyLatencies(count: count(at: 1))
-        printLine(Latencies(microseconds: spans.map(\.microseconds), payloads: nil))
-    case "deliver" where (3...4).contains(arguments.count):
-        let payloads = try await deliverLatencies(instance: arguments[1], user: arguments[2], count: count(at: 3))
-        printLine(Latencies(microseconds: payloads.map { $0.replied - $0.sent }, payloads: payloads))
+        printLine(Latencies(microseconds: spans.map(\.microseconds)))
     case "server" where arguments.count == 1:
         try await serveNotifications()
     case "floor" where arguments.count == 2:

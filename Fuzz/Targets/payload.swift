@@ -1,42 +1,35 @@
 import PushCore
 
-/// `DeliveredPayload(json:)` and `PushPayload(json:)`, as a `Deliver` call or a relay message
-/// hands them bytes: a notice, a wake-up or a `PayloadError`, never a crash; anything over the
-/// size cap is refused before it is parsed; the two parsers agree on what a notice is; what is
-/// accepted carries everything routing needs, in normalised form.
+/// `WakeUp(json:)`, as a `Deliver` call hands it bytes: a wake-up or a `PayloadError`, never a
+/// crash; anything over the size cap is refused before it is parsed; what is accepted names an
+/// account in normalised form, and resolving it among accounts either finds that one or says
+/// why not in one line.
 func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
-    let delivered = parse { () throws(PayloadError) in try DeliveredPayload(json: input) }
-    let notice = parse { () throws(PayloadError) in try PushPayload(json: input) }
-
-    switch (delivered, notice) {
-    case (.success(.notice(let fromDelivered)), .success(let payload)):
-        invariant(fromDelivered == payload, "the two parsers read different notices")
-        check(payload.instance)
-        invariant(!payload.user.isEmpty && !payload.path.isEmpty, "an empty user or path was accepted")
-        invariant((payload.badge ?? 0) >= 0, "negative badge \(payload.badge ?? 0) accepted")
-    case (.success(.wakeUp(let instance, let user)), .failure(.missingField("path"))):
-        check(instance)
-        invariant(!user.isEmpty, "a wake-up without a user was accepted")
-    case (.failure(let error), .failure):
+    let wakeUp: WakeUp
+    do {
+        wakeUp = try WakeUp(json: input)
+    } catch {
         invariant(isOneLine(error.description), "the error is not one line: \(error)")
-    default:
-        fatalError("invariant broken: the parsers disagree: \(delivered) and \(notice)")
-    }
-    for case .failure(let error) in [delivered.map { _ in () }, notice.map { _ in () }] {
         if case .tooLarge(let byteCount) = error {
-            invariant(input.count > PushPayload.maximumSize, "\(input.count) bytes refused as too large")
+            invariant(input.count > WakeUp.maximumSize, "\(input.count) bytes refused as too large")
             invariant(byteCount == input.count, "tooLarge reports \(byteCount) bytes for \(input.count)")
         } else {
-            invariant(input.count <= PushPayload.maximumSize, "\(input.count) bytes not refused as too large: \(error)")
+            invariant(input.count <= WakeUp.maximumSize, "\(input.count) bytes not refused as too large: \(error)")
         }
+        return
+    }
+    let again = try? GitbayInstance(parsing: wakeUp.instance.url, allowInsecureHTTP: true)
+    invariant(again == wakeUp.instance, "instance \(wakeUp.instance.url) does not re-parse to itself")
+    invariant(!wakeUp.user.isEmpty, "a wake-up without a user was accepted")
+    do {
+        let account = try wakeUp.account(among: accounts)
+        invariant(account.instance == wakeUp.instance && account.username == wakeUp.user, "woke \(account.id) for another")
+    } catch {
+        invariant(isOneLine(error.description) && error.description.count < 400, "the error is not one short line: \(error)")
     }
 }
 
-private func parse<Value>(_ body: () throws(PayloadError) -> Value) -> Result<Value, PayloadError> {
-    do { return .success(try body()) } catch { return .failure(error) }
-}
-
-private func check(_ instance: GitbayInstance) {
-    let again = try? GitbayInstance(parsing: instance.url, allowInsecureHTTP: true)
-    invariant(again == instance, "instance \(instance.url) does not re-parse to itself")
-}
+private let accounts = [
+    try! Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "cmc"),
+    try! Account(instance: GitbayInstance(parsing: "http://127.0.0.1:8080", allowInsecureHTTP: true), username: "cmc"),
+]

@@ -54,14 +54,21 @@ public struct AccountManager: Sendable {
         return AddReport(account: account, registration: registration)
     }
 
-    /// Registers this install's token with `account` (`device add` upserts, so repeating it is
-    /// free) and records the outcome, whatever it is, for `account list` and `status`; only a
-    /// call cut short by cancellation records nothing.
+    /// Registers the account's own device token with it (`device add` upserts, so repeating it
+    /// is free) and records the outcome, whatever it is, for `account list` and `status`; only a
+    /// call cut short by cancellation records nothing. The token is made on first use; an account
+    /// an earlier version registered with its one shared install token first removes that row,
+    /// where this account owns it (`moveOffInstallToken`).
     public func register(_ account: Account, with client: GitbayClient) async -> Registration {
         let registration: Registration
         do {
-            let installToken = try state.installToken().token
-            let result = try await client.send(.deviceAdd(label: deviceLabel), stdin: installToken.hex)
+            let token = try state.deviceToken(for: account.id).token
+            if let legacyID = try state.loadAccounts().state.accounts[account.id]?.legacyDeviceID {
+                await moveOffInstallToken(legacyID, with: client)
+                guard !Task.isCancelled else { return .failed("cancelled") }
+                try state.updateAccounts { $0.accounts[account.id]?.legacyDeviceID = nil }
+            }
+            let result = try await client.send(.deviceAdd(label: deviceLabel), stdin: token.hex)
             registration = Registration(result)
         } catch {
             registration = .failed("\(error)")
@@ -73,10 +80,28 @@ public struct AccountManager: Sendable {
         return registration
     }
 
+    /// Removes the row an earlier version registered for its shared install token, when it is
+    /// still this account's: the account's `device list` shows it under `id` with the install
+    /// token's first characters. A row another account of the instance took over (`device add`
+    /// hands a shared token to its newest caller) is not in this account's list and stays
+    /// theirs; a row the server reaped is simply gone. A failure leaves a stale row, harmless
+    /// and visible on the web.
+    private func moveOffInstallToken(_ id: Int64, with client: GitbayClient) async {
+        guard let installToken = try? state.legacyInstallToken(),
+              let devices = try? await client.send(.deviceList).decode([Device].self),
+              devices.contains(where: { $0.id == id && $0.token.hasPrefix(installToken.shortID) })
+        else { return }
+        _ = try? await client.send(.deviceRemove(id: id))
+    }
+
     /// Deregisters this install (`device remove` with the stored id) while the token still
     /// exists, then deletes the token and the account's state. A failed deregistration does not
-    /// keep the account: the stale device row is harmless and visible on the web.
-    public func remove(_ account: Account) async throws(AccountFailure) -> RemoveReport {
+    /// keep the account: the stale device row is harmless and visible on the web. The token goes
+    /// only where `allowsToken` allows (plain http to another machine does not, unless the
+    /// config says so): otherwise the row stays and the account is still removed.
+    public func remove(
+        _ account: Account, allowsToken: (GitbayInstance) -> Bool
+    ) async throws(AccountFailure) -> RemoveReport {
         let token: APIToken?
         do {
             token = try await keyring.token(for: account)
@@ -86,7 +111,11 @@ public struct AccountManager: Sendable {
         guard let token else { throw .noSuchAccount(account) }
 
         var deregistration = Deregistration.notRegistered
-        if let deviceID = try? state.loadAccounts().state.accounts[account.id]?.deviceID {
+        if let deviceID = try? state.loadAccounts().state.accounts[account.id]?.deviceID, !allowsToken(account.instance) {
+            deregistration = .failed(
+                deviceID: deviceID,
+                reason: "\(account.instance.url) is plain http to another machine, which would send the API token readable by anyone on the way")
+        } else if let deviceID = try? state.loadAccounts().state.accounts[account.id]?.deviceID {
             let client = GitbayClient(instance: account.instance, token: token, options: clientOptions)
             do {
                 switch try await client.send(.deviceRemove(id: deviceID)) {

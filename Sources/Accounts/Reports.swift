@@ -80,9 +80,13 @@ public struct RemoveReport: Sendable, Equatable {
 public struct AccountSummary: Sendable, Equatable {
     public let account: Account
     public let registration: Registration
+    /// The account's device token: what it is registered for push with, and its relay topic.
+    /// Nil until it is first registered.
+    public let topic: String?
 
     init(account: Account, record: AccountRecord?) {
         self.account = account
         registration = Registration(record)
+        topic = record?.deviceToken
     }
 }

@@ -11,11 +11,16 @@ public struct HTTPRequest: Sendable, Equatable {
     public var url: String
     /// Extra request headers, sent in name order. Names and values must not contain line breaks.
     public var headers: [String: String]
+    /// Whether the proxy the environment names (`http_proxy`, `https_proxy`, `no_proxy`) may
+    /// carry the request. Never for this machine, nor for plain http: a proxy would read the
+    /// bearer token in the clear.
+    public var mayUseProxy: Bool
 
-    public init(method: Method = .get, url: String, headers: [String: String] = [:]) {
+    public init(mayUseProxy: Bool, method: Method = .get, url: String, headers: [String: String] = [:]) {
         self.method = method
         self.url = url
         self.headers = headers
+        self.mayUseProxy = mayUseProxy
     }
 }
 

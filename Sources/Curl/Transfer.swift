@@ -44,8 +44,9 @@ final class Transfer {
         // Signals cannot be used for timeouts in a threaded process.
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_VERBOSE, 0)
-        // No CURLOPT_PROXY or CURLOPT_NOPROXY: libcurl then honours http_proxy, https_proxy and
-        // no_proxy from the environment.
+        // Without CURLOPT_NOPROXY libcurl honours http_proxy, https_proxy and no_proxy from the
+        // environment; "*" keeps every proxy out.
+        if !request.mayUseProxy { try set(CURLOPT_NOPROXY, "*") }
         if let caFile = options.caFile { try set(CURLOPT_CAINFO, caFile) }
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
         // A stream stays open as long as the server keeps it: its reader judges silence.

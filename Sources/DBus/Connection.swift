@@ -19,6 +19,8 @@ public final class DBusConnection: Sendable {
     public enum Bus: Sendable, Hashable {
         /// The session bus, located by libdbus (normally from `DBUS_SESSION_BUS_ADDRESS`).
         case session
+        /// The system bus, located by libdbus (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
+        case system
         /// A bus at a D-Bus address such as `unix:path=/run/user/1000/bus`.
         case address(String)
     }
@@ -33,23 +35,31 @@ public final class DBusConnection: Sendable {
     /// libdbus's own default.
     public static let defaultTimeout = Duration.seconds(25)
 
-    /// The name the bus gave this connection, such as `:1.42`.
-    public let uniqueName: String
+    /// The name the bus gave this connection, such as `:1.42` (a new one after a reconnection).
+    public var uniqueName: String { mailbox.uniqueName }
+    /// One element each time the connection was made again (see `connect`).
+    public var reconnections: AsyncStream<String> { mailbox.reconnections }
     let mailbox: Mailbox
 
-    private init(uniqueName: String, mailbox: Mailbox) {
-        self.uniqueName = uniqueName
+    private init(mailbox: Mailbox) {
         self.mailbox = mailbox
     }
 
-    public static func connect(to bus: Bus = .session) async throws -> DBusConnection {
+    /// - Parameter limit: the largest message the connection takes in, checked by libdbus from
+    ///   the message's header before its body is read, so a peer cannot make the process hold
+    ///   a message of the bus's own limit (a gigabyte on a session bus). libdbus drops a
+    ///   connection that is sent a larger one, which any peer can do: such a connection is made
+    ///   again at once, with its match rules, names and watches, as long as the bus is there
+    ///   (`reconnections` says so); calls in flight then fail.
+    public static func connect(to bus: Bus = .session, limitingIncomingMessagesTo limit: Int? = nil) async throws -> DBusConnection {
         guard libdbusThreadsReady else { throw DBusError.outOfMemory }
         if case .address(let address) = bus {
             try Syntax.checkString(address)
         }
         let mailbox = try Mailbox()
-        let uniqueName = try await ConnectionCore.start(bus, mailbox: mailbox)
-        return DBusConnection(uniqueName: uniqueName, mailbox: mailbox)
+        let uniqueName = try await ConnectionCore.start(bus, incomingLimit: limit, mailbox: mailbox)
+        mailbox.reconnected(as: uniqueName, announce: false)
+        return DBusConnection(mailbox: mailbox)
     }
 
     deinit {

@@ -16,8 +16,19 @@ final class ConnectionCore {
     /// Runs on the connection thread with the reply, or with the error that replaced it.
     typealias ReplyHandler = (Result<Message, DBusError>) -> Void
 
-    let connection: OpaquePointer
+    private(set) var connection: OpaquePointer
     let mailbox: Mailbox
+    private let bus: DBusConnection.Bus
+    /// Set by `DBusConnection.connect(to:limitingIncomingMessagesTo:)`: the largest message
+    /// taken in, and so a connection that is made again when it is dropped while the bus is
+    /// still there (libdbus drops a connection that is sent a larger one).
+    private let incomingLimit: Int?
+    /// Names this connection asked for and got, asked for again after a reconnection.
+    var ownedNames: Set<String> = []
+    /// libdbus said the connection is gone; made again after this round of dispatching.
+    private var reconnectPending = false
+    /// The connection was released and none could be made again: nothing left to close.
+    private var isReleased = false
     /// Set once the connection starts to close; from then on every operation fails.
     private(set) var closeReason: DBusConnection.CloseReason?
 
@@ -51,18 +62,20 @@ final class ConnectionCore {
         }
     }
 
-    private init(connection: OpaquePointer, mailbox: Mailbox) {
+    private init(connection: OpaquePointer, mailbox: Mailbox, bus: DBusConnection.Bus, incomingLimit: Int?) {
         self.connection = connection
         self.mailbox = mailbox
+        self.bus = bus
+        self.incomingLimit = incomingLimit
     }
 
     // MARK: Starting
 
     /// Starts the connection thread, which connects (blocking only itself), then serves the
     /// connection until it closes. Returns the unique name the bus assigned.
-    static func start(_ bus: DBusConnection.Bus, mailbox: Mailbox) async throws -> String {
+    static func start(_ bus: DBusConnection.Bus, incomingLimit: Int?, mailbox: Mailbox) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
-            let launch = Launch(bus: bus, mailbox: mailbox, continuation: continuation)
+            let launch = Launch(bus: bus, incomingLimit: incomingLimit, mailbox: mailbox, continuation: continuation)
             guard startDetachedThread({ launch.run() }) else {
                 continuation.resume(throwing: DBusError.failed("cannot start the D-Bus thread"))
                 return
@@ -72,11 +85,15 @@ final class ConnectionCore {
 
     private final class Launch: Sendable {
         let bus: DBusConnection.Bus
+        let incomingLimit: Int?
         let mailbox: Mailbox
         let continuation: CheckedContinuation<String, any Error>
 
-        init(bus: DBusConnection.Bus, mailbox: Mailbox, continuation: CheckedContinuation<String, any Error>) {
+        init(
+            bus: DBusConnection.Bus, incomingLimit: Int?, mailbox: Mailbox, continuation: CheckedContinuation<String, any Error>
+        ) {
             self.bus = bus
+            self.incomingLimit = incomingLimit
             self.mailbox = mailbox
             self.continuation = continuation
         }
@@ -84,14 +101,12 @@ final class ConnectionCore {
         func run() {
             var error = CDBus.DBusError()
             dbus_error_init(&error)
-            guard let connection = open(&error) else {
+            guard let connection = ConnectionCore.open(bus, &error) else {
                 continuation.resume(throwing: DBusError(consuming: &error))
                 return
             }
-            // The caller decides what a lost bus means (the daemon exits for systemd to restart it).
-            dbus_connection_set_exit_on_disconnect(connection, 0)
-            let core = ConnectionCore(connection: connection, mailbox: mailbox)
-            guard core.installCallbacks() else {
+            let core = ConnectionCore(connection: connection, mailbox: mailbox, bus: bus, incomingLimit: incomingLimit)
+            guard core.prepare() else {
                 dbus_connection_close(connection)
                 dbus_connection_unref(connection)
                 continuation.resume(throwing: DBusError.outOfMemory)
@@ -100,22 +115,65 @@ final class ConnectionCore {
             continuation.resume(returning: String(cString: dbus_bus_get_unique_name(connection)))
             core.run()
         }
+    }
 
-        /// A private connection: nobody else in the process shares it, and closing it is ours.
-        private func open(_ error: inout CDBus.DBusError) -> OpaquePointer? {
-            switch bus {
-            case .session:
-                return dbus_bus_get_private(DBUS_BUS_SESSION, &error)
-            case .address(let address):
-                guard let connection = dbus_connection_open_private(address, &error) else { return nil }
-                guard dbus_bus_register(connection, &error) != 0 else {
-                    dbus_connection_close(connection)
-                    dbus_connection_unref(connection)
-                    return nil
+    /// A private connection: nobody else in the process shares it, and closing it is ours.
+    private static func open(_ bus: DBusConnection.Bus, _ error: inout CDBus.DBusError) -> OpaquePointer? {
+        switch bus {
+        case .session:
+            return dbus_bus_get_private(DBUS_BUS_SESSION, &error)
+        case .system:
+            return dbus_bus_get_private(DBUS_BUS_SYSTEM, &error)
+        case .address(let address):
+            guard let connection = dbus_connection_open_private(address, &error) else { return nil }
+            guard dbus_bus_register(connection, &error) != 0 else {
+                dbus_connection_close(connection)
+                dbus_connection_unref(connection)
+                return nil
+            }
+            return connection
+        }
+    }
+
+    /// Readies a connection just opened: the caller decides what a lost bus means (the daemon
+    /// exits for systemd to restart it), the incoming limit, and the callbacks. False when
+    /// libdbus has no memory for them.
+    private func prepare() -> Bool {
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        if let incomingLimit { dbus_connection_set_max_message_size(connection, incomingLimit) }
+        return installCallbacks()
+    }
+
+    /// Makes the connection again after libdbus dropped it, and carries over what lived on it:
+    /// match rules, owned names (lost for good, and the connection closed, if another took one
+    /// meanwhile), watched owners. Calls in flight fail. False when the bus cannot be reached.
+    private func reconnect() -> Bool {
+        failPendingCalls()
+        dbus_connection_close(connection)
+        dbus_connection_unref(connection)
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        guard let fresh = Self.open(bus, &error) else {
+            dbus_error_free(&error)
+            isReleased = true
+            return false
+        }
+        connection = fresh
+        guard prepare() else { return false }
+        mailbox.reconnected(as: String(cString: dbus_bus_get_unique_name(fresh)))
+        for subscription in subscriptions.values {
+            callBus("AddMatch", [.string(subscription.rule.description)]) { _ in }
+            subscription.reconnected?(self)
+        }
+        for name in ownedNames {
+            callBus("RequestName", [.string(name), .uint32(UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE))]) { result in
+                let owned = [DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER, DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER].map(UInt32.init)
+                guard case .success(let reply) = result, reply.first?.uint32Value.map(owned.contains) == true else {
+                    return self.beginClose(.disconnected)
                 }
-                return connection
             }
         }
+        return true
     }
 
     /// The callbacks get this object unretained: it outlives the connection, which is closed and
@@ -168,6 +226,10 @@ final class ConnectionCore {
                 job(self)
             }
             while closeReason == nil, dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
+            if reconnectPending {
+                reconnectPending = false
+                if !reconnect() { beginClose(.disconnected) }
+            }
             if closeReason == nil {
                 waitForEvents()
             }
@@ -313,9 +375,14 @@ final class ConnectionCore {
             routeMethodCall(message)
             return DBUS_HANDLER_RESULT_HANDLED
         case DBUS_MESSAGE_TYPE_SIGNAL:
-            // libdbus's own word that the bus is gone; no peer can send on this interface.
+            // libdbus's own word that the bus is gone; no peer can send on this interface. Made
+            // again, when limited, once dispatching is over: not from inside libdbus's callback.
             if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
-                beginClose(.disconnected)
+                if incomingLimit != nil {
+                    reconnectPending = true
+                } else {
+                    beginClose(.disconnected)
+                }
                 return DBUS_HANDLER_RESULT_HANDLED
             }
             deliverSignal(message)
@@ -334,13 +401,7 @@ final class ConnectionCore {
         }
     }
 
-    /// Fails everything still waiting, closes and releases the connection, then tells the
-    /// mailbox, whose waiters learn the connection is gone only once it really is.
-    private func shutDown() {
-        let reason = closeReason ?? .closed
-        for job in mailbox.stopAccepting() {
-            job(self)
-        }
+    private func failPendingCalls() {
         let calls = pendingCalls.values
         pendingCalls = [:]
         for pending in calls {
@@ -348,14 +409,26 @@ final class ConnectionCore {
             dbus_pending_call_unref(pending.call)
             pending.reply.handler(.failure(.closed))
         }
+    }
+
+    /// Fails everything still waiting, closes and releases the connection, then tells the
+    /// mailbox, whose waiters learn the connection is gone only once it really is.
+    private func shutDown() {
+        let reason = closeReason ?? .closed
+        for job in mailbox.stopAccepting() {
+            job(self)
+        }
+        failPendingCalls()
         let ended = subscriptions.values
         subscriptions = [:]
         for subscription in ended {
             subscription.finish()
         }
         objects = [:]
-        dbus_connection_close(connection)
-        dbus_connection_unref(connection)
+        if !isReleased {
+            dbus_connection_close(connection)
+            dbus_connection_unref(connection)
+        }
         mailbox.finish(reason)
     }
 }

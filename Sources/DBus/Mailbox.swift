@@ -24,6 +24,9 @@ final class Mailbox: Sendable {
     private let wakeSender: Int32
     /// How many times the connection thread has returned from `poll`: the idle test reads it.
     let wakeUps = Atomic<Int>(0)
+    private let name = Mutex("")
+    let reconnections: AsyncStream<String>
+    private let announceReconnection: AsyncStream<String>.Continuation
 
     init() throws {
         var ends: [Int32] = [-1, -1]
@@ -33,6 +36,17 @@ final class Mailbox: Sendable {
         }
         wakeReceiver = ends[0]
         wakeSender = ends[1]
+        (reconnections, announceReconnection) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(16))
+    }
+
+    /// The connection's unique name now.
+    var uniqueName: String { name.withLock { $0 } }
+
+    /// The connection has the unique name `uniqueName`, after it was made again unless this
+    /// is the first.
+    func reconnected(as uniqueName: String, announce: Bool = true) {
+        name.withLock { $0 = uniqueName }
+        if announce { announceReconnection.yield(uniqueName) }
     }
 
     deinit {
@@ -94,6 +108,7 @@ final class Mailbox: Sendable {
             waiter.yield(reason)
             waiter.finish()
         }
+        announceReconnection.finish()
     }
 
     /// Returns once the connection thread has finished; throws if the waiting task is cancelled.

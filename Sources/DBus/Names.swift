@@ -7,12 +7,15 @@ extension DBusConnection {
         try Syntax.checkBusName(name)
         let reply = try await callBus("RequestName", [.string(name), .uint32(UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE))])
         let owned = [DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER, DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER].map(UInt32.init)
-        return reply.first?.uint32Value.map(owned.contains) ?? false
+        let isOwner = reply.first?.uint32Value.map(owned.contains) ?? false
+        if isOwner { mailbox.submit { $0.ownedNames.insert(name) } }
+        return isOwner
     }
 
     /// Gives up `name`; nothing happens if we do not own it.
     public func releaseName(_ name: String) async throws {
         try Syntax.checkBusName(name)
+        mailbox.submit { $0.ownedNames.remove(name) }
         _ = try await callBus("ReleaseName", [.string(name)])
     }
 
@@ -48,9 +51,16 @@ extension DBusConnection {
             let rule = DBusMatchRule(
                 sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 member: "NameOwnerChanged", arg0: name)
-            core.subscribe(id, Subscription(rule: rule, deliver: tracker.changed, finish: { continuation.finish() })) {
-                tracker.refusal = $0
-            }
+            let subscription = Subscription(
+                rule: rule, deliver: tracker.changed, finish: { continuation.finish() },
+                // Owners may have come and gone while the connection was down.
+                reconnected: { core in
+                    core.callBus("GetNameOwner", [.string(name)]) { result in
+                        guard case .success(let values) = result else { return tracker.moved(to: nil) }
+                        tracker.moved(to: values.first?.stringValue)
+                    }
+                })
+            core.subscribe(id, subscription) { tracker.refusal = $0 }
             // The bus answers in order: AddMatch's reply has come when this one does.
             core.callBus("GetNameOwner", [.string(name)]) { result in
                 if let refusal = tracker.refusal {
@@ -100,8 +110,11 @@ private final class OwnerTracker {
 
     func changed(_ signal: DBusSignal) {
         guard started, signal.arguments.count == 3, let newOwner = signal.arguments[2].stringValue else { return }
-        let owner = newOwner.isEmpty ? nil : newOwner
-        guard owner != lastOwner else { return }
+        moved(to: newOwner.isEmpty ? nil : newOwner)
+    }
+
+    func moved(to owner: String?) {
+        guard started, owner != lastOwner else { return }
         lastOwner = owner
         continuation.yield(owner)
     }

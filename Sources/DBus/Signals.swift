@@ -72,6 +72,8 @@ struct Subscription {
     let rule: DBusMatchRule
     let deliver: (DBusSignal) -> Void
     let finish: () -> Void
+    /// What to catch up on after the connection was made again (a watched name's owner).
+    var reconnected: ((ConnectionCore) -> Void)? = nil
 }
 
 extension DBusConnection {

@@ -1,23 +1,33 @@
 import Accounts
+import Desktop
 import FoundationEssentials
 import GitbayClient
+import Logging
 import PushCore
+import Settings
 import StateStore
+import Threads
+
+/// Where the pollers' news goes: the desktop stage (`Desktop.hand`), or a test's recorder.
+/// Returns once the news is dealt with (on screen, or waiting for a notification server).
+public typealias DesktopSink = @Sendable (DesktopNews) async -> Void
 
 /// What every poller gets from the daemon.
 struct PollerServices: Sendable {
     let state: StateFiles
-    /// Registers this install (`device add`) and records the outcome in the state.
+    /// Registers the account's device token (`device add`) and records the outcome.
     let registrar: AccountManager
-    let presenter: any Presenter
+    let desktop: DesktopSink
     let logger: Logger
     /// Slower while the relay stream is connected.
     let pace: PollPace
+    let timeline: Timeline
 }
 
 /// One account's polling, independent of every other account's: its own loop, timers, backoff
 /// and requests (libcurl runs all transfers side by side), so a slow or dead instance delays
-/// nobody else.
+/// nobody else. Its news goes one way, to the desktop; "Mark read" comes to it, as the account's
+/// requests are its own to make.
 ///
 /// The supervisor starts it, starts it again on a reload (a new token, new settings, a reset
 /// backoff, registration again) and retires it. What the loop learns lives on in `memory`
@@ -25,13 +35,11 @@ struct PollerServices: Sendable {
 actor AccountPoller {
     nonisolated let account: Account
     nonisolated let board: AccountStatusBoard
-    /// What was shown, by polls and by delivered payloads, so that nothing is shown twice.
-    nonisolated let shownNotices = ShownNotices()
-    private let trigger = PollTrigger()
+    private nonisolated let signal = WakeSignal()
     private let services: PollerServices
     private var memory: PollMemory
     private var loop: Task<PollMemory, Never>?
-    /// The running loop's client, for looking up the row of a delivered notice.
+    /// The running loop's client, for "Mark read".
     private var client: GitbayClient?
     private var isRetired = false
 
@@ -42,17 +50,17 @@ actor AccountPoller {
         board = AccountStatusBoard(storedDeviceID: record.deviceID, unread: record.unread)
     }
 
-    /// Stops the running loop, if any, and starts one that registers this install, then polls
-    /// after `firstDelay` seconds. Failures and a stop after a 401 are forgotten.
-    func start(token: APIToken, settings: DaemonSettings, firstDelay: Double) async {
+    /// Stops the running loop, if any, and starts one that registers the account's device
+    /// token, then polls after `firstDelay`. Failures and a stop after a 401 are forgotten.
+    func start(token: APIToken, settings: DaemonSettings, firstDelay: Duration) async {
         await stopLoop()
         // A retire() that came while the loop was stopping wins.
         guard !isRetired else { return }
         let client = GitbayClient(instance: account.instance, token: token, options: settings.client)
         self.client = client
         let run = PollRun(
-            account: account, token: token, settings: settings, services: services, board: board,
-            shownNotices: shownNotices, trigger: trigger, client: client)
+            account: account, token: token, settings: settings, services: services, board: board, signal: signal,
+            client: client)
         let memory = memory
         loop = Task { await run.loop(from: memory, firstDelay: firstDelay) }
     }
@@ -64,31 +72,38 @@ actor AccountPoller {
         await stopLoop()
     }
 
-    /// A wake-up: poll now rather than at the end of the interval. Several before the poll
-    /// starts make one poll; a backoff after failures is still waited out.
-    nonisolated func pollNow() {
-        trigger.fire()
+    /// A wake-up: poll soon rather than at the end of the interval (see `WakeSignal.Wake`).
+    nonisolated func wake(_ wake: WakeSignal.Wake) {
+        signal.wake(wake)
     }
 
-    /// The notice of a payload, `reference` in this account's ledger, for the presenter.
-    nonisolated func delivered(_ notice: PushedNotice, reference: UInt64) -> DeliveredNotice {
-        let shownNotices = shownNotices
-        return DeliveredNotice(
-            notice, pairedRow: { shownNotices.row(of: reference) },
-            lookUp: { await self.lookUpRow(of: reference) })
+    /// Offline, nothing polls and no failure counts; back online, the supervisor wakes the
+    /// account too.
+    nonisolated func setOnline(_ isOnline: Bool) {
+        board.update { $0.isOffline = !isOnline }
+        signal.setOnline(isOnline)
     }
 
-    /// The row of a delivered notice that no poll has paired yet, from the unread list.
-    private func lookUpRow(of reference: UInt64) async -> InboxItem? {
-        if let row = shownNotices.row(of: reference) { return row }
-        guard let client else { return nil }
+    /// "Mark read" on the account's notification: the rows are marked read on its instance with
+    /// its own client, and the desktop hears of it as news like any other.
+    func markRead(_ ids: [Int64]) async {
+        guard let client, !ids.isEmpty else { return }
+        let named = ids.map(String.init).joined(separator: ", ")
+        let result: APIResult
         do {
-            let page = try await client.send(.notificationsList(limit: nil, cursor: nil)).decode(InboxPage.self)
-            return shownNotices.lookUp(reference, in: page.items)
+            result = try await client.send(.notificationsRead(ids: ids))
         } catch {
-            services.logger.warning("\(account.displayName): cannot find the inbox row of a delivered notice: \(error)")
-            return nil
+            services.logger.warning("\(account.displayName): could not mark notice \(named) read: \(error)")
+            return
         }
+        guard case .success = result else {
+            services.logger.warning("\(account.displayName): could not mark notice \(named) read: \(result)")
+            return
+        }
+        let changed = OutsideCount.clamped((try? result.decode(ReadResult.self))?.read ?? 0)
+        services.logger.info("\(account.displayName): marked notice \(named) read")
+        let unread = board.lowerUnread(by: changed)
+        await services.desktop(.update(AccountUpdate(account: account, unread: unread, read: .marked(ids))))
     }
 
     private func stopLoop() async {
@@ -103,7 +118,7 @@ actor AccountPoller {
 struct PollMemory: Sendable {
     /// The persisted state: high-water mark, ETag and the unread count that goes with it.
     var record: AccountRecord
-    /// The unread count last handed to the presenter; nil until the first in this process.
+    /// The unread count last handed to the desktop; nil until the first in this process.
     var presentedUnread: UnreadCount?
     /// This process's last registration outcome.
     var registration: Registration?
@@ -113,6 +128,9 @@ struct PollMemory: Sendable {
     /// The last write of `record` failed (a full disk): it is written again after the next
     /// poll, whatever that poll finds, so the mark reaches the disk once the disk has room.
     var isUnsaved = false
+    /// When the last poll started, on the daemon's timeline: wake-ups wait out
+    /// `PollSchedule.minimumWakeGap` after it, across reloads too.
+    var lastPoll: Duration?
 }
 
 /// One run of an account's loop: fixed token and settings, from one start to a cancellation
@@ -123,8 +141,7 @@ private struct PollRun: Sendable {
     let settings: DaemonSettings
     let services: PollerServices
     let board: AccountStatusBoard
-    let shownNotices: ShownNotices
-    let trigger: PollTrigger
+    let signal: WakeSignal
     let client: GitbayClient
 
     /// `notifications list` bare: the first 50 unread rows, newest first.
@@ -132,36 +149,41 @@ private struct PollRun: Sendable {
 
     private var name: String { account.displayName }
     private var logger: Logger { services.logger }
+    private var timeline: Timeline { services.timeline }
 
-    func loop(from start: PollMemory, firstDelay: Double) async -> PollMemory {
+    func loop(from start: PollMemory, firstDelay: Duration) async -> PollMemory {
         var memory = start
         board.update {
             $0.consecutiveFailures = 0
             $0.needsToken = false
-            $0.nextPoll = Date.now.addingTimeInterval(firstDelay)
+            $0.nextPoll = Date.now.addingTimeInterval(firstDelay.seconds)
         }
         await register(&memory)
-        var registrationChecked = ContinuousClock.now
+        var registrationChecked = timeline.now
         var schedule = PollSchedule(interval: settings.pollInterval, backoffCap: settings.backoffCap)
         var random = SystemRandomNumberGenerator()
-        var delay = firstDelay
+        var due = timeline.now + firstDelay
         while true {
             do {
-                // A backoff (and a server's Retry-After) holds against wake-ups too.
-                if schedule.consecutiveFailures > 0 {
-                    try await Task.sleep(for: .seconds(delay))
-                } else {
-                    try await trigger.wait(upTo: delay)
-                }
+                try await waitForPoll(due: due, lastPoll: memory.lastPoll, schedule: &schedule)
             } catch {
                 return memory
             }
-            if ContinuousClock.now - registrationChecked >= .seconds(settings.registrationCheckInterval) {
-                registrationChecked = .now
+            if timeline.now - registrationChecked >= .seconds(settings.registrationCheckInterval) {
+                registrationChecked = timeline.now
                 await checkRegistration(&memory)
             }
             let started = Date.now
+            memory.lastPoll = timeline.now
+            signal.clearWake()
             guard let polled = await poll(&memory) else { return memory }
+            if polled.error != nil, !signal.look().snapshot.isOnline {
+                // Went offline during the poll: its failure says nothing about the server, and
+                // the account polls as soon as the network is back.
+                logger.debug("\(name): poll failed while going offline: \(polled.error ?? "")")
+                due = timeline.now
+                continue
+            }
             schedule.interval = services.pace.interval(in: settings)
             let decision = schedule.record(polled.outcome, random: &random)
             // One update with everything the poll changed, so `Status()` never shows half of it.
@@ -181,17 +203,59 @@ private struct PollRun: Sendable {
             switch (decision, polled.error) {
             case (.after(let seconds), nil):
                 logger.debug("\(name): \(polled.words)")
-                delay = seconds
+                due = timeline.now + .seconds(seconds)
             case (.after(let seconds), let error?):
                 logger.warning("\(name): poll failed: \(error); trying again in \(Int(seconds.rounded(.up))) s")
-                delay = seconds
+                due = timeline.now + .seconds(seconds)
             case (.stop(.unauthorized), let error):
                 logger.warning("\(name): poll failed: \(error ?? polled.words); polling stopped until the account gets a new token")
                 if memory.rejectedToken != token {
                     memory.rejectedToken = token
-                    await services.presenter.tokenRejected(for: account)
+                    logger.error("""
+                        \(name): the server rejected the API token; polling stopped. Add the account \
+                        again with a new token: gbnotifyctl account add \(account.instance.url)
+                        """)
+                    await services.desktop(.tokenRejected(account))
                 }
                 return memory
+            }
+        }
+    }
+
+    /// Returns when the account should poll: at `due`, or sooner for a wake-up (never within
+    /// `minimumWakeGap` of the last poll, and a payload's not during a backoff), and never
+    /// while offline. Throws when the task is cancelled.
+    private func waitForPoll(due: Duration, lastPoll: Duration?, schedule: inout PollSchedule) async throws {
+        while true {
+            try Task.checkCancellation()
+            let (snapshot, generation) = signal.look()
+            guard snapshot.isOnline else {
+                // No timer: an offline daemon sleeps until the network comes back.
+                await signal.changed(after: generation)
+                continue
+            }
+            let gapEnd = lastPoll.map { $0 + .seconds(PollSchedule.minimumWakeGap) } ?? .zero
+            var target = due
+            switch snapshot.wake {
+            case .payload? where schedule.consecutiveFailures == 0:
+                target = min(target, max(gapEnd, timeline.now))
+            case .networkReturned(let notBefore)?:
+                schedule.networkReturned()
+                target = min(target, max(gapEnd, notBefore))
+            case .payload?, nil:
+                // A backoff (and a server's Retry-After) holds against payloads.
+                break
+            }
+            if timeline.now >= target { return }
+            if snapshot.wake != nil, target < due {
+                logger.debug("\(name): woken up; polling in \(RelayStream.words(target - timeline.now))")
+            }
+            let (timeline, signal, deadline) = (timeline, signal, target)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await timeline.sleep(until: deadline) }
+                group.addTask { await signal.changed(after: generation) }
+                defer { group.cancelAll() }
+                try await group.next()
             }
         }
     }
@@ -206,30 +270,26 @@ private struct PollRun: Sendable {
         /// Why it failed, for `last_error` and the log; nil when it worked.
         var error: String?
         /// The unread count it learnt, if it learnt one.
-        var unread: Int?
+        var unread: UnreadCount?
     }
 
     /// One poll; nil when it was cancelled before an answer came.
     private func poll(_ memory: inout PollMemory) async -> Polled? {
-        trigger.clear()
-        // A payload's badge may be older than what this poll finds: hand the presenter the
-        // poll's count even when it did not change.
-        if shownNotices.takeBadgeArrival() { memory.presentedUnread = nil }
         // The stored ETag is only worth sending with the unread count that goes with it: a 304
-        // must still be able to give the presenter a count after a restart.
+        // must still be able to give the desktop a count after a restart.
         let etag = memory.record.unread == nil ? nil : memory.record.listETag
         let result: APIResult
         do {
             result = try await client.send(.notificationsList(limit: nil, cursor: nil), ifNoneMatch: etag)
         } catch {
             if Task.isCancelled { return nil }
-            return Polled(outcome: .failed(retryAfter: nil), words: error.statusWords, error: "\(error)")
+            return Polled(outcome: error.outcome, words: error.statusWords, error: "\(error)")
         }
         switch result {
         case .notModified:
             // No body, nothing parsed, nothing written (unless an earlier write failed).
             if memory.presentedUnread == nil, let unread = memory.record.unread {
-                await present(AccountUpdate(account: account, notices: [], unread: .exact(unread), withdrawn: []), &memory)
+                await hand(AccountUpdate(account: account, unread: .exact(unread)), &memory)
             }
             if memory.isUnsaved { await write(&memory) }
             return Polled(outcome: .notModified, words: result.statusWords)
@@ -250,39 +310,32 @@ private struct PollRun: Sendable {
         }
     }
 
-    /// A new list: show what is new, then remember that it was shown.
+    /// A new list: hand on what is new, then remember that it was handed on.
     private func take(_ page: InboxPage, etag: String?, _ memory: inout PollMemory) async -> Polled {
-        let cycle = InboxDiff.evaluate(
-            page: page, pageLimit: Self.pageLimit, highWater: memory.record.highWater,
-            shown: await services.presenter.onScreen(for: account))
+        let cycle = InboxDiff.evaluate(page: page, pageLimit: Self.pageLimit, highWater: memory.record.highWater)
         if cycle.ignoredRows > 0 {
             logger.debug("\(name): ignored \(cycle.ignoredRows) broken or already read rows")
         }
-        let notices = shownNotices.takePoll(cycle, page: page, highWater: memory.record.highWater)
         var unread = cycle.unread
         if case .needsDashboard = unread {
             unread = unread.resolved(dashboardUnread: await dashboardUnread())
         }
-        if !notices.isEmpty || !cycle.withdrawn.isEmpty || unread != memory.presentedUnread {
-            await present(
-                AccountUpdate(account: account, notices: notices, unread: unread, withdrawn: cycle.withdrawn),
-                &memory)
-        }
+        await hand(AccountUpdate(account: account, notices: cycle.notices, unread: unread, read: cycle.read), &memory)
         // Shown first, saved second: a kill -9 between the two shows these notices once more
         // after the restart (the old mark is still on disk), while the other order could lose
         // them for good. At least once, never lost.
         await save(highWater: cycle.highWater, etag: etag, unread: unread.badgeCount, &memory)
-        let newRows = notices.reduce(0) { count, notice in
+        let newRows = cycle.notices.reduce(0) { count, notice in
             switch notice {
             case .item: count + 1
             case .summary(let rows, _, _, _): count + rows
             }
         }
-        return Polled(outcome: .fresh, words: newRows > 0 ? "200 ok, \(newRows) new" : "200 ok", unread: unread.badgeCount)
+        return Polled(outcome: .fresh, words: newRows > 0 ? "200 ok, \(newRows) new" : "200 ok", unread: unread)
     }
 
-    private func present(_ update: AccountUpdate, _ memory: inout PollMemory) async {
-        await services.presenter.present(update)
+    private func hand(_ update: AccountUpdate, _ memory: inout PollMemory) async {
+        await services.desktop(.update(update))
         memory.presentedUnread = update.unread
     }
 
@@ -335,8 +388,8 @@ private struct PollRun: Sendable {
 
     // MARK: - Registration
 
-    /// Registers this install, as on every start and reload; a failure is recorded and shown,
-    /// never fatal.
+    /// Registers the account's device token, as on every start and reload; a failure is
+    /// recorded and shown, never fatal.
     private func register(_ memory: inout PollMemory) async {
         let registration = await services.registrar.register(account, with: client)
         guard !Task.isCancelled else { return }
@@ -344,7 +397,7 @@ private struct PollRun: Sendable {
         board.update { $0.registration = registration }
         switch registration {
         case .registered(let id):
-            logger.info("\(name): registered this install as device \(id)")
+            logger.info("\(name): registered its device token as device \(id)")
         case .pushUnavailable:
             logger.notice("\(name): \(registration); polling only")
         case .readOnlyToken, .failed:
@@ -373,5 +426,12 @@ private struct PollRun: Sendable {
         case .pushUnavailable?, .readOnlyToken?, nil:
             return
         }
+    }
+}
+
+extension Duration {
+    /// In seconds, for `Date` arithmetic and log lines.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

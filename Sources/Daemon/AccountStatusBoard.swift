@@ -12,7 +12,7 @@ final class AccountStatusBoard: Sendable {
         var lastResult: String?
         /// Nil while polling is stopped.
         var nextPoll: Date?
-        var unread: Int?
+        var unread: UnreadCount?
         /// This run's registration; nil until it has answered.
         var registration: Registration?
         /// The stored device id, shown until this run's registration answers.
@@ -21,16 +21,32 @@ final class AccountStatusBoard: Sendable {
         var pollError: String?
         var consecutiveFailures = 0
         var needsToken = false
+        /// The system says it is offline: nothing polls.
+        var isOffline = false
     }
 
     private let facts: Mutex<Facts>
 
     init(storedDeviceID: Int64?, unread: Int?) {
-        facts = Mutex(Facts(unread: unread, storedDeviceID: storedDeviceID))
+        facts = Mutex(Facts(unread: unread.map(UnreadCount.exact), storedDeviceID: storedDeviceID))
     }
 
     func update(_ change: (inout Facts) -> Void) {
         facts.withLock { change(&$0) }
+    }
+
+    /// `read` rows were marked read here: the count falls at once, before the next poll
+    /// confirms it. Returns the new count.
+    func lowerUnread(by read: Int) -> UnreadCount {
+        facts.withLock { facts in
+            let lowered: UnreadCount = switch facts.unread {
+            case .exact(let count)?: .exact(max(count - read, 0))
+            case .atLeast(let count)?, .needsDashboard(let count)?: .atLeast(max(count - read, 0))
+            case nil: .exact(0)
+            }
+            facts.unread = lowered
+            return lowered
+        }
     }
 
     func status(of account: Account) -> AccountStatus {
@@ -48,7 +64,7 @@ final class AccountStatusBoard: Sendable {
         return AccountStatus(
             id: account.id, instance: account.instance.url, user: account.username, state: Self.state(facts),
             lastPoll: facts.lastPoll.map(Self.timestamp), lastResult: facts.lastResult,
-            nextPoll: facts.nextPoll.map(Self.timestamp), unread: facts.unread, deviceID: deviceID,
+            nextPoll: facts.nextPoll.map(Self.timestamp), unread: facts.unread?.badgeCount, deviceID: deviceID,
             lastError: facts.pollError ?? registrationError)
     }
 
@@ -56,6 +72,7 @@ final class AccountStatusBoard: Sendable {
     /// matter once polling works.
     private static func state(_ facts: Facts) -> AccountState {
         if facts.needsToken { return .needsToken }
+        if facts.isOffline { return .offline }
         if facts.consecutiveFailures > 0 { return .backingOff }
         if facts.lastPoll == nil { return .starting }
         switch facts.registration {

@@ -4,6 +4,10 @@ import PushCore
 
 /// The daemon's object on the session bus, `/org/gitbay/Notify1`: `Reload()`, `Status() -> s`
 /// and `Deliver(s payload) -> s`, which `gbnotifyctl` calls.
+///
+/// Any client of the session bus can call these: none of them shows anything, reveals a token
+/// or makes the daemon talk to anyone but the accounts' own instances; `Deliver` can at most
+/// make an account poll (no sooner than 2 s after its last poll).
 public enum BusService {
     public static let introspection = """
           <interface name="\(DaemonInterface.interface)">
@@ -13,7 +17,7 @@ public enum BusService {
             </method>
             <method name="Deliver">
               <arg name="payload" type="s" direction="in"/>
-              <arg name="outcome" type="s" direction="out"/>
+              <arg name="account" type="s" direction="out"/>
             </method>
           </interface>
         """
@@ -41,14 +45,12 @@ public enum BusService {
                 },
                 // A local relay's way in (`DeliverMethod`).
                 DBusMethod(DeliverMethod.member, input: "s", output: "s") { call in
-                    let reply: DeliverMethod.Reply
-                    switch await supervisor.deliver(call.arguments.first?.stringValue ?? "", via: .bus) {
-                    case .shown: reply = .shown
-                    case .alreadyShown: reply = .alreadyShown
-                    case .wokeUp: reply = .wokeUp
-                    case .dropped(let reason): throw DBusError(name: DeliverMethod.droppedError, message: reason)
+                    do {
+                        let account = try await supervisor.deliver(call.arguments.first?.stringValue ?? "")
+                        return [.string(account.displayName)]
+                    } catch {
+                        throw DBusError(name: DeliverMethod.droppedError, message: "\(error)")
                     }
-                    return [.string(reply.rawValue)]
                 },
             ])
     }

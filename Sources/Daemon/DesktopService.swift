@@ -1,4 +1,5 @@
 import DBus
+import Desktop
 import PushCore
 
 /// The daemon's desktop methods on its bus object (`DesktopInterface`), for `gbnotifyctl test`
@@ -18,20 +19,20 @@ public enum DesktopService {
 
     /// - Parameter accounts: the accounts in the keyring, which `Open` resolves its account among.
     public static func export(
-        _ presenter: DesktopPresenter, accounts: @escaping @Sendable () async throws -> [Account],
+        _ desktop: Desktop, accounts: @escaping @Sendable () async throws -> [Account],
         on connection: DBusConnection
     ) async throws {
         try await connection.export(
             path: DaemonInterface.objectPath, interface: DesktopInterface.interface, introspection: introspection,
             methods: [
                 DBusMethod("Test") { _ in
-                    try await presenter.showSample()
+                    try await desktop.showSample()
                     return []
                 },
                 DBusMethod("Open", input: "sss", output: "s") { call in
                     let text = call.arguments.map { $0.stringValue ?? "" }
                     let target = try resolve(account: text[0], path: text[1], among: try await accounts())
-                    return [.string(await presenter.open(target, activationToken: text[2].isEmpty ? nil : text[2]))]
+                    return [.string(await desktop.open(target, activationToken: text[2].isEmpty ? nil : text[2]))]
                 },
             ])
     }

@@ -1,8 +1,12 @@
 import Accounts
+import CGlibc
 import DBus
+import Desktop
 import Glibc
+import Logging
 import Keyring
 import PushCore
+import Settings
 import StateStore
 
 /// gbnotifyd from start to exit: config, bus name, supervisor, signals, readiness.
@@ -31,6 +35,10 @@ public enum Lifecycle {
     /// a bad config at start, another gbnotifyd on the bus or a lost bus (exit 1, logged).
     public static func run(_ options: Options, environment: [String: String]) async -> Int32 {
         let logger = Logger(level: .info, verbose: options.verbose)
+        // No core dump, and no peeking from other processes: either would show every token.
+        if gbn_forbid_core_dumps() != 0 {
+            logger.warning("cannot make gbnotifyd undumpable: \(String(cString: strerror(errno)))")
+        }
         guard let configPath = options.configPath ?? ConfigFile.defaultPath(environment: environment) else {
             logger.error("neither XDG_CONFIG_HOME nor HOME is set, so there is no config file to read")
             return 1
@@ -52,27 +60,52 @@ public enum Lifecycle {
 
         let connection: DBusConnection
         do {
-            connection = try await DBusConnection.connect()
+            // Nothing the daemon is sent comes near the limit; a peer cannot make it hold more.
+            connection = try await DBusConnection.connect(limitingIncomingMessagesTo: maximumIncomingMessage)
         } catch {
             logger.error("cannot connect to the session bus: \(error)")
             return 1
         }
-        // The keyring speaks to the Secret Service over the daemon's one connection.
-        let keyring = Keyring(connection: connection)
-        let desktop: DesktopPresenter?
+        Task {
+            for await name in connection.reconnections {
+                logger.warning("""
+                    the session bus dropped gbnotifyd's connection (a peer sent a message over \
+                    \(maximumIncomingMessage / 1024) KiB?); connected again as \(name)
+                    """)
+            }
+        }
+        let keyring = Keyring()
+        let stateFiles = StateFiles(state)
+        let (markReads, requestMarkRead) = AsyncStream.makeStream(of: (Account, [Int64]).self)
+        let desktop: Desktop?
         do {
-            desktop = try await DesktopPresenter.start(
-                on: connection, options: DesktopPresenter.Options(config: settings.config, environment: environment),
-                markRead: ServerMarkRead.through(keyring, options: settings.client), logger: logger)
+            desktop = try await Desktop.start(
+                on: connection, state: stateFiles,
+                options: Desktop.Options(
+                    config: settings.config, environment: environment, icon: AppIcon.choose(
+                        dataDirectories: AppIcon.dataDirectories(environment: environment),
+                        executableDirectory: executableDirectory, exists: { access($0, F_OK) == 0 })),
+                markRead: { requestMarkRead.yield(($0, $1)) }, logger: logger)
         } catch {
-            logger.error("cannot watch for a notification server on the session bus (\(error)); notices only go to the log")
+            logger.error("cannot reach the desktop's notification server (\(error)); notices only go to the log")
             desktop = nil
         }
+        let sink: DesktopSink
+        if let desktop {
+            sink = { await desktop.hand($0) }
+        } else {
+            sink = LogSink.sink(logger)
+        }
         let supervisor = Supervisor(
-            settings: settings, configPath: configPath, loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configPath) },
-            state: state, accounts: { AccountListing(try await keyring.list()) },
-            presenter: desktop ?? LogPresenter(logger: logger), logger: logger, hostname: AccountManager.localHostname,
-            keyring: keyring, relayToken: { try await keyring.relayToken(for: $0) })
+            settings: settings, configPath: configPath,
+            sources: Supervisor.Sources(
+                accounts: { AccountListing(try await keyring.list()) }, relayToken: { try await keyring.relayToken(for: $0) },
+                loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configPath) }),
+            state: stateFiles, desktop: sink,
+            logger: logger, hostname: AccountManager.localHostname, keyring: keyring)
+        Task {
+            for await (account, ids) in markReads { await supervisor.markRead(ids, for: account) }
+        }
         do {
             try await BusService.export(supervisor, on: connection)
             if let desktop {
@@ -138,9 +171,23 @@ public enum Lifecycle {
         _ = consume signals
         await supervisor.stop()
         await desktop?.stop()
+        requestMarkRead.finish()
         await connection.close()
         logger.info("stopped")
         return exitStatus
+    }
+
+    /// The largest D-Bus message the daemon takes in: `Deliver`'s 8 KiB payload and the
+    /// desktop's signals are far below it.
+    static let maximumIncomingMessage = 64 * 1024
+
+    /// Where the running program is, for finding the icon beside it.
+    private static var executableDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.lastIndex(of: "/").map { String(path[..<$0]) }
     }
 
     private enum Event: Sendable {

@@ -1,3 +1,4 @@
+import Settings
 import Synchronization
 
 /// How often accounts poll while all is well: `poll-interval`, or the slower

@@ -1,8 +1,12 @@
 import Curl
+import Logging
 import PushCore
+import StateStore
 import Synchronization
+import Threads
 
-/// Everything a relay stream is started with; a reload that changes any of it starts a new one.
+/// Everything a relay stream is started with; a reload that changes any of it (an account
+/// coming or going changes the topics) starts a new one, which resumes where this one stopped.
 struct RelaySettings: Sendable, Equatable {
     let subscription: RelaySubscription
     /// Sent as `Authorization: Bearer`; from the keyring, never the config file.
@@ -11,20 +15,27 @@ struct RelaySettings: Sendable, Equatable {
     let caFile: String?
 }
 
-/// The relay stream: `GET RELAY/TOPIC/json?since=LAST_ID`, read line by line for as long as the
-/// relay keeps it open, each `message` handed to `deliver`, then its id saved, so that a
-/// reconnect and a restart resume right after the last message handled and lose nothing.
+/// The relay stream: `GET RELAY/T1,T2,.../json?since=LAST_ID`, read line by line for as long as
+/// the relay keeps it open. Each `message` is a wake-up for the account whose topic it came on
+/// (`wake`); its id is saved after, so a reconnect and a restart resume right after the last
+/// message handled and lose nothing.
 ///
 /// Whatever ends a connection (the relay closing it, a broken connection, an error status, no
-/// bytes for two keepalive periods), the stream connects again after `RelayBackoff`'s wait.
-/// Bad lines are dropped and counted; the connection goes on.
+/// bytes for two keepalive periods), the stream connects again after `RelayBackoff`'s wait; at
+/// once after a resume or the network's return. While offline it does not try. Bad lines are
+/// dropped and counted; the connection goes on.
 actor RelayStream {
     nonisolated let settings: RelaySettings
     nonisolated let board: RelayStatusBoard
-    private let cursors: RelayCursorStore
-    private let deliver: @Sendable (String) async -> DeliveryOutcome
+    private nonisolated let signal = WakeSignal()
+    private let state: StateFiles
+    private let wake: @Sendable (RelayMessage) async -> Void
+    /// Called on every connection after the first: see `connectOnce`.
+    private let reconnected: @Sendable () async -> Void
+    private var hasConnected = false
     private let pace: PollPace
     private let logger: Logger
+    private let timeline: Timeline
     private var lastMessageID: String?
     /// The relay's time at its first `open` while no message has come yet: where a reconnect
     /// resumes until one does.
@@ -36,34 +47,39 @@ actor RelayStream {
 
     /// Loads the saved position, then connects in the background.
     static func start(
-        _ settings: RelaySettings, cursors: RelayCursorStore, pace: PollPace, logger: Logger,
-        deliver: @escaping @Sendable (String) async -> DeliveryOutcome
+        _ settings: RelaySettings, state: StateFiles, pace: PollPace, isOnline: Bool, timeline: Timeline,
+        logger: Logger, reconnected: @escaping @Sendable () async -> Void,
+        wake: @escaping @Sendable (RelayMessage) async -> Void
     ) async -> RelayStream {
         var saved: RelayCursor?
         do {
-            let (cursor, warning) = try await cursors.load()
+            let (cursor, warning) = try await state.loadRelayCursor()
             if let warning { logger.warning(warning) }
             saved = cursor
         } catch {
             logger.error("cannot read the relay cursor (\(error)); the relay stream starts from now")
         }
         let stream = RelayStream(
-            settings, lastMessageID: settings.subscription.resumeID(from: saved), cursors: cursors, pace: pace,
-            logger: logger, deliver: deliver)
+            settings, lastMessageID: settings.subscription.resumeID(from: saved), state: state, pace: pace,
+            timeline: timeline, logger: logger, reconnected: reconnected, wake: wake)
+        stream.setOnline(isOnline)
         await stream.begin()
         return stream
     }
 
     private init(
-        _ settings: RelaySettings, lastMessageID: String?, cursors: RelayCursorStore, pace: PollPace, logger: Logger,
-        deliver: @escaping @Sendable (String) async -> DeliveryOutcome
+        _ settings: RelaySettings, lastMessageID: String?, state: StateFiles, pace: PollPace, timeline: Timeline,
+        logger: Logger, reconnected: @escaping @Sendable () async -> Void,
+        wake: @escaping @Sendable (RelayMessage) async -> Void
     ) {
         self.settings = settings
         self.lastMessageID = lastMessageID
-        self.cursors = cursors
+        self.state = state
         self.pace = pace
+        self.timeline = timeline
         self.logger = logger
-        self.deliver = deliver
+        self.wake = wake
+        self.reconnected = reconnected
         board = RelayStatusBoard(url: settings.subscription.relay.url, lastMessageID: lastMessageID)
     }
 
@@ -77,7 +93,18 @@ actor RelayStream {
         loop?.cancel()
         await loop?.value
         loop = nil
-        await cursors.flush()
+        await state.flush()
+    }
+
+    /// The system resumed or the network came back: the connection is likely dead, so it is
+    /// dropped and made again at once, resuming with `since=`.
+    nonisolated func reconnectNow() {
+        signal.wake(.networkReturned(notBefore: .zero))
+    }
+
+    /// Offline, the stream closes and does not try again until the network is back.
+    nonisolated func setOnline(_ isOnline: Bool) {
+        signal.setOnline(isOnline)
     }
 
     // MARK: - Connecting
@@ -89,15 +116,40 @@ actor RelayStream {
         var random = SystemRandomNumberGenerator()
         var isFirstAttempt = true
         while !Task.isCancelled {
+            let (snapshot, generation) = signal.look()
+            guard snapshot.isOnline else {
+                // No timer: an offline daemon sleeps until the network comes back.
+                await signal.changed(after: generation)
+                continue
+            }
+            signal.clearWake()
             if !isFirstAttempt { board.update { $0.reconnects += 1 } }
             isFirstAttempt = false
             let (uptime, ending) = await connectOnce()
             guard !Task.isCancelled else { break }
-            let delay = backoff.delay(afterConnectionLasting: uptime, random: &random)
             board.update { $0.lastError = ending }
+            let now = signal.look().snapshot
+            guard now.isOnline else {
+                logger.info("relay \(relayName): \(ending); connecting again once the network is back")
+                continue
+            }
+            if case .networkReturned? = now.wake {
+                backoff = RelayBackoff()
+                logger.info("relay \(relayName): \(ending); connecting again now")
+                continue
+            }
+            let delay = backoff.delay(afterConnectionLasting: uptime, random: &random)
             logger.warning("relay \(relayName): \(ending); connecting again in \(Self.words(delay))")
+            // The wait ends early when the network comes back, goes, or the system resumes.
+            let (timeline, signal, waited) = (timeline, signal, signal.look().generation)
             do {
-                try await Task.sleep(for: delay)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await timeline.sleep(for: delay) }
+                    group.addTask { await signal.changed(after: waited) }
+                    defer { group.cancelAll() }
+                    try await group.next()
+                }
+                try Task.checkCancellation()
             } catch {
                 break
             }
@@ -111,7 +163,9 @@ actor RelayStream {
         var headers: [String: String] = [:]
         if let token = settings.token { headers["Authorization"] = "Bearer \(token.secret)" }
         let position: RelayPosition = lastMessageID.map { .after($0) } ?? firstOpened.map { .since($0) } ?? .now
-        let request = HTTPRequest(url: settings.subscription.url(from: position), headers: headers)
+        let request = HTTPRequest(
+            mayUseProxy: settings.subscription.relay.mayUseProxy, url: settings.subscription.url(from: position),
+            headers: headers)
         let stream: HTTPStream
         do {
             stream = try await HTTPSession.shared.stream(request, options: StreamOptions(caFile: settings.caFile))
@@ -120,7 +174,7 @@ actor RelayStream {
         }
         guard stream.status == 200 else { return (.zero, Self.refusal(stream.status, hasToken: settings.token != nil)) }
 
-        let opened = ContinuousClock.now
+        let opened = timeline.now
         droppedOnConnection = 0
         board.update {
             $0.connected = true
@@ -128,9 +182,14 @@ actor RelayStream {
         }
         pace.setRelayConnected(true)
         logger.info("relay \(relayName): connected\(lastMessageID.map { ", resuming after message \($0)" } ?? "")")
+        // A relay may send the backlog of several topics out of publication order (ntfy sorts
+        // it by the second), so `since=` can step over a message published in the same second
+        // as the last one read: after a gap, every account polls once, and nothing is missed.
+        if hasConnected { await reconnected() }
+        hasConnected = true
         let ending = await read(stream)
         disconnected()
-        return (ContinuousClock.now - opened, ending)
+        return (timeline.now - opened, ending)
     }
 
     private func disconnected() {
@@ -138,18 +197,19 @@ actor RelayStream {
         pace.setRelayConnected(false)
     }
 
-    /// Reads until the stream ends, breaks, or falls silent for two keepalive periods; why it
-    /// stopped.
+    /// Reads until the stream ends, breaks, falls silent for two keepalive periods, or the
+    /// network goes or comes back; why it stopped.
     private func read(_ stream: HTTPStream) async -> String {
-        let heartbeat = Heartbeat()
-        let liveness = settings.liveness
+        let heartbeat = Heartbeat(timeline.now)
+        let (liveness, timeline, signal) = (settings.liveness, timeline, signal)
+        let generation = signal.look().generation
         return await withTaskGroup(of: String.self) { group in
             group.addTask {
                 var splitter = RelayLineSplitter()
                 var ending: String
                 do {
                     for try await chunk in stream {
-                        heartbeat.beat()
+                        heartbeat.beat(at: timeline.now)
                         for line in splitter.lines(in: chunk) { await self.take(line) }
                     }
                     ending = "the relay closed the stream"
@@ -162,16 +222,20 @@ actor RelayStream {
             }
             group.addTask {
                 while true {
-                    let silence = ContinuousClock.now - heartbeat.last
+                    let silence = timeline.now - heartbeat.last
                     if liveness.isDead(afterSilence: silence) {
                         return "no bytes for \(Self.words(liveness.silenceLimit)) (two keepalive periods); taken for dead"
                     }
                     do {
-                        try await Task.sleep(for: liveness.silenceLimit - silence)
+                        try await timeline.sleep(for: liveness.silenceLimit - silence)
                     } catch {
                         return "stopped"
                     }
                 }
+            }
+            group.addTask {
+                await signal.changed(after: generation)
+                return signal.look().snapshot.isOnline ? "the system resumed or the network came back" : "the system is offline"
             }
             let ending = await group.next() ?? "stopped"
             group.cancelAll()
@@ -206,18 +270,17 @@ actor RelayStream {
         }
     }
 
-    /// Delivers, then moves the resume point past the message and saves it. A crash before the
-    /// save is on disk resumes before the message: it comes again rather than never.
+    /// Wakes the message's account, then moves the resume point past the message and saves it.
+    /// A crash before the save is on disk resumes before the message: it comes again rather
+    /// than never (and costs at most a poll).
     private func handle(_ message: RelayMessage) async {
-        let outcome = await deliver(message.text)
+        await wake(message)
         lastMessageID = message.id
         board.update { $0.lastMessageID = message.id }
-        let subscription = settings.subscription
         let (logger, relayName) = (logger, relayName)
-        cursors.save(RelayCursor(relayURL: subscription.relay.url, topic: subscription.topic, lastMessageID: message.id)) { error in
+        state.saveRelayCursor(RelayCursor(relayURL: settings.subscription.relay.url, lastMessageID: message.id)) { error in
             logger.error("relay \(relayName): cannot save the stream's position (\(error)); a restart resumes from an earlier message")
         }
-        logger.debug("relay \(relayName): message \(message.id): \(Self.words(outcome))")
     }
 
     private func drop(_ error: RelayLineError) {
@@ -245,29 +308,24 @@ actor RelayStream {
         }
     }
 
-    private static func words(_ outcome: DeliveryOutcome) -> String {
-        switch outcome {
-        case .shown: "shown"
-        case .alreadyShown: "shown already"
-        case .wokeUp: "its account polls now"
-        case .dropped(let reason): "dropped: \(reason)"
-        }
-    }
-
     /// `250 ms`, `12 s`.
-    private static func words(_ duration: Duration) -> String {
+    static func words(_ duration: Duration) -> String {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         return milliseconds < 1000 ? "\(milliseconds) ms" : "\((milliseconds + 500) / 1000) s"
     }
 }
 
-/// When the stream last received bytes, for the dead-connection rule.
+/// When the stream last received bytes, on the daemon's timeline, for the dead-connection rule.
 private final class Heartbeat: Sendable {
-    private let instant = Mutex(ContinuousClock.now)
+    private let instant: Mutex<Duration>
 
-    func beat() {
-        instant.withLock { $0 = .now }
+    init(_ now: Duration) {
+        instant = Mutex(now)
     }
 
-    var last: ContinuousClock.Instant { instant.withLock { $0 } }
+    func beat(at now: Duration) {
+        instant.withLock { $0 = now }
+    }
+
+    var last: Duration { instant.withLock { $0 } }
 }

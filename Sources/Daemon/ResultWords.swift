@@ -25,6 +25,15 @@ extension APIResult {
 }
 
 extension TransportError {
+    /// What a poll that failed this way means for its schedule: no network (a host that does not
+    /// resolve, a connection that cannot be made) backs off for a minute at most.
+    var outcome: PollOutcome {
+        switch self {
+        case .transfer(.couldNotResolveHost), .transfer(.couldNotConnect): .unreachable
+        default: .failed(retryAfter: nil)
+        }
+    }
+
     var statusWords: String {
         switch self {
         case .redirected(let status, _): "\(status) redirect"

@@ -1,7 +1,11 @@
 import Accounts
+import Desktop
 import Keyring
+import Logging
 import PushCore
+import Settings
 import StateStore
+import Threads
 
 /// The accounts to poll and the keyring items that could not be used (as log lines).
 public struct AccountListing: Sendable {
@@ -20,7 +24,8 @@ public struct AccountListing: Sendable {
 
 /// Where the supervisor reads its accounts: the keyring, in the daemon. Tests hand it the
 /// keyring narrowed to their own stand-ins, as the test session's keyring is shared by tests
-/// running side by side.
+/// running side by side. A throw means "waiting for the keyring" (locked, refused, no answer),
+/// never "no accounts".
 public typealias AccountSource = @Sendable () async throws -> AccountListing
 
 /// Where the supervisor reads the relay's access token: the keyring (`org.gitbay.Relay`), in
@@ -35,79 +40,87 @@ public struct ReloadError: Error, Equatable, CustomStringConvertible {
     public var description: String { problems.joined(separator: "; ") }
 }
 
-/// The daemon's core: the settings, one `AccountPoller` per account in the keyring, and the
-/// status of it all. Reloads (SIGHUP, `Reload()`) read the config and the keyring again, start
-/// pollers for new accounts, retire those of accounts that left, and restart the rest with
-/// their current token.
+/// The daemon's core: the settings, one `AccountPoller` per account in the keyring, the relay
+/// stream, and the status of it all. Reloads (SIGHUP, `Reload()`, the keyring changing) read the
+/// config and the keyring again, start pollers for new accounts, retire those of accounts that
+/// left (or that the config no longer allows), and restart the rest with their current token.
+/// Wake-ups (relay messages, `Deliver`, a resume, the network's return) go to the accounts they
+/// are for.
 public actor Supervisor {
+    public struct Sources: Sendable {
+        public var accounts: AccountSource
+        public var relayToken: RelayTokenSource
+        public var loadSettings: @Sendable () throws(ConfigFileError) -> DaemonSettings
+
+        public init(
+            accounts: @escaping AccountSource, relayToken: @escaping RelayTokenSource = { _ in nil },
+            loadSettings: @escaping @Sendable () throws(ConfigFileError) -> DaemonSettings
+        ) {
+            self.accounts = accounts
+            self.relayToken = relayToken
+            self.loadSettings = loadSettings
+        }
+    }
+
     private let configPath: String
-    private let loadSettings: @Sendable () throws(ConfigFileError) -> DaemonSettings
+    private let sources: Sources
     private let state: StateFiles
-    private let readAccounts: AccountSource
-    let presenter: any Presenter
+    private let desktop: DesktopSink
     let logger: Logger
     private let registrar: AccountManager
-    private let started = ContinuousClock.now
-    private let readRelayToken: RelayTokenSource
-    private let relayCursors: RelayCursorStore
+    private let timeline: Timeline
     /// Slower polls while the relay is connected.
     private let pace = PollPace()
 
     private var settings: DaemonSettings
-    private var installToken: InstallToken?
     private(set) var pollers: [String: AccountPoller] = [:]
+    /// Each polled account's device token, its relay topic.
+    private var topics: [String: Account] = [:]
     private var isStopped = false
+    private var network = NetworkState.unknown
+    /// Why the keyring could not be read last time; nil once it was.
+    private var keyringWaiting: String?
     /// Reloads run one after another; this is the last one queued.
     private var lastReload: Task<Void, Never>?
-    /// Reads the keyring again after it failed at start, until it works.
+    /// Reads the keyring again after it could not be read, until it can.
     private var keyringRetry: Task<Void, Never>?
-    /// The relay stream, while `relay-url` is set (RelayStream.swift).
+    /// The relay stream, while `relay-url` is set and there are accounts.
     private var relay: RelayStream?
-    /// What became of the payloads handed to `deliver` (Delivery.swift).
-    var deliveries = DeliveryCounts()
+    /// What became of the wake-ups handed to `deliver` and the relay.
+    private var deliveries = DeliveryCounts()
 
     /// - Parameters:
     ///   - settings: what the config file said at start.
-    ///   - loadSettings: reads the config file again, on every reload.
     ///   - hostname: names this install in each instance's device list.
-    ///   - keyring: the registrar's: the daemon's, over its connection (by default one of its own,
-    ///     connected only when used).
-    ///   - relayToken: the relay's access token, read at start and on every reload.
+    ///   - keyring: the registrar's (`account add` and `remove` use their own).
+    ///   - desktop: where the pollers' news goes.
     public init(
-        settings: DaemonSettings, configPath: String,
-        loadSettings: @escaping @Sendable () throws(ConfigFileError) -> DaemonSettings,
-        state: StateDirectory, accounts: @escaping AccountSource, presenter: any Presenter, logger: Logger,
-        hostname: String, keyring: Keyring = Keyring(), relayToken: @escaping RelayTokenSource = { _ in nil }
+        settings: DaemonSettings, configPath: String, sources: Sources, state: StateFiles,
+        desktop: @escaping DesktopSink, logger: Logger, hostname: String, keyring: Keyring = Keyring(),
+        timeline: Timeline = Timeline()
     ) {
         self.settings = settings
         self.configPath = configPath
-        self.loadSettings = loadSettings
-        self.state = StateFiles(state)
-        readAccounts = accounts
-        readRelayToken = relayToken
-        relayCursors = RelayCursorStore(state)
-        self.presenter = presenter
+        self.sources = sources
+        self.state = state
+        self.desktop = desktop
         self.logger = logger
+        self.timeline = timeline
         registrar = AccountManager(
-            keyring: keyring, state: state, clientOptions: settings.client, hostname: hostname)
+            keyring: keyring, state: state.directory, clientOptions: settings.client, hostname: hostname)
     }
 
-    /// Makes sure there is an install token (the one thing that cannot fail softly: without a
-    /// state directory nothing can be remembered), then reads the accounts and starts polling.
-    /// A keyring that cannot be read is logged and tried again later, with backoff. The relay
-    /// stream, when configured, starts after the accounts, which its payloads are routed to.
+    /// Makes sure the state directory is usable (the one thing that cannot fail softly: without
+    /// it nothing can be remembered), then reads the accounts and starts polling. A keyring that
+    /// cannot be read is said and tried again later, with backoff.
     public func start() async throws(StateError) {
-        let (token, warning) = try await state.installToken()
-        installToken = token
-        if let warning { logger.warning(warning) }
-        logger.notice("gbnotifyd \(GBNotify.version) starting; install token \(token), config \(configPath)")
-        let readProblem = await inTurn { supervisor in
-            let problem = await supervisor.refreshAccounts()
+        try state.directory.create()
+        logger.notice("gbnotifyd \(GBNotify.version) starting; config \(configPath)")
+        for warning in settings.config.warnings { logger.warning("\(configPath): \(warning)") }
+        await desktop(.config(settings.config))
+        await inTurn { supervisor in
+            _ = await supervisor.refreshAccounts()
             _ = await supervisor.refreshRelay()
-            return problem
-        }
-        if readProblem != nil {
-            retryKeyring()
         }
     }
 
@@ -122,6 +135,16 @@ public actor Supervisor {
         if !problems.isEmpty { throw ReloadError(problems: problems) }
     }
 
+    /// The keyring changed (an item stored, changed or deleted, a collection unlocked): the
+    /// accounts are read again; the config stays as it is.
+    public func keyringChanged() async {
+        logger.info("the keyring changed; reading the accounts again")
+        await inTurn { supervisor in
+            _ = await supervisor.refreshAccounts()
+            _ = await supervisor.refreshRelay()
+        }
+    }
+
     /// Stops every poller, cancelling requests in flight. Nothing starts again afterwards.
     public func stop() async {
         isStopped = true
@@ -133,14 +156,97 @@ public actor Supervisor {
                 group.addTask { await poller.retire() }
             }
         }
+        await state.flush()
     }
 
     public func status() -> DaemonStatus {
         DaemonStatus(
-            version: GBNotify.version, installTokenPrefix: installToken?.shortID ?? "",
-            uptimeSeconds: Int((ContinuousClock.now - started).components.seconds), configPath: configPath,
+            version: GBNotify.version, uptimeSeconds: Int(timeline.now.components.seconds), configPath: configPath,
+            keyringWaiting: keyringWaiting, network: network,
             accounts: pollers.values.map { $0.board.status(of: $0.account) }.sorted { $0.id < $1.id },
             deliveries: deliveries, relay: relay?.board.status ?? RelayStatus())
+    }
+
+    // MARK: - Wake-ups and "Mark read"
+
+    /// A payload handed to `Deliver`: a wake-up for the account it names (`WakeUp`). Returns the
+    /// account woken; throws why none was.
+    public func deliver(_ payload: String) throws(PayloadError) -> Account {
+        let account: Account
+        do {
+            account = try WakeUp(json: payload.utf8).account(among: pollers.values.map(\.account))
+        } catch {
+            deliveries.dropped += 1
+            logger.debug("dropped a payload from the bus (Deliver): \(error)")
+            throw error
+        }
+        deliveries.wakeUps += 1
+        logger.debug("\(account.displayName): woken up by Deliver; polling soon")
+        pollers[account.id]?.wake(.payload)
+        return account
+    }
+
+    /// A relay message: a wake-up for the account whose topic it came on.
+    func relayed(_ message: RelayMessage) {
+        guard let account = topics[message.topic], let poller = pollers[account.id] else {
+            deliveries.dropped += 1
+            logger.debug("relay message \(message.id) came on a topic of no account here")
+            return
+        }
+        deliveries.wakeUps += 1
+        logger.debug("\(account.displayName): woken up by relay message \(message.id); polling soon")
+        poller.wake(.payload)
+    }
+
+    /// The relay stream is back after a gap: whatever it may have missed, each account's own
+    /// poll finds.
+    func relayReconnected() {
+        logger.debug("relay reconnected; every account polls once")
+        for poller in pollers.values { poller.wake(.payload) }
+    }
+
+    /// "Mark read" on one of the account's notifications, through its own poller.
+    public func markRead(_ ids: [Int64], for account: Account) async {
+        guard let poller = pollers[account.id] else {
+            logger.warning("\(account.displayName): cannot mark notices read: the account is no longer polled")
+            return
+        }
+        await poller.markRead(ids)
+    }
+
+    // MARK: - Sleep and the network
+
+    /// The system resumed, or the network came back: the relay reconnects at once, and every
+    /// account polls, spread over `PollSchedule.returnWindow` (each inside its own minimum gap).
+    public func networkReturned(_ why: String) {
+        logger.info("\(why); reconnecting and polling every account")
+        relay?.reconnectNow()
+        let polled = pollers.values.sorted { $0.account.id < $1.account.id }
+        let window = Duration.seconds(PollSchedule.returnWindow)
+        for (index, poller) in polled.enumerated() {
+            poller.wake(.networkReturned(notBefore: timeline.now + window * (Double(index) / Double(max(polled.count, 1)))))
+        }
+    }
+
+    /// NetworkManager's word on the network. Offline, nothing polls or reconnects and no error
+    /// is shown; back online, as after a resume.
+    public func networkChanged(_ state: NetworkState) {
+        guard state != network else { return }
+        let wasOffline = network == .offline
+        network = state
+        let isOnline = state != .offline
+        for poller in pollers.values { poller.setOnline(isOnline) }
+        relay?.setOnline(isOnline)
+        if state == .offline {
+            logger.notice("the system is offline; polling waits for the network")
+        } else if wasOffline {
+            networkReturned("the network is back")
+        }
+    }
+
+    /// Everything handed to the state directory so far is on disk: the system may sleep.
+    public func flushState() async {
+        await state.flush()
     }
 
     // MARK: - Reloading
@@ -159,9 +265,10 @@ public actor Supervisor {
     /// The config file again; nil when it was applied, else why it was not.
     private func refreshSettings() async -> String? {
         do {
-            settings = try loadSettings()
+            settings = try sources.loadSettings()
             logger.setLevel(settings.config.logLevel)
-            await presenter.configChanged(settings.config)
+            for warning in settings.config.warnings { logger.warning("\(configPath): \(warning)") }
+            await desktop(.config(settings.config))
             return nil
         } catch {
             logger.error("\(error); keeping the settings in use")
@@ -173,29 +280,35 @@ public actor Supervisor {
     private func refreshAccounts() async -> String? {
         let listing: AccountListing
         do {
-            listing = try await readAccounts()
+            listing = try await sources.accounts()
         } catch {
-            // The keyring shares the daemon's bus connection, which a stop closes under a read
-            // still under way: that is no fault to log.
+            // The keyring shares nothing with a stop, but a stop needs no retry either.
             guard !isStopped else { return nil }
-            logger.error("cannot read the accounts from the keyring: \(error)")
-            return "cannot read the accounts from the keyring: \(error)"
+            let reason = "\(error)"
+            if keyringWaiting != reason { logger.warning("waiting for the keyring: \(reason)") }
+            keyringWaiting = reason
+            retryKeyring()
+            return "cannot read the accounts from the keyring: \(reason)"
         }
         guard !isStopped else { return nil }
+        if keyringWaiting != nil { logger.notice("the keyring answered; reading the accounts") }
+        keyringWaiting = nil
         keyringRetry?.cancel()
         keyringRetry = nil
         for skipped in listing.skipped {
             logger.warning(skipped)
         }
-        let found = Set(listing.accounts.map(\.account.id))
-        for (id, poller) in pollers where !found.contains(id) {
+        let usable = listing.accounts.filter(isAllowed).sorted { $0.account.id < $1.account.id }
+        let kept = Set(usable.map(\.account.id))
+        for (id, poller) in pollers where !kept.contains(id) {
             pollers[id] = nil
             await poller.retire()
-            await presenter.forget(poller.account)
+            logger.info("\(poller.account.displayName): no longer polled")
         }
+        await desktop(.accounts(usable.map(\.account)))
 
-        let usable = listing.accounts.filter(isAllowed).sorted { $0.account.id < $1.account.id }
         var records: [String: AccountRecord]?
+        var topics: [String: Account] = [:]
         var random = SystemRandomNumberGenerator()
         for (index, stored) in usable.enumerated() where !isStopped {
             let id = stored.account.id
@@ -205,29 +318,41 @@ public actor Supervisor {
             } else {
                 if records == nil { records = await storedRecords() }
                 poller = AccountPoller(account: stored.account, record: records?[id] ?? AccountRecord(), services: services)
+                poller.setOnline(network != .offline)
                 pollers[id] = poller
+            }
+            do {
+                let (token, warning) = try await state.deviceToken(for: stored.account)
+                if let warning { logger.warning(warning) }
+                topics[token.hex] = stored.account
+            } catch {
+                logger.error("\(stored.account.displayName): cannot keep a device token in the state directory: \(error)")
             }
             // First polls spread over a short window, so a login shows notices promptly
             // without every account firing in the same instant.
             let delay = PollSchedule.initialDelay(
                 index: index, count: usable.count, interval: settings.pollInterval, random: &random)
-            await poller.start(token: stored.token, settings: settings, firstDelay: delay)
+            await poller.start(token: stored.token, settings: settings, firstDelay: .seconds(delay))
         }
+        self.topics = topics
         logger.info("polling \(usable.count) account\(usable.count == 1 ? "" : "s")")
         return nil
     }
 
-    /// The relay stream to match the settings: started, started again when its relay, topic,
-    /// token, keepalive or CA file changed, or stopped; nil when that worked, else why not.
+    /// The relay stream to match the settings and the accounts' topics: started, started again
+    /// when its relay, topics, token, keepalive or CA file changed, or stopped; nil when that
+    /// worked, else why not.
     private func refreshRelay() async -> String? {
-        guard !isStopped, let relayURL = settings.config.relayURL, let installToken else {
+        guard !isStopped, let relayURL = settings.config.relayURL,
+              let subscription = RelaySubscription(relay: relayURL, topics: topics.keys)
+        else {
             await stopRelay()
             return nil
         }
         var problem: String?
         let token: APIToken?
         do {
-            token = try await readRelayToken(relayURL)
+            token = try await sources.relayToken(relayURL)
         } catch {
             guard !isStopped else { return nil }
             let reason = "cannot read the relay token from the keyring: \(error)"
@@ -236,13 +361,16 @@ public actor Supervisor {
             token = relay?.settings.token
         }
         let wanted = RelaySettings(
-            subscription: RelaySubscription(relay: relayURL, topic: settings.config.relayTopic(installToken: installToken)),
-            token: token, liveness: RelayLiveness(keepalivePeriod: settings.relayKeepalive), caFile: settings.config.caFile)
+            subscription: subscription, token: token, liveness: RelayLiveness(keepalivePeriod: settings.relayKeepalive),
+            caFile: settings.config.caFile)
         guard relay?.settings != wanted, !isStopped else { return problem }
         await stopRelay()
-        logger.info("relay \(relayURL.url): listening\(token == nil ? "" : " with an access token")")
-        let started = await RelayStream.start(wanted, cursors: relayCursors, pace: pace, logger: logger) { [weak self] message in
-            await self?.deliver(message, via: .relay) ?? .dropped("the daemon is stopping")
+        logger.info("relay \(relayURL.url): listening on \(subscription.topics.count) topic\(subscription.topics.count == 1 ? "" : "s")\(token == nil ? "" : " with an access token")")
+        let started = await RelayStream.start(
+            wanted, state: state, pace: pace, isOnline: network != .offline, timeline: timeline, logger: logger,
+            reconnected: { [weak self] in await self?.relayReconnected() }
+        ) { [weak self] message in
+            await self?.relayed(message)
         }
         // A stop() that came while the stream was starting found none to stop.
         guard !isStopped else {
@@ -260,7 +388,8 @@ public actor Supervisor {
     }
 
     /// Plain http sends the token readable by anyone on the path; the keyring takes any
-    /// instance, but the daemon only talks to one that the config allows.
+    /// instance, but the daemon only talks to one that the config allows, and stops talking to
+    /// one a reload no longer allows.
     private func isAllowed(_ stored: StoredAccount) -> Bool {
         let instance = stored.account.instance
         guard !settings.config.allowsToken(to: instance) else { return true }
@@ -284,23 +413,31 @@ public actor Supervisor {
     }
 
     private var services: PollerServices {
-        PollerServices(state: state, registrar: registrar, presenter: presenter, logger: logger, pace: pace)
+        PollerServices(
+            state: state, registrar: registrar, desktop: desktop, logger: logger, pace: pace, timeline: timeline)
     }
 
-    /// A keyring that failed at start (not running yet, or locked) is read again with the
-    /// polls' backoff, until it works or a reload reads it.
+    /// A keyring that could not be read (not running yet, locked, a prompt unanswered) is read
+    /// again with the polls' backoff, until it can be or a reload reads it.
     private func retryKeyring() {
+        guard keyringRetry == nil else { return }
         let schedule = PollSchedule(interval: settings.pollInterval, backoffCap: settings.backoffCap)
+        let timeline = timeline
         keyringRetry = Task {
             var schedule = schedule
             var random = SystemRandomNumberGenerator()
             while case .after(let wait) = schedule.record(.failed(retryAfter: nil), random: &random) {
                 do {
-                    try await Task.sleep(for: .seconds(wait))
+                    try await timeline.sleep(for: .seconds(wait))
                 } catch {
                     return
                 }
-                if await inTurn({ supervisor in await supervisor.refreshAccounts() }) == nil { return }
+                let read = await inTurn { supervisor in
+                    let problem = await supervisor.refreshAccounts()
+                    _ = await supervisor.refreshRelay()
+                    return problem == nil
+                }
+                if read { return }
             }
         }
     }

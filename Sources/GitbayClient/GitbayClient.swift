@@ -65,12 +65,13 @@ public final class GitbayClient: Sendable {
         if command.isReadOnly {
             if let ifNoneMatch { headers["If-None-Match"] = ifNoneMatch }
             request = HTTPRequest(
-                method: .get, url: "\(instance.url)/api/v1/read?\(command.readQuery)", headers: headers)
+                mayUseProxy: instance.mayUseProxy, method: .get, url: "\(instance.url)/api/v1/read?\(command.readQuery)",
+                headers: headers)
         } else {
             headers["Content-Type"] = "application/json"
             request = HTTPRequest(
-                method: .post(body: command.cmdBody(stdin: stdin)), url: "\(instance.url)/api/v1/cmd",
-                headers: headers)
+                mayUseProxy: instance.mayUseProxy, method: .post(body: command.cmdBody(stdin: stdin)),
+                url: "\(instance.url)/api/v1/cmd", headers: headers)
         }
 
         let response: HTTPResponse

@@ -61,7 +61,7 @@ public struct SkippedItem: Sendable, Equatable, CustomStringConvertible {
 
     /// Attributes and labels are anyone's text: one line, bounded, in quotes.
     private static func quoted(_ text: String) -> String {
-        "\"\(text.controlCharactersAsSpaces.truncated(to: 100))\""
+        "\"\(text.displaySafe.truncated(to: 100))\""
     }
 }
 

@@ -65,12 +65,29 @@ public struct ReadResult: Sendable, Equatable, Decodable {
 }
 
 /// `dashboard`, of which gbnotify needs one key. `unread` is the exact unread inbox count on
-/// current servers and absent on older ones.
+/// current servers and absent on older ones; clamped here to `OutsideCount`'s range, whatever
+/// number the server sends.
 public struct Dashboard: Sendable, Equatable, Decodable {
     public let unread: Int?
 
     public init(unread: Int?) {
-        self.unread = unread
+        self.unread = unread.map(OutsideCount.clamped)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case unread
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        if let exact = try? fields.decodeIfPresent(Int64.self, forKey: .unread) {
+            unread = OutsideCount.clamped(exact)
+        } else if let huge = try fields.decodeIfPresent(Double.self, forKey: .unread), huge.isFinite {
+            // Past Int64, or written with a fraction or an exponent: still a count, clamped.
+            unread = OutsideCount.clamped(Int64(min(max(huge, 0), 1e18)))
+        } else {
+            unread = nil
+        }
     }
 }
 

@@ -27,6 +27,30 @@ public struct Account: Hashable, Sendable {
     public var displayName: String { "\(username)@\(instance.displayName)" }
 }
 
+/// In state files, as `{"instance": URL, "user": NAME}`, checked again when read back.
+extension Account: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case instance, user
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        let url = try fields.decode(String.self, forKey: .instance)
+        let user = try fields.decode(String.self, forKey: .user)
+        do {
+            try self.init(instance: GitbayInstance(parsing: url, allowInsecureHTTP: true), username: user)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .instance, in: fields, debugDescription: "\(error)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var fields = encoder.container(keyedBy: CodingKeys.self)
+        try fields.encode(instance.url, forKey: .instance)
+        try fields.encode(username, forKey: .user)
+    }
+}
+
 public enum AccountError: Error, Equatable, CustomStringConvertible {
     case emptyUsername
     case usernameTooLong

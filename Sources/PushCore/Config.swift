@@ -48,11 +48,6 @@ public struct Config: Equatable, Sendable {
     /// polling alone.
     public private(set) var relayURL: GitbayInstance?
 
-    /// `relay-topic`: the relay topic to listen on, 1 to 64 of letters, digits, `_` and `-`.
-    /// Default: this install's token, which is also what gitbay is told to push to. Used only
-    /// with `relay-url`.
-    public private(set) var relayTopic: String?
-
     /// `relay-poll-interval`: seconds between safety-net polls of each account while the relay
     /// is connected, 30 to 86400; default 300. Used only with `relay-url`.
     public private(set) var relayPollIntervalSeconds = 300
@@ -67,15 +62,21 @@ public struct Config: Equatable, Sendable {
     /// `info` (the default) and `debug`.
     public private(set) var logLevel = LogLevel.info
 
+    /// `max-notifications`: the most of gbnotifyd's notifications open at once, 1 to 50;
+    /// default 3, what GNOME Shell keeps per application (it evicts the oldest past that, unread
+    /// or not). Before one more would exceed it, the oldest fold into one summary per account.
+    public private(set) var maxNotifications = 3
+
     /// `allow-http`: `true` lets accounts use plain `http://` on hosts other than this machine,
     /// where the API token crosses the network readable by anyone on the path; default
     /// `false`. Booleans are `true`/`false`, `yes`/`no`, `on`/`off` or `1`/`0`.
     public private(set) var allowHTTP = false
 
+    /// Lines that were accepted but do nothing, each with what to do instead, for the log.
+    public private(set) var warnings: [String] = []
+
     /// Every key at its default: what an empty or missing file means.
     public static let defaults = Config()
-
-    public static let maximumRelayTopicLength = 64
 
     /// The terminals tried in order when `terminal` is not set.
     public static let fallbackTerminals = [["xdg-terminal-exec"], ["x-terminal-emulator", "-e"]]
@@ -111,9 +112,13 @@ public struct Config: Equatable, Sendable {
         var config = Config()
         var firstLineOfKey: [Key: Int] = [:]
         for entry in try ConfigKeyFile.entries(of: text) {
+            if let retired = Self.retiredKeys[entry.key] {
+                config.warnings.append("line \(entry.line): \(entry.key) is no longer read: \(retired); remove the line")
+                continue
+            }
             guard let key = Key(rawValue: entry.key) else {
                 // A tab may sit inside a key ("poll\tinterval"); the message stays one plain line.
-                throw ConfigError(line: entry.line, key: entry.key.controlCharactersAsSpaces.truncated(to: 40), reason: """
+                throw ConfigError(line: entry.line, key: entry.key.displaySafe.truncated(to: 40), reason: """
                     not a known key; the keys are \(Key.allCases.map(\.rawValue).joined(separator: ", "))
                     """)
             }
@@ -141,10 +146,10 @@ public struct Config: Equatable, Sendable {
         return prefix + terminalCommand.expanded(for: destination, account: account)
     }
 
-    /// The relay topic to listen on: `relay-topic`, or else the install token.
-    public func relayTopic(installToken: InstallToken) -> String {
-        relayTopic ?? installToken.hex
-    }
+    /// Keys of earlier versions, and why they are gone: an old config still starts the daemon.
+    private static let retiredKeys = [
+        "relay-topic": "each account listens on its own topic, its device token (gbnotifyctl account list --json shows it)",
+    ]
 
     // MARK: - Keys
 
@@ -156,10 +161,10 @@ public struct Config: Equatable, Sendable {
         case terminal
         case terminalCommand = "terminal-command"
         case relayURL = "relay-url"
-        case relayTopic = "relay-topic"
         case relayPollInterval = "relay-poll-interval"
         case relayKeepalive = "relay-keepalive"
         case logLevel = "log-level"
+        case maxNotifications = "max-notifications"
         case allowHTTP = "allow-http"
     }
 
@@ -172,10 +177,10 @@ public struct Config: Equatable, Sendable {
         case .terminal: terminal = try value.words()
         case .terminalCommand: terminalCommand = try value.commandTemplate()
         case .relayURL: relayURL = try Self.relayURL(value)
-        case .relayTopic: relayTopic = try Self.relayTopic(value)
         case .relayPollInterval: relayPollIntervalSeconds = try value.seconds(in: 30...86400)
         case .relayKeepalive: relayKeepaliveSeconds = try value.seconds(in: 5...3600)
         case .logLevel: logLevel = try value.choice(LogLevel.self)
+        case .maxNotifications: maxNotifications = try value.integer(in: 1...50)
         case .allowHTTP: allowHTTP = try value.boolean()
         }
     }
@@ -197,18 +202,5 @@ public struct Config: Equatable, Sendable {
         } catch {
             throw value.error("\(ConfigError.quoted(text)) is not a usable relay URL: \(error)")
         }
-    }
-
-    private static func relayTopic(_ value: ConfigValue) throws(ConfigError) -> String {
-        let topic = try value.text()
-        guard topic.utf8.count <= maximumRelayTopicLength,
-              topic.utf8.allSatisfy({ ASCII.isLetter($0) || ASCII.isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
-        else {
-            throw value.error("""
-                \(ConfigError.quoted(topic)) is not a usable topic; use 1 to \(maximumRelayTopicLength) \
-                letters, digits, '_' or '-'
-                """)
-        }
-        return topic
     }
 }

@@ -26,6 +26,6 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     /// User text quoted for a message: one line, and short enough that a 4 KiB value cannot
     /// flood a log.
     static func quoted(_ text: some StringProtocol) -> String {
-        "\"\(String(text).controlCharactersAsSpaces.truncated(to: 80))\""
+        "\"\(String(text).displaySafe.truncated(to: 80))\""
     }
 }

@@ -27,18 +27,27 @@ struct ConfigValue {
 
     /// Whole seconds within `range`.
     func seconds(in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        try wholeNumber(in: range, unit: " seconds")
+    }
+
+    /// A whole number within `range`.
+    func integer(in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        try wholeNumber(in: range, unit: "")
+    }
+
+    private func wholeNumber(in range: ClosedRange<Int>, unit: String) throws(ConfigError) -> Int {
         let text = try text()
         let digits = text.utf8
         guard digits.allSatisfy(ASCII.isDigit) else {
-            throw error("\(ConfigError.quoted(text)) is not a whole number of seconds")
+            throw error("\(ConfigError.quoted(text)) is not a whole number\(unit.isEmpty ? "" : " of\(unit)")")
         }
         // All digits but no value: too large for Int64, so above any maximum.
         let value = ASCII.decimalValue(digits, limit: Int64(range.upperBound)).map(Int.init)
         guard let value, value <= range.upperBound else {
-            throw error("\(ConfigError.quoted(text)) is above the maximum of \(range.upperBound) seconds")
+            throw error("\(ConfigError.quoted(text)) is above the maximum of \(range.upperBound)\(unit)")
         }
         guard value >= range.lowerBound else {
-            throw error("\(ConfigError.quoted(text)) is below the minimum of \(range.lowerBound) seconds")
+            throw error("\(ConfigError.quoted(text)) is below the minimum of \(range.lowerBound)\(unit)")
         }
         return value
     }

@@ -6,52 +6,83 @@
 /// a newer daemon.
 public struct DaemonStatus: Codable, Equatable, Sendable {
     public let version: String
-    /// The first 8 hex digits of the install token, as `device list` shows it; never the rest.
-    public let installTokenPrefix: String
     public let uptimeSeconds: Int
     public let configPath: String
+    /// Why the accounts could not be read (a locked keyring, a refused access, a prompt left
+    /// open); null once they were. The accounts below are the ones read last.
+    public let keyringWaiting: String?
+    /// Whether the system says it is online (NetworkManager), offline, or cannot say.
+    public let network: NetworkState
     public let accounts: [AccountStatus]
-    /// What became of the payloads handed to the daemon (relay and `Deliver`) since it started.
+    /// What became of the wake-ups handed to the daemon (relay and `Deliver`) since it started.
     public let deliveries: DeliveryCounts
     /// The relay stream: configured or not, connected, where it stands.
     public let relay: RelayStatus
 
     public init(
-        version: String, installTokenPrefix: String, uptimeSeconds: Int, configPath: String,
-        accounts: [AccountStatus], deliveries: DeliveryCounts = DeliveryCounts(), relay: RelayStatus = RelayStatus()
+        version: String, uptimeSeconds: Int, configPath: String, keyringWaiting: String? = nil,
+        network: NetworkState = .unknown, accounts: [AccountStatus], deliveries: DeliveryCounts = DeliveryCounts(),
+        relay: RelayStatus = RelayStatus()
     ) {
         self.version = version
-        self.installTokenPrefix = String(installTokenPrefix.prefix(Self.installTokenPrefixLength))
         self.uptimeSeconds = uptimeSeconds
         self.configPath = configPath
+        self.keyringWaiting = keyringWaiting
+        self.network = network
         self.accounts = accounts
         self.deliveries = deliveries
         self.relay = relay
     }
 
-    public static let installTokenPrefixLength = 8
-
     private enum CodingKeys: String, CodingKey {
         case version
-        case installTokenPrefix = "install_token_prefix"
         case uptimeSeconds = "uptime_seconds"
         case configPath = "config_path"
+        case keyringWaiting = "keyring_waiting"
+        case network
         case accounts
         case deliveries
         case relay
     }
 
-    /// Written out by hand only so that a status from an older daemon, without `deliveries` or
-    /// `relay`, still reads (as no payloads, no relay).
+    /// Written out by hand only so that a status from an older daemon, without the newer keys,
+    /// still reads (as nothing waiting, network unknown, no payloads, no relay).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decode(String.self, forKey: .version)
-        installTokenPrefix = try container.decode(String.self, forKey: .installTokenPrefix)
         uptimeSeconds = try container.decode(Int.self, forKey: .uptimeSeconds)
         configPath = try container.decode(String.self, forKey: .configPath)
+        keyringWaiting = try container.decodeIfPresent(String.self, forKey: .keyringWaiting)
+        network = try container.decodeIfPresent(NetworkState.self, forKey: .network) ?? .unknown
         accounts = try container.decode([AccountStatus].self, forKey: .accounts)
         deliveries = try container.decodeIfPresent(DeliveryCounts.self, forKey: .deliveries) ?? DeliveryCounts()
         relay = try container.decodeIfPresent(RelayStatus.self, forKey: .relay) ?? RelayStatus()
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(uptimeSeconds, forKey: .uptimeSeconds)
+        try container.encode(configPath, forKey: .configPath)
+        try container.encode(keyringWaiting, forKey: .keyringWaiting)
+        try container.encode(network, forKey: .network)
+        try container.encode(accounts, forKey: .accounts)
+        try container.encode(deliveries, forKey: .deliveries)
+        try container.encode(relay, forKey: .relay)
+    }
+}
+
+/// What the system says of the network (NetworkManager's `State` and `Connectivity`).
+public enum NetworkState: String, Codable, Sendable {
+    case online
+    /// Nothing polls or reconnects, and no error is shown, until the network is back.
+    case offline
+    /// No NetworkManager to ask: polling goes on, and failures back off as usual.
+    case unknown
+
+    public init(from decoder: any Decoder) throws {
+        let raw = try decoder.singleValueContainer().decode(String.self)
+        self = NetworkState(rawValue: raw) ?? .unknown
     }
 }
 
@@ -124,6 +155,8 @@ public enum AccountState: String, Codable, CaseIterable, Sendable {
     case ok
     /// Polls fail (network, server errors, rate limits); retrying with backoff.
     case backingOff = "backing_off"
+    /// The system is offline: the account polls as soon as the network is back.
+    case offline
     /// The server rejected the token (401); polling stopped until the account gets a new one.
     case needsToken = "needs_token"
     /// Polling works, but the instance sends no push (`[push] enabled = false`), so a relay
@@ -146,18 +179,22 @@ extension DaemonStatus {
     /// errors. Every string is made one harmless line first, as errors carry server text.
     public func renderText() -> String {
         var lines = [
-            "gbnotifyd \(Self.clean(version, 32)), up \(Self.duration(uptimeSeconds))",
-            "install token \(Self.clean(installTokenPrefix, 8))…, config \(Self.clean(configPath, 200))",
+            "gbnotifyd \(Self.clean(version, 32)), up \(Self.duration(uptimeSeconds)), config \(Self.clean(configPath, 200))"
         ]
+        if network == .offline {
+            lines.append("offline: nothing polls until the network is back")
+        }
+        if let keyringWaiting {
+            lines.append("waiting for the keyring: \(Self.clean(keyringWaiting, 300))")
+        }
         if deliveries != DeliveryCounts() {
-            lines.append(
-                "payloads: \(deliveries.shown) shown, \(deliveries.alreadyShown) already shown, "
-                    + "\(deliveries.wakeUps) wake-ups, \(deliveries.dropped) dropped")
+            lines.append("wake-ups: \(deliveries.wakeUps) polled, \(deliveries.dropped) dropped")
         }
         if let relayLine = relay.renderedLine(clean: Self.clean) { lines.append(relayLine) }
         lines.append("")
         guard !accounts.isEmpty else {
-            lines.append("No accounts. Add one with: gbnotifyctl account add URL")
+            // While the keyring cannot be read, "no accounts" would be a guess.
+            lines.append(keyringWaiting == nil ? "No accounts. Add one with: gbnotifyctl account add URL" : "No accounts read yet.")
             return lines.joined(separator: "\n") + "\n"
         }
 
@@ -194,7 +231,7 @@ extension DaemonStatus {
     }
 
     fileprivate static func clean(_ text: String, _ limit: Int) -> String {
-        text.controlCharactersAsSpaces.truncated(to: limit)
+        text.displaySafe.truncated(to: limit)
     }
 
     /// `45s`, `12m 5s`, `3h 20m`, `2d 4h`: the two largest units.

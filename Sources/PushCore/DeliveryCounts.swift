@@ -1,25 +1,18 @@
-/// How many payloads (relay messages and `Deliver` calls) the daemon has handled since it
-/// started, by what became of each: part of `DaemonStatus`.
+/// What became of the wake-ups the daemon was handed since it started (relay messages and
+/// `Deliver` calls): part of `DaemonStatus`.
 public struct DeliveryCounts: Codable, Equatable, Sendable {
-    /// Notices put on screen.
-    public var shown: Int
-    /// Notices already on screen or already shown by a poll, so not shown again.
-    public var alreadyShown: Int
-    /// Wake-ups that made an account poll at once.
+    /// Wake-ups that made an account poll (several within the minimum gap make one poll).
     public var wakeUps: Int
-    /// Payloads that were not JSON, not a payload, for no account here, or not routable.
+    /// Payloads that were not JSON, named no account here, or came on no account's topic.
     public var dropped: Int
 
-    public init(shown: Int = 0, alreadyShown: Int = 0, wakeUps: Int = 0, dropped: Int = 0) {
-        self.shown = shown
-        self.alreadyShown = alreadyShown
+    public init(wakeUps: Int = 0, dropped: Int = 0) {
         self.wakeUps = wakeUps
         self.dropped = dropped
     }
 
     private enum CodingKeys: String, CodingKey {
-        case shown, dropped
-        case alreadyShown = "already_shown"
+        case dropped
         case wakeUps = "wake_ups"
     }
 }

@@ -6,6 +6,8 @@ public enum DesktopInterface {
     public static let interface = "org.gitbay.Notify1.Desktop"
     /// No notification server on the bus, so `Test()` has nowhere to show anything.
     public static let noServerError = "org.gitbay.Notify1.Desktop.Error.NoNotificationServer"
+    /// The notification server refused `Test()`'s notification.
+    public static let refusedError = "org.gitbay.Notify1.Desktop.Error.Refused"
     /// `Open` named no account in the keyring.
     public static let noSuchAccountError = "org.gitbay.Notify1.Desktop.Error.NoSuchAccount"
 }

@@ -124,7 +124,7 @@ extension DoctorFinding {
         let tally = AccountState.allCases.compactMap { state in states[state].map { "\($0) \(state.rawValue)" } }
         let accounts = DoctorReport.counted(status.accounts.count, "account")
             + (tally.isEmpty ? "" : " (\(tally.joined(separator: ", ")))")
-        let running = "running: gbnotifyd \(status.version.controlCharactersAsSpaces.truncated(to: 32)), up \(DaemonStatus.duration(status.uptimeSeconds)), \(accounts)"
+        let running = "running: gbnotifyd \(status.version.displaySafe.truncated(to: 32)), up \(DaemonStatus.duration(status.uptimeSeconds)), \(accounts)"
         guard status.version == GBNotify.version else {
             return DoctorFinding(
                 "gbnotifyd", .warning, "\(running); this gbnotifyctl is \(GBNotify.version)",
@@ -180,7 +180,7 @@ extension DoctorFinding {
             guard whoami.username == account.username else {
                 return DoctorFinding(
                     check, .failure,
-                    "the token belongs to \(whoami.username.controlCharactersAsSpaces.truncated(to: 40)), not \(account.username)",
+                    "the token belongs to \(whoami.username.displaySafe.truncated(to: 40)), not \(account.username)",
                     fix: newToken)
             }
             return DoctorFinding(check, .ok, "\(url) is reachable and the token is valid")

@@ -87,6 +87,10 @@ public struct GitbayInstance: Hashable, Sendable, CustomStringConvertible {
     /// `http://127.0.0.1:8080` or `https://example.com/git`.
     public var url: String { "\(scheme)://\(displayName)\(path)" }
 
+    /// Whether a proxy from the environment may carry requests here: only over https (a proxy
+    /// then tunnels TLS it cannot read) and never to this machine, where a proxy has no business.
+    public var mayUseProxy: Bool { scheme == "https" && !isLoopback }
+
     /// Host plus a non-default port, e.g. `gitbay.org` or `127.0.0.1:8080`.
     public var displayName: String {
         guard let port else { return host }

@@ -1,6 +1,5 @@
 /// What one poll of an account's unread inbox means for the desktop: which notices to show,
-/// the account's new high-water mark, its unread count, and which notifications to withdraw
-/// because their rows were read elsewhere.
+/// the account's new high-water mark, its unread count, and which rows are read now.
 ///
 /// A row is new when its id is above the high-water mark: gitbay's inbox ids only grow, so the
 /// mark is all the daemon must persist to never show a notice twice, across restarts too.
@@ -10,10 +9,9 @@ public enum InboxDiff {
     ///   - pageLimit: the most rows the server returns on one page: 50 for a bare list.
     ///   - highWater: the highest inbox id already accounted for; nil the first time an account
     ///     is seen.
-    ///   - shown: the inbox ids of this account's notifications currently on screen.
     ///   - maxIndividual: the most new notices shown one by one; more become one summary.
     public static func evaluate(
-        page: InboxPage, pageLimit: Int = 50, highWater: Int64?, shown: Set<Int64>, maxIndividual: Int = 3
+        page: InboxPage, pageLimit: Int = 50, highWater: Int64?, maxIndividual: Int = 3
     ) -> InboxCycle {
         // Ids are positive and unique; anything else is a row the list's contract does not allow,
         // dropped and counted. A read row in the unread list is stale: it was read after the
@@ -52,20 +50,18 @@ public enum InboxDiff {
             notices = []
         } else if highWater == nil {
             // Nothing old is replayed one by one: the first sight is at most one summary.
-            notices = [.summary(count: newRows.count, isAtLeast: mayContinue, newestID: newRows.last?.id, isFirstSight: true)]
+            notices = [.summary(count: newRows.count, isAtLeast: mayContinue, rowIDs: newRows.map(\.id), isFirstSight: true)]
         } else if newRows.count <= maxIndividual && !mayContinue {
             notices = newRows.map(InboxCycle.Notice.item)
         } else {
-            notices = [.summary(count: newRows.count, isAtLeast: mayContinue, newestID: newRows.last?.id, isFirstSight: false)]
+            notices = [.summary(count: newRows.count, isAtLeast: mayContinue, rowIDs: newRows.map(\.id), isFirstSight: false)]
         }
-
-        let withdrawn = isComplete ? shown.subtracting(unread.map(\.id)).sorted() : []
 
         return InboxCycle(
             notices: notices,
             highWater: max(highWater ?? 0, newestID),
             unread: unreadCount,
-            withdrawn: withdrawn,
+            read: .unreadPage(Set(unread.map(\.id)), isComplete: isComplete),
             ignoredRows: ignoredRows
         )
     }
@@ -76,10 +72,11 @@ public struct InboxCycle: Equatable, Sendable {
     public enum Notice: Equatable, Sendable {
         /// One new row, to show as its own notification.
         case item(InboxItem)
-        /// `count` rows summed up in one notification that opens the inbox. `isAtLeast`: the
-        /// page was full, so the true count may be larger ("50+"). `isFirstSight`: the account
-        /// was never seen before, so these are what is unread ("5 unread") rather than new.
-        case summary(count: Int, isAtLeast: Bool, newestID: Int64?, isFirstSight: Bool)
+        /// `count` rows summed up in one notification that opens the inbox; `rowIDs` are the
+        /// ones the page listed. `isAtLeast`: the page was full, so the true count may be larger
+        /// ("50+"). `isFirstSight`: the account was never seen before, so these are what is
+        /// unread ("5 unread") rather than new.
+        case summary(count: Int, isAtLeast: Bool, rowIDs: [Int64], isFirstSight: Bool)
     }
 
     /// In the order to show them; individual items oldest first.
@@ -89,9 +86,8 @@ public struct InboxCycle: Equatable, Sendable {
     /// as new rather than as another first sight.
     public let highWater: Int64
     public let unread: UnreadCount
-    /// Ids from `shown` that are no longer unread, so read elsewhere: withdraw their
-    /// notifications. Always empty after a full page, which proves nothing about the rows past it.
-    public let withdrawn: [Int64]
+    /// Which rows the page proves read, for withdrawing notifications of rows read elsewhere.
+    public let read: ReadRows
     /// Rows dropped as broken (id not positive, a repeated id) or stale (already read), for the
     /// log.
     public let ignoredRows: Int
@@ -110,13 +106,52 @@ public enum UnreadCount: Equatable, Sendable {
     public func resolved(dashboardUnread: Int?) -> UnreadCount {
         guard case .needsDashboard(let floor) = self else { return self }
         guard let dashboardUnread, dashboardUnread >= 0 else { return .atLeast(floor) }
-        return .exact(dashboardUnread)
+        return .exact(OutsideCount.clamped(dashboardUnread))
     }
 
     /// The number for a badge: exact, or the floor of what is known.
     public var badgeCount: Int {
         switch self {
         case .exact(let count), .needsDashboard(let count), .atLeast(let count): count
+        }
+    }
+
+    /// Whether the count is only a floor ("50+").
+    public var isAtLeast: Bool {
+        if case .exact = self { false } else { true }
+    }
+}
+
+/// Which inbox rows are known to be read, so their notifications can be withdrawn.
+public struct ReadRows: Equatable, Sendable {
+    private enum Evidence: Equatable, Sendable {
+        /// A poll's page of unread rows, newest first: a row missing from it is read when the
+        /// page was the whole list, or when its id is within the page's range (everything above
+        /// the page's oldest row would be on it). Below that range nothing is known.
+        case unreadPage(Set<Int64>, isComplete: Bool, oldest: Int64?)
+        /// Rows this daemon marked read ("Mark read").
+        case marked(Set<Int64>)
+    }
+
+    private let evidence: Evidence
+
+    public static func unreadPage(_ unread: Set<Int64>, isComplete: Bool) -> ReadRows {
+        ReadRows(evidence: .unreadPage(unread, isComplete: isComplete, oldest: unread.min()))
+    }
+
+    public static func marked(_ ids: [Int64]) -> ReadRows {
+        ReadRows(evidence: .marked(Set(ids)))
+    }
+
+    /// Nothing is known to be read (a poll that did not read the list).
+    public static let none = ReadRows.marked([])
+
+    public func contains(_ id: Int64) -> Bool {
+        switch evidence {
+        case .marked(let ids):
+            ids.contains(id)
+        case .unreadPage(let unread, let isComplete, let oldest):
+            !unread.contains(id) && (isComplete || oldest.map { id > $0 } ?? false)
         }
     }
 }

@@ -1,5 +1,5 @@
 /// One row of `notifications list`.
-public struct InboxItem: Sendable, Equatable, Decodable {
+public struct InboxItem: Sendable, Equatable, Codable {
     /// Only grows: the high-water mark of what has been shown is an id.
     public let id: Int64
     /// "OWNER/REPO".
@@ -46,6 +46,19 @@ public struct InboxItem: Sendable, Equatable, Decodable {
         path = try row.decode(String.self, forKey: .path)
         createdAt = try row.decode(String.self, forKey: .createdAt)
         readAt = try row.decodeIfPresent(String.self, forKey: .readAt)
+    }
+
+    /// As the server wrote it, for the daemon's record of what is on screen.
+    public func encode(to encoder: any Encoder) throws {
+        var row = encoder.container(keyedBy: CodingKeys.self)
+        try row.encode(id, forKey: .id)
+        try row.encode(repo, forKey: .repo)
+        try row.encodeIfPresent(kind?.rawValue, forKey: .kind)
+        try row.encode(actor, forKey: .actor)
+        try row.encode(summary, forKey: .summary)
+        try row.encode(path, forKey: .path)
+        try row.encode(createdAt, forKey: .createdAt)
+        try row.encodeIfPresent(readAt, forKey: .readAt)
     }
 }
 

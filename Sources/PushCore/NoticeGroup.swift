@@ -1,20 +1,22 @@
 /// The notices of one repository on one account, shown as one notification.
 ///
 /// The freedesktop specification has no grouping, so gbnotify groups by replacing: while a
-/// repository's notification is on screen, a new notice of that repository replaces it in
-/// place (`replaces_id`) with a body that lists the group's newest notices, and a poll that finds
-/// some of them read elsewhere shrinks it the same way (none left: it is withdrawn). A group the
-/// user dismissed is gone; the next notice starts a new one rather than bringing old ones back.
-/// (gitbay's own push payload names the repository as its `thread-id` for the same reason.)
-public struct NoticeGroup: Sendable, Equatable {
-    public struct Key: Hashable, Sendable {
+/// repository's notification is open, a new notice of that repository replaces it in place
+/// (`replaces_id`) with a body that lists what is new (`fresh`) and counts the rest. Notices
+/// shown before are never listed again: on a server that sends no `NotificationClosed` when a
+/// bubble expires (notification-daemon), "replacing" brings the bubble back, and it must not
+/// bring old notices back with it. (gitbay's own push payload names the repository as its
+/// `thread-id` for the same reason.)
+public struct NoticeGroup: Sendable, Equatable, Codable {
+    public struct Key: Hashable, Sendable, Codable {
         public let account: Account
-        /// "OWNER/REPO", as the inbox rows name it.
-        public let repo: String
+        /// "OWNER/REPO", parsed from the rows' paths (never the rows' `repo` text, which a click
+        /// does not go by); nil for rows whose path is not an item's, which share one group.
+        public let repository: String?
 
-        public init(account: Account, repo: String) {
+        public init(account: Account, repository: String?) {
             self.account = account
-            self.repo = repo
+            self.repository = repository
         }
     }
 
@@ -25,21 +27,31 @@ public struct NoticeGroup: Sendable, Equatable {
     public let key: Key
     /// Never empty, newest first, each inbox id once.
     public private(set) var items: [InboxItem]
+    /// The ids that came with the latest notices added: what the notification lists.
+    public private(set) var fresh: [Int64]
 
-    private init(key: Key, items: [InboxItem]) {
+    private init(key: Key, items: [InboxItem], fresh: [Int64]) {
         self.key = key
         self.items = items
+        self.fresh = fresh
+    }
+
+    /// The repository a row belongs to, by its path.
+    public static func repository(of row: InboxItem) -> String? {
+        NotificationDestination(path: row.path)?.repository
     }
 
     /// The rows of each repository in `rows`, one group per repository, ordered by their newest
     /// row: shown in this order, the group with the newest row ends on top.
     public static func grouping(_ rows: [InboxItem], of account: Account) -> [NoticeGroup] {
-        var byRepository: [String: [InboxItem]] = [:]
+        var byRepository: [String?: [InboxItem]] = [:]
         for row in rows {
-            byRepository[row.repo, default: []].append(row)
+            byRepository[repository(of: row), default: []].append(row)
         }
         return byRepository
-            .map { repo, rows in NoticeGroup(key: Key(account: account, repo: repo), items: []).adding(rows) }
+            .map { repository, rows in
+                NoticeGroup(key: Key(account: account, repository: repository), items: [], fresh: []).adding(rows)
+            }
             .sorted { $0.newest.id < $1.newest.id }
     }
 
@@ -47,20 +59,31 @@ public struct NoticeGroup: Sendable, Equatable {
 
     public var inboxIDs: [Int64] { items.map(\.id) }
 
-    /// The group with `rows` of its repository added; a row it holds already is replaced.
-    public func adding(_ rows: [InboxItem]) -> NoticeGroup {
-        var byID: [Int64: InboxItem] = [:]
-        for row in items + rows where row.repo == key.repo {
-            byID[row.id] = row
-        }
-        let newestFirst = byID.values.sorted { $0.id > $1.id }
-        return NoticeGroup(key: key, items: Array(newestFirst.prefix(Self.maximumItems)))
+    /// The rows `fresh` names, newest first.
+    public var freshItems: [InboxItem] {
+        let named = Set(fresh)
+        return items.filter { named.contains($0.id) }
     }
 
-    /// The group without the rows of `ids`; nil when none is left.
-    public func removing(_ ids: Set<Int64>) -> NoticeGroup? {
-        let left = items.filter { !ids.contains($0.id) }
-        return left.isEmpty ? nil : NoticeGroup(key: key, items: left)
+    /// The group with `rows` of its repository added, and those rows now the fresh ones; a row
+    /// it holds already is replaced.
+    public func adding(_ rows: [InboxItem]) -> NoticeGroup {
+        var byID: [Int64: InboxItem] = [:]
+        for row in items + rows where Self.repository(of: row) == key.repository {
+            byID[row.id] = row
+        }
+        let newestFirst = Array(byID.values.sorted { $0.id > $1.id }.prefix(Self.maximumItems))
+        let kept = Set(newestFirst.map(\.id))
+        let added = rows.map(\.id).filter(kept.contains)
+        return NoticeGroup(key: key, items: newestFirst, fresh: Array(Set(added)).sorted(by: >))
+    }
+
+    /// The group without the rows of `read`; nil when none is left. What it lists stays as it
+    /// was shown, less what was read.
+    public func removing(_ read: ReadRows) -> NoticeGroup? {
+        let left = items.filter { !read.contains($0.id) }
+        guard !left.isEmpty else { return nil }
+        return NoticeGroup(key: key, items: left, fresh: fresh.filter { !read.contains($0) })
     }
 
     /// What a click opens: the item when the group holds one, else the account's inbox, which

@@ -52,14 +52,19 @@ public struct NotificationContent: Sendable, Equatable {
     public let category: String?
     public let urgency: Urgency
 
-    /// One inbox row: the repository as summary, actor and what happened as body; opening it
-    /// and marking it read as actions.
-    public static func item(_ item: InboxItem, capabilities: NotificationCapabilities) -> NotificationContent {
-        NotificationContent(
-            summary: oneLine(item.repo, limit: maximumSummaryLength),
-            body: bodyText(oneLine("\(item.actor) \(item.summary)", limit: maximumBodyLength), capabilities),
-            actions: capabilities.actions ? [openAction, "Open", markReadAction, "Mark read"] : [],
-            category: item.kind?.category, urgency: .normal)
+    /// What a book entry shows. With more than one account, the body's first line names the
+    /// account (a summary's and a warning's own text already do).
+    public static func entry(
+        _ entry: ScreenBook.Entry, capabilities: NotificationCapabilities, namesAccount: Bool
+    ) -> NotificationContent {
+        switch entry.subject {
+        case .group(let group):
+            self.group(group, capabilities: capabilities, accountLine: namesAccount ? entry.account.displayName : nil)
+        case .summary(let summary):
+            self.summary(summary, account: entry.account, capabilities: capabilities)
+        case .tokenRejected:
+            tokenRejected(account: entry.account, capabilities: capabilities)
+        }
     }
 
     /// Rows listed in a group's body before "and N more".
@@ -67,34 +72,48 @@ public struct NotificationContent: Sendable, Equatable {
     /// Longest line of a group's body, in characters, before escaping.
     public static let maximumGroupLineLength = 120
 
-    /// A repository's notices (`NoticeGroup`): one alone reads as `item`; several list the
-    /// newest `listedGroupItems`, newest first, then "and N more", and open the inbox.
-    public static func group(_ group: NoticeGroup, capabilities: NotificationCapabilities) -> NotificationContent {
-        guard group.items.count > 1 else { return item(group.newest, capabilities: capabilities) }
-        var lines = group.items.prefix(listedGroupItems).map { row in
+    /// A repository's notices (`NoticeGroup`): the repository, parsed from the rows' paths, as
+    /// summary; the notices that are new (`fresh`, newest first, at most `listedGroupItems`) as
+    /// body, then "and N more" for the rest of the group, which were listed before. One notice
+    /// alone opens its item and can be marked read; several open the inbox.
+    public static func group(
+        _ group: NoticeGroup, capabilities: NotificationCapabilities, accountLine: String? = nil
+    ) -> NotificationContent {
+        let listed = group.freshItems.prefix(listedGroupItems)
+        var lines = accountLine.map { [bodyText(oneLine($0, limit: maximumGroupLineLength), capabilities)] } ?? []
+        lines += listed.map { row in
             bodyText(oneLine("\(row.actor) \(row.summary)", limit: maximumGroupLineLength), capabilities)
         }
-        if group.items.count > listedGroupItems {
-            lines.append("and \(group.items.count - listedGroupItems) more")
+        if group.items.count > listed.count {
+            lines.append("and \(group.items.count - listed.count) more")
         }
         let categories = Set(group.items.map { $0.kind?.category })
+        let isOne = group.items.count == 1
+        let actions = isOne
+            ? [openAction, "Open", markReadAction, "Mark read"]
+            : [openAction, "Open the inbox", markReadAction, "Mark all read"]
         return NotificationContent(
-            summary: oneLine(group.key.repo, limit: maximumSummaryLength),
+            summary: oneLine(group.key.repository ?? group.key.account.instance.displayName, limit: maximumSummaryLength),
             body: lines.joined(separator: "\n"),
-            actions: capabilities.actions ? [openAction, "Open the inbox", markReadAction, "Mark all read"] : [],
+            actions: capabilities.actions ? actions : [],
             category: categories.count == 1 ? categories.first ?? nil : nil, urgency: .normal)
     }
 
-    /// Several rows in one notification that opens the inbox: "7 new on gitbay.org as cmc", or
-    /// "7 unread ..." when they are what was already waiting (first sight, a start).
+    /// Several notices in one notification that opens the inbox: "7 new on gitbay.org as cmc",
+    /// "27 unread ..." for what was already waiting, "5 more unread ..." for notices folded
+    /// away to keep within `max-notifications`.
     public static func summary(
-        count: Int, isAtLeast: Bool, isUnread: Bool, account: Account, capabilities: NotificationCapabilities
+        _ summary: NoticeSummary, account: Account, capabilities: NotificationCapabilities
     ) -> NotificationContent {
-        let number = "\(count)\(isAtLeast ? "+" : "")"
+        let number = "\(summary.count)\(summary.isAtLeast ? "+" : "")"
+        let words = switch summary.wording {
+        case .unread: "unread"
+        case .new: "new"
+        case .more: "more unread"
+        }
         return NotificationContent(
             summary: oneLine(
-                "\(number) \(isUnread ? "unread" : "new") on \(account.instance.displayName) as \(account.username)",
-                limit: maximumSummaryLength),
+                "\(number) \(words) on \(account.instance.displayName) as \(account.username)", limit: maximumSummaryLength),
             body: "", actions: capabilities.actions ? [openAction, "Open the inbox"] : [], category: nil,
             urgency: .normal)
     }
@@ -138,6 +157,6 @@ public struct NotificationContent: Sendable, Equatable {
     }
 
     private static func oneLine(_ text: String, limit: Int) -> String {
-        text.controlCharactersAsSpaces.truncated(to: limit)
+        text.displaySafe.truncated(to: limit)
     }
 }

@@ -12,7 +12,13 @@
 ///   than when all is well.
 /// - `Retry-After` is a floor: the wait is never shorter, even past the cap (the server knows
 ///   its own load), plus up to 10% so accounts told the same number do not return together.
+/// - No network (no route, an unknown host, a connection refused): the same backoff, capped at
+///   `unreachableCap`, so that an account is polled within a minute of the network coming back
+///   even where nothing tells the daemon that it did (no NetworkManager).
 /// - 401: stop until the account is reloaded with a new token (`reset()`).
+/// - Wake-ups (a relay message, `Deliver`, a resume) poll at once, but never sooner than
+///   `minimumWakeGap` after the account's last poll: whoever can publish a wake-up can make an
+///   account poll, never make it hammer its instance.
 ///
 /// Why 100 accounts stay inside gitbay's default rate limits (reads: burst 120, refill 2/s):
 /// gitbay's token bucket is per account, and an account here is one (instance, user) pair, so
@@ -40,6 +46,13 @@ public struct PollSchedule: Equatable, Sendable {
     /// First polls at start are at least this far apart on average, unless that would take
     /// longer than one interval.
     public static let startSpacing = 0.5
+    /// The longest backoff after failures that mean the network is down, in seconds.
+    public static let unreachableCap = 60.0
+    /// Wake-ups of one account coalesce into polls at least this far apart, in seconds.
+    public static let minimumWakeGap = 2.0
+    /// After a resume or the network's return, every account polls within this window, in
+    /// seconds, each at its own point of it.
+    public static let returnWindow = 2.0
 
     /// Both in seconds, positive and finite, as `Config` guarantees.
     public init(interval: Double, backoffCap: Double) {
@@ -57,19 +70,26 @@ public struct PollSchedule: Equatable, Sendable {
         case .unauthorized:
             stopReason = .unauthorized
             return .stop(.unauthorized)
-        case .failed(let retryAfter):
+        case .failed, .unreachable:
             consecutiveFailures += 1
+            let cap = outcome == .unreachable ? min(backoffCap, Self.unreachableCap) : backoffCap
             // 2^32 intervals are far beyond any cap; the bound only keeps the shift defined.
             let growth = Double(1 << min(consecutiveFailures, 32))
-            let lowest = min(interval, backoffCap)
-            let highest = min(interval * growth, backoffCap)
+            let lowest = min(interval, cap)
+            let highest = min(interval * growth, cap)
             var wait = Double.random(in: lowest...highest, using: &random)
-            if let retryAfter, retryAfter > 0 {
+            if case .failed(let retryAfter?) = outcome, retryAfter > 0 {
                 let floor = min(Double(retryAfter), Self.maximumRetryAfter)
                 wait = max(wait, floor * Double.random(in: 1...(1 + Self.jitter), using: &random))
             }
             return .after(seconds: wait)
         }
+    }
+
+    /// Forget failures: the network is back (a resume, NetworkManager), so failures that came
+    /// while it was away say nothing about the server.
+    public mutating func networkReturned() {
+        consecutiveFailures = 0
     }
 
     /// Forget failures and a stop: the account was reloaded (a new token, a new config).
@@ -99,9 +119,11 @@ public enum PollOutcome: Equatable, Sendable {
     case fresh
     /// 304: nothing changed.
     case notModified
-    /// Network error, 5xx, 429, 503 or "too many writes", with the server's `Retry-After` in
-    /// seconds when it sent one.
+    /// A network error other than `unreachable`, 5xx, 429, 503 or "too many writes", with the
+    /// server's `Retry-After` in seconds when it sent one.
     case failed(retryAfter: Int?)
+    /// No network: no route, an unknown host, a connection refused.
+    case unreachable
     /// 401: the token is no good.
     case unauthorized
 }

@@ -36,27 +36,29 @@ public enum RelayEvent: Sendable, Equatable {
             guard case .string(let id)? = fields["id"] else { throw .missingField("id") }
             guard RelayMessage.isValidID(id) else { throw .invalidID }
             guard case .integer(let time)? = fields["time"] else { throw .missingField("time") }
-            guard case .string(let text)? = fields["message"] else { throw .missingField("message") }
-            self = .message(RelayMessage(id: id, time: time, text: text))
+            guard case .string(let topic)? = fields["topic"] else { throw .missingField("topic") }
+            self = .message(RelayMessage(id: id, time: time, topic: topic))
         default:
-            self = .other(event.controlCharactersAsSpaces.truncated(to: 40))
+            self = .other(event.displaySafe.truncated(to: 40))
         }
     }
 }
 
-/// A relay `message` event: what gbnotify resumes from (`id`) and what it delivers (`text`).
+/// A relay `message` event: what gbnotify resumes from (`id`) and whose account it wakes
+/// (`topic`, an account's device token). Its text is not read: whoever can publish to a topic
+/// can at most make that account poll.
 public struct RelayMessage: Sendable, Equatable {
     /// The relay's id for the message, sent back as `since=` to resume after it.
     public let id: String
     /// Unix seconds, by the relay's clock.
     public let time: Int64
-    /// The `message` field: a push payload or a wake-up, as JSON text.
-    public let text: String
+    /// The topic it was published on.
+    public let topic: String
 
-    public init(id: String, time: Int64, text: String) {
+    public init(id: String, time: Int64, topic: String) {
         self.id = id
         self.time = time
-        self.text = text
+        self.topic = topic
     }
 
     /// ntfy's ids are 12 letters and digits; anything of 1 to 64 letters, digits, `-` and `_`

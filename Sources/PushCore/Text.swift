@@ -16,12 +16,18 @@ extension String {
         return String(prefix(Swift.max(limit - 1, 0))) + "…"
     }
 
-    /// The string with control characters (newlines and terminal escapes included) turned into
-    /// spaces, so server text prints as one harmless line.
-    public var controlCharactersAsSpaces: String {
+    /// The string as one harmless line: control characters (newlines and terminal escapes
+    /// included) become spaces, and format characters (bidi overrides and isolates, zero-width
+    /// spaces and joiners, the byte-order mark) are dropped, so server text can neither break a
+    /// line nor make what is shown read differently from what it is.
+    public var displaySafe: String {
         var result = String.UnicodeScalarView()
         for scalar in unicodeScalars {
-            result.append(scalar.properties.generalCategory == .control ? " " : scalar)
+            switch scalar.properties.generalCategory {
+            case .control: result.append(" ")
+            case .format: continue
+            default: result.append(scalar)
+            }
         }
         return String(result)
     }

@@ -1,28 +1,28 @@
 /// The launcher badge's number: the unread count of every account, added up. Each account's
 /// latest count replaces its previous one, so updates of different accounts can come in any
-/// order.
+/// order. Counts are clamped to `OutsideCount`'s range and the total saturates, whatever the
+/// accounts report.
 public struct UnreadTally: Sendable, Equatable {
     private var counts: [Account: Int] = [:]
 
     public init() {}
 
-    public var total: Int { counts.values.reduce(0, +) }
+    /// The accounts with a count.
+    public var accounts: [Account] { Array(counts.keys) }
 
-    /// Sets `account`'s count (negative counts as 0); true when the total changed.
+    public var total: Int {
+        counts.values.reduce(0) { sum, count in
+            let (added, overflow) = sum.addingReportingOverflow(count)
+            return overflow ? .max : added
+        }
+    }
+
+    /// Sets `account`'s count; true when the total changed.
     @discardableResult
     public mutating func set(_ count: Int, for account: Account) -> Bool {
         let before = total
-        counts[account] = max(count, 0)
+        counts[account] = OutsideCount.clamped(count)
         return total != before
-    }
-
-    /// `read` notices of `account` were read here: lower its count at once (not below 0),
-    /// before the next poll confirms it. True when the total changed.
-    @discardableResult
-    public mutating func lower(by read: Int, for account: Account) -> Bool {
-        guard let count = counts[account], count > 0, read > 0 else { return false }
-        counts[account] = max(count - read, 0)
-        return true
     }
 
     /// The account left: its count leaves the total. True when the total changed.

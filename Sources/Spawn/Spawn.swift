@@ -1,4 +1,4 @@
-import CSpawn
+import CGlibc
 import Glibc
 
 /// Starting a program by argv, with no shell, the way both the daemon (what a click opens) and

@@ -6,7 +6,8 @@ import Glibc
 enum AtomicFile {
     /// Reads a whole file of at most `limit` bytes; nil when it does not exist.
     static func read(_ path: String, limit: Int) throws(StateError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Never through a symbolic link: a state file is ours, not a pointer to someone's.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw .io("cannot read \(path)", errno: errno)
@@ -29,7 +30,14 @@ enum AtomicFile {
     /// Replaces `path` with `bytes`, mode 0600.
     static func write(_ bytes: [UInt8], to path: String) throws(StateError) {
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A file of its own, made here: O_EXCL fails on anything already at that name (a link
+        // planted there included) rather than writing through it. A leftover of an earlier
+        // process with this pid is ours to remove.
+        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd < 0 && errno == EEXIST {
+            unlink(temporary)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        }
         guard fd >= 0 else { throw .io("cannot create \(temporary)", errno: errno) }
         var written = 0
         while written < bytes.count {

@@ -13,10 +13,16 @@ public struct PersistedAccounts: Codable, Equatable, Sendable {
 
 /// Every field is optional, so a file written before a field existed still decodes (the field
 /// is then nil), and each program changes only the fields it owns: `gbnotifyctl` and the
-/// daemon's registration the first two, the daemon's polling the rest.
+/// daemon's registration the first three, the daemon's polling the rest.
 public struct AccountRecord: Codable, Equatable, Sendable {
-    /// The id `device add` returned for this install on this account.
+    /// The account's own device token (`DeviceToken.hex`), its relay topic too.
+    public var deviceToken: String?
+    /// The id `device add` returned for the device token on this account. Without
+    /// `deviceToken`, an earlier version's id for its shared install token.
     public var deviceID: Int64?
+    /// An earlier version's device id for its shared install token, kept from when the account
+    /// got its own token until the shared token's row is dealt with (`AccountManager.register`).
+    public var legacyDeviceID: Int64?
     /// Why registration last failed, in words for `account list` and `status`.
     public var registrationError: String?
     /// The highest inbox id already shown or summed up: a row above it is new. Nil until the
@@ -31,10 +37,12 @@ public struct AccountRecord: Codable, Equatable, Sendable {
     public var unread: Int?
 
     public init(
-        deviceID: Int64? = nil, registrationError: String? = nil, highWater: Int64? = nil, listETag: String? = nil,
-        unread: Int? = nil
+        deviceToken: String? = nil, deviceID: Int64? = nil, legacyDeviceID: Int64? = nil, registrationError: String? = nil,
+        highWater: Int64? = nil, listETag: String? = nil, unread: Int? = nil
     ) {
+        self.deviceToken = deviceToken
         self.deviceID = deviceID
+        self.legacyDeviceID = legacyDeviceID
         self.registrationError = registrationError
         self.highWater = highWater
         self.listETag = listETag

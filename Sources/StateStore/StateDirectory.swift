@@ -2,10 +2,11 @@ import FoundationEssentials
 import Glibc
 import PushCore
 
-/// `$XDG_STATE_HOME/gbnotifyd/`: the install token and what the daemon remembers per account.
+/// `$XDG_STATE_HOME/gbnotifyd/`: what the daemon remembers per account (its device token
+/// among it), where the relay stream resumes, and its notifications on screen.
 ///
-/// The directory is 0700 and every file 0600: the install token is an address that a relay
-/// would deliver to, so other local users have no business reading it.
+/// The directory is 0700 and every file 0600: a device token is an address that a relay would
+/// deliver to, so other local users have no business reading it.
 public struct StateDirectory: Sendable {
     public let path: String
 
@@ -24,10 +25,18 @@ public struct StateDirectory: Sendable {
         }
     }
 
+    /// Where earlier versions kept the one token they registered with every account; read
+    /// only to move accounts off it (`legacyInstallToken`).
     var installTokenPath: String { path + "/install-token" }
-    var accountsPath: String { path + "/accounts.json" }
+    var accountsFile: JSONStateFile<PersistedAccounts> {
+        JSONStateFile(
+            path: path + "/accounts.json", limit: PersistedAccounts.maximumFileSize,
+            afresh: "every account starts afresh (a summary of what is unread, never a replay)")
+    }
 
-    /// Creates the directory (and missing parents) with mode 0700.
+    /// Creates the directory (and missing parents) with mode 0700, and checks that it is safe
+    /// to keep state in: the user's own, a real directory, and writable by no one else, or
+    /// another local user could plant a state file (a relay cursor, a notification to adopt).
     public func create() throws(StateError) {
         var built = ""
         for component in path.split(separator: "/") {
@@ -36,45 +45,49 @@ public struct StateDirectory: Sendable {
                 throw .io("cannot create \(built)", errno: errno)
             }
         }
-        // An existing directory keeps whatever mode it had; tighten ours.
-        chmod(path, 0o700)
-    }
-
-    /// The install token, created on first use from the kernel's random source.
-    /// A token file that does not parse is set aside and replaced: registration repeats with the
-    /// new token, which the server treats as a new device.
-    public func installToken() throws(StateError) -> (token: InstallToken, warning: String?) {
-        // Locked, so a daemon starting while `gbnotifyctl account add` runs cannot make a second token.
-        try withLock { () throws(StateError) in try readOrCreateInstallToken() }
-    }
-
-    private func readOrCreateInstallToken() throws(StateError) -> (token: InstallToken, warning: String?) {
-        var warning: String?
-        if let bytes = try AtomicFile.read(installTokenPath, limit: 4096) {
-            if let token = try? InstallToken(parsing: String(decoding: bytes, as: UTF8.self)) {
-                return (token, nil)
-            }
-            let aside = try AtomicFile.setAside(installTokenPath, suffix: Self.timestamp())
-            warning = "the install token file was not a token; kept it as \(aside) and made a new one"
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw .io("cannot inspect \(path)", errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .unsafeDirectory(path, "it is not a directory (a symbolic link, or a file); remove it")
         }
-        // 32 random bytes always make a valid token.
-        let token = try! InstallToken(bytes: Self.randomBytes(32))
-        try AtomicFile.write(Array((token.hex + "\n").utf8), to: installTokenPath)
+        guard info.st_uid == geteuid() else {
+            throw .unsafeDirectory(path, "it belongs to user id \(info.st_uid), not to you (\(geteuid())); remove it")
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw .unsafeDirectory(path, "other users may write to it (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 700 \(path)")
+        }
+    }
+
+    /// The install token of an earlier version, if its file is still there; nil when there is
+    /// none or it is not a token.
+    public func legacyInstallToken() throws(StateError) -> DeviceToken? {
+        guard let bytes = try AtomicFile.read(installTokenPath, limit: 4096) else { return nil }
+        return try? DeviceToken(parsing: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// `account`'s device token, made from the kernel's random source and saved on first use,
+    /// before anything is registered with it, so that a crash half-way never leaves two. A
+    /// device id of an earlier version (its shared install token's) moves to `legacyDeviceID`.
+    public func deviceToken(for accountID: String) throws(StateError) -> (token: DeviceToken, warning: String?) {
+        let (token, warning) = try updateAccounts { state -> DeviceToken in
+            var record = state.accounts[accountID] ?? AccountRecord()
+            if let saved = record.deviceToken.flatMap({ try? DeviceToken(parsing: $0) }) { return saved }
+            // 32 random bytes always make a valid token.
+            let token = try! DeviceToken(bytes: Self.randomBytes(DeviceToken.byteCount))
+            if record.deviceToken == nil, let legacy = record.deviceID { record.legacyDeviceID = legacy }
+            record.deviceToken = token.hex
+            record.deviceID = nil
+            state.accounts[accountID] = record
+            return token
+        }
         return (token, warning)
     }
 
     /// Everything remembered per account; an unreadable file is set aside and an empty state
     /// returned, which the daemon treats as a first sight (a summary, never a replay).
     public func loadAccounts() throws(StateError) -> (state: PersistedAccounts, warning: String?) {
-        guard let bytes = try AtomicFile.read(accountsPath, limit: PersistedAccounts.maximumFileSize) else {
-            return (PersistedAccounts(), nil)
-        }
-        if let state = try? JSONDecoder().decode(PersistedAccounts.self, from: Data(bytes)),
-           state.version == PersistedAccounts.currentVersion {
-            return (state, nil)
-        }
-        let aside = try AtomicFile.setAside(accountsPath, suffix: Self.timestamp())
-        return (PersistedAccounts(), "the account state file was unreadable; kept it as \(aside) and started afresh")
+        let (state, warning) = try accountsFile.load { $0.version == PersistedAccounts.currentVersion }
+        return (state ?? PersistedAccounts(), warning)
     }
 
     /// Reads, changes and writes the account state under an exclusive lock, so `gbnotifyctl` and
@@ -87,13 +100,7 @@ public struct StateDirectory: Sendable {
             var (state, warning) = try loadAccounts()
             let before = state
             let result = change(&state)
-            if state != before {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                // Encoding plain structs of strings and integers cannot fail.
-                let bytes = (try? encoder.encode(state)) ?? Data()
-                try AtomicFile.write(Array(bytes), to: accountsPath)
-            }
+            if state != before { try accountsFile.save(state) }
             return (result, warning)
         }
     }
@@ -102,7 +109,7 @@ public struct StateDirectory: Sendable {
     /// so a killed process never leaves it held).
     private func withLock<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
         try create()
-        let lock = open(path + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let lock = open(path + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw .io("cannot open \(path)/lock", errno: errno) }
         defer { close(lock) }
         while flock(lock, LOCK_EX) != 0 {
@@ -115,9 +122,5 @@ public struct StateDirectory: Sendable {
     private static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    }
-
-    private static func timestamp() -> String {
-        String(Int(Date().timeIntervalSince1970))
     }
 }

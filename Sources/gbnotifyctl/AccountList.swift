@@ -7,6 +7,10 @@ struct AccountList: Command {
         name: "list",
         abstract: "List the accounts in the keyring and their registration.",
         usage: "[--json]",
+        discussion: """
+            --json also gives each account's relay topic: its device token, which gitbay pushes to
+            and a relay publishes on. Anyone who knows it can read what is published there.
+            """,
         options: [("--json", "Print a JSON array instead of a table.")]
     )
 
@@ -42,6 +46,7 @@ struct AccountList: Command {
         let user: String
         let deviceID: Int64?
         let registration: String
+        let topic: String?
 
         init(_ summary: AccountSummary) {
             account = summary.account.displayName
@@ -49,11 +54,23 @@ struct AccountList: Command {
             user = summary.account.username
             if case .registered(let id) = summary.registration { deviceID = id } else { deviceID = nil }
             registration = summary.registration.description
+            topic = summary.topic
         }
 
         enum CodingKeys: String, CodingKey {
-            case account, instance, user, registration
+            case account, instance, user, registration, topic
             case deviceID = "device_id"
+        }
+
+        /// Absent values are `null`, as in `gbnotifyctl status --json`.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(account, forKey: .account)
+            try container.encode(instance, forKey: .instance)
+            try container.encode(user, forKey: .user)
+            try container.encode(deviceID, forKey: .deviceID)
+            try container.encode(registration, forKey: .registration)
+            try container.encode(topic, forKey: .topic)
         }
     }
 }

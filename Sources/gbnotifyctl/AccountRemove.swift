@@ -20,10 +20,11 @@ struct AccountRemove: Command {
     }
 
     func run() async throws -> Int32 {
-        let manager = try Setup.accountManager()
+        let settings = Setup.settings()
+        let manager = try Setup.accountManager(settings)
         let accounts = try await manager.list().accounts.map(\.account)
         let account = try AccountReference(parsing: reference, user: user).resolve(among: accounts)
-        let report = try await manager.remove(account)
+        let report = try await manager.remove(account, allowsToken: settings.config.allowsToken)
         switch report.deregistration {
         case .notRegistered:
             print("Removed \(account.displayName).")

@@ -3,19 +3,19 @@ import Glibc
 import PushCore
 
 /// `gbnotifyctl deliver`: hands one push payload, read from standard input, to the running
-/// daemon's `Deliver`, the way a local relay would.
+/// daemon's `Deliver`, the way a local relay would: a wake-up for the account it names.
 struct DeliverCommand: Command {
     static let configuration = CommandConfiguration(
         name: "deliver",
-        abstract: "Hand a push payload on standard input to the running gbnotifyd.",
+        abstract: "Wake the account a push payload on standard input names.",
         usage: "< PAYLOAD.json",
         discussion: """
-            The payload is the JSON gitbay pushes, at most \(PushPayload.maximumSize) bytes. A notice
-            (with 'instance', 'user', 'path' and 'aps') is shown, once even when a poll finds it
-            too; a wake-up naming only 'instance' and 'user' makes that account poll now. Prints
-            what became of it. Exits with status 1, saying why, when the daemon dropped it (not a
-            payload, no such account here, a path that names no issue, merge request or build)
-            or when no gbnotifyd is running.
+            The payload is the JSON gitbay pushes, or just {"instance": URL, "user": NAME},
+            at most \(WakeUp.maximumSize) bytes. The account it names polls now (wake-ups of one
+            account are at least 2 s apart), and what it shows comes from its own API: nothing
+            else in the payload is read. Prints the account woken. Exits with status 1, saying
+            why, when the daemon woke none (not a payload, no such account here) or when no
+            gbnotifyd is running.
             """
     )
 
@@ -30,12 +30,7 @@ struct DeliverCommand: Command {
             return ExitStatus.failure
         }
         return await DesktopCall.run(DeliverMethod.member, [.string(payload)], interface: DaemonInterface.interface) { reply in
-            switch reply.first?.stringValue.flatMap(DeliverMethod.Reply.init(rawValue:)) {
-            case .shown?: "gbnotifyctl: shown"
-            case .alreadyShown?: "gbnotifyctl: already on screen, so not shown again"
-            case .wokeUp?: "gbnotifyctl: the account polls now"
-            case nil: "gbnotifyctl: delivered (\(reply.first?.stringValue ?? ""))"
-            }
+            "gbnotifyctl: \((reply.first?.stringValue ?? "the account").displaySafe.truncated(to: 200)) polls now"
         }
     }
 }
@@ -53,7 +48,7 @@ private enum PayloadInput {
             switch self {
             case .terminal: "pipe the payload on standard input: gbnotifyctl deliver < payload.json"
             case .empty: "standard input is empty; pipe the payload on it"
-            case .tooLarge: "the payload on standard input is over \(PushPayload.maximumSize) bytes"
+            case .tooLarge: "the payload on standard input is over \(WakeUp.maximumSize) bytes"
             case .notUTF8: "the payload on standard input is not UTF-8 text"
             case .unreadable(let why): "cannot read standard input: \(why)"
             }
@@ -62,7 +57,7 @@ private enum PayloadInput {
 
     static func read() throws(Failure) -> String {
         guard isatty(0) != 1 else { throw .terminal }
-        let limit = PushPayload.maximumSize
+        let limit = WakeUp.maximumSize
         var bytes = [UInt8](repeating: 0, count: limit + 1)
         var filled = 0
         // One byte past the limit is enough to know it is too large; the rest is never read.

@@ -1,4 +1,4 @@
-import Daemon
+import Settings
 import GitbayClient
 import Glibc
 import PushCore

@@ -1,15 +1,29 @@
 import Accounts
 import FoundationEssentials
-import GitbayClient
 import Keyring
+import PushCore
+import Settings
 import StateStore
 
 /// Builds the pieces the commands share from the process environment.
 enum Setup {
-    static func accountManager() throws -> AccountManager {
+    /// The config file, as the daemon reads it: its `ca-file` and `allow-http` apply to what
+    /// gbnotifyctl sends too. A config that does not read is said once and its defaults used.
+    static func settings() -> DaemonSettings {
+        let environment = ProcessInfo.processInfo.environment
+        guard let path = ConfigFile.defaultPath(environment: environment) else { return DaemonSettings(config: .defaults) }
+        do {
+            return try ConfigFile.load(path)
+        } catch {
+            Console.error("gbnotifyctl: \(error); using the defaults")
+            return DaemonSettings(config: .defaults)
+        }
+    }
+
+    static func accountManager(_ settings: DaemonSettings = settings()) throws -> AccountManager {
         let environment = ProcessInfo.processInfo.environment
         return AccountManager(
             keyring: Keyring(), state: try StateDirectory(environment: environment),
-            clientOptions: GitbayClient.Options(), hostname: AccountManager.localHostname)
+            clientOptions: settings.client, hostname: AccountManager.localHostname)
     }
 }

@@ -9,8 +9,8 @@ import Testing
         // A session of its own, so that no other test's connections crowd this one out of the cache.
         let session = HTTPSession()
 
-        let first = try await session.perform(HTTPRequest(url: "\(standin.url)/"))
-        let second = try await session.perform(HTTPRequest(url: "\(standin.url)/notifications"))
+        let first = try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"))
+        let second = try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/notifications"))
 
         #expect(!first.reusedConnection)
         #expect(second.reusedConnection)
@@ -31,7 +31,7 @@ import Testing
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
                 group.addTask {
-                    try await HTTPSession.shared.perform(HTTPRequest(url: "\(url)/?request=\(index)")).status
+                    try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: "\(url)/?request=\(index)")).status
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -47,7 +47,7 @@ import Testing
     @Test func aReleasedSessionIsFreedWithItsThread() async throws {
         let standin = try await Standin.start()
         var session: HTTPSession? = HTTPSession()
-        #expect(try await session?.perform(HTTPRequest(url: "\(standin.url)/")).status == 200)
+        #expect(try await session?.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/")).status == 200)
 
         // Its loop thread holds only what it shares with the session, never the session itself,
         // so the last reference going away ends the session (and, through deinit, the thread).

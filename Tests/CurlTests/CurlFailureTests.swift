@@ -10,7 +10,7 @@ import Testing
         let token = try await standin.addUserWithToken("cmc")
         try await standin.addFault(.init(.bodyBytes(2 << 20)))
         let request = HTTPRequest(
-            url: "\(standin.url)/api/v1/read?argv=whoami", headers: ["Authorization": "Bearer \(token)"])
+            mayUseProxy: false, url: "\(standin.url)/api/v1/read?argv=whoami", headers: ["Authorization": "Bearer \(token)"])
 
         await #expect(throws: CurlError.bodyTooLarge(limit: 1 << 20)) {
             try await HTTPSession.shared.perform(request, options: TransferOptions(acceptGzip: false))
@@ -33,7 +33,7 @@ import Testing
 
         let error = await #expect(throws: CurlError.self) {
             try await HTTPSession.shared.perform(
-                HTTPRequest(url: "\(standin.url)/"), options: TransferOptions(stallTimeout: .seconds(1)))
+                HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"), options: TransferOptions(stallTimeout: .seconds(1)))
         }
 
         guard case .timedOut(let detail)? = error else { Issue.record("not a timeout: \(String(describing: error))"); return }
@@ -48,7 +48,7 @@ import Testing
 
         let error = await #expect(throws: CurlError.self) {
             try await HTTPSession.shared.perform(
-                HTTPRequest(url: "\(standin.url)/"),
+                HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"),
                 options: TransferOptions(stallTimeout: .seconds(1), stallBytesPerSecond: 1000))
         }
 
@@ -64,7 +64,7 @@ import Testing
 
         let error = await #expect(throws: CurlError.self) {
             try await HTTPSession.shared.perform(
-                HTTPRequest(url: "\(standin.url)/"), options: TransferOptions(overallTimeout: .milliseconds(500)))
+                HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"), options: TransferOptions(overallTimeout: .milliseconds(500)))
         }
 
         // The overall timeout ended it (the stall limit would say "too slow"), not the answer.
@@ -77,7 +77,7 @@ import Testing
         let port = try BoundButNotListeningPort()
 
         let error = await #expect(throws: CurlError.self) {
-            try await HTTPSession.shared.perform(HTTPRequest(url: "http://127.0.0.1:\(port.number)/"))
+            try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: "http://127.0.0.1:\(port.number)/"))
         }
 
         guard case .couldNotConnect(let detail)? = error else { Issue.record("\(String(describing: error))"); return }
@@ -87,7 +87,7 @@ import Testing
 
     @Test func anUnresolvableHostIsCouldNotResolve() async throws {
         let error = await #expect(throws: CurlError.self) {
-            try await HTTPSession.shared.perform(HTTPRequest(url: "http://nonexistent.invalid/"))
+            try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: "http://nonexistent.invalid/"))
         }
 
         guard case .couldNotResolveHost(let detail)? = error else { Issue.record("\(String(describing: error))"); return }
@@ -101,7 +101,7 @@ import Testing
 
         let error = await #expect(throws: CurlError.self) {
             try await HTTPSession.shared.perform(HTTPRequest(
-                url: "\(standin.url)/api/v1/read?argv=whoami", headers: ["Authorization": "Bearer \(token)"]))
+                mayUseProxy: false, url: "\(standin.url)/api/v1/read?argv=whoami", headers: ["Authorization": "Bearer \(token)"]))
         }
 
         guard case .badContentEncoding? = error else { Issue.record("\(String(describing: error))"); return }
@@ -113,7 +113,7 @@ import Testing
         let standin = try await Standin.start()
         try await standin.addFault(.init(.stall))
         let transfer = Task {
-            try await HTTPSession.shared.perform(HTTPRequest(url: "\(standin.url)/"))
+            try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"))
         }
         _ = try await standin.waitForRequests(count: 1)
         let clock = ContinuousClock()
@@ -136,7 +136,7 @@ import Testing
     ])
     func requestsThatMustNotBeSentAreRefused(url: String, reason: String) async throws {
         let error = await #expect(throws: CurlError.self) {
-            try await HTTPSession.shared.perform(HTTPRequest(url: url))
+            try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: url))
         }
 
         guard case .invalidRequest(let text)? = error else { Issue.record("\(String(describing: error))"); return }
@@ -147,7 +147,7 @@ import Testing
     @Test func aHeaderValueCannotSmuggleInAnotherHeader() async throws {
         let error = await #expect(throws: CurlError.self) {
             try await HTTPSession.shared.perform(HTTPRequest(
-                url: "http://127.0.0.1:9/", headers: ["Authorization": "Bearer gb_x\r\nX-Evil: 1"]))
+                mayUseProxy: false, url: "http://127.0.0.1:9/", headers: ["Authorization": "Bearer gb_x\r\nX-Evil: 1"]))
         }
 
         #expect(error == .invalidRequest("the value of header Authorization contains a line break or NUL"))

@@ -10,7 +10,7 @@ import Testing
         let token = try await standin.addUserWithToken("cmc")
 
         let response = try await HTTPSession.shared.perform(HTTPRequest(
-            url: "\(standin.url)/api/v1/read?argv=whoami",
+            mayUseProxy: false, url: "\(standin.url)/api/v1/read?argv=whoami",
             headers: ["Authorization": "Bearer \(token)", "X-Probe": "get"]))
 
         #expect(response.status == 200)
@@ -30,7 +30,7 @@ import Testing
         let body = Array(#"{"argv":["notifications","read","--all"]}"#.utf8)
 
         let response = try await HTTPSession.shared.perform(HTTPRequest(
-            method: .post(body: body), url: "\(standin.url)/api/v1/cmd",
+            mayUseProxy: false, method: .post(body: body), url: "\(standin.url)/api/v1/cmd",
             headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]))
 
         #expect(response.status == 200)
@@ -47,7 +47,7 @@ import Testing
         let standin = try await Standin.start()
 
         let response = try await HTTPSession.shared.perform(HTTPRequest(
-            method: .post(body: []), url: "\(standin.url)/api/v1/cmd"))
+            mayUseProxy: false, method: .post(body: []), url: "\(standin.url)/api/v1/cmd"))
 
         #expect(response.status == 401)
         let logged = try #require(try await standin.requests().first)
@@ -62,7 +62,7 @@ import Testing
             "X-Mixed-Case": "  padded value\t", "RETRY-AFTER": "7",
         ])))
 
-        let response = try await HTTPSession.shared.perform(HTTPRequest(url: "\(standin.url)/"))
+        let response = try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"))
 
         #expect(response.status == 299)
         #expect(response.headers["x-mixed-case"] == "padded value")
@@ -78,7 +78,7 @@ import Testing
         let token = try await standin.addUserWithToken("cmc")
         try await standin.addNotifications(for: "cmc", count: 40)
         let request = HTTPRequest(
-            url: "\(standin.url)/api/v1/read?argv=notifications&argv=list",
+            mayUseProxy: false, url: "\(standin.url)/api/v1/read?argv=notifications&argv=list",
             headers: ["Authorization": "Bearer \(token)"])
 
         let inflated = try await HTTPSession.shared.perform(request)
@@ -98,7 +98,7 @@ import Testing
         let standin = try await Standin.start()
         try await standin.addFault(.init(.redirect(to: "\(standin.url)/elsewhere")))
 
-        let response = try await HTTPSession.shared.perform(HTTPRequest(url: "\(standin.url)/"))
+        let response = try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"))
 
         #expect(response.status == 302)
         #expect(response.headers["location"] == "\(standin.url)/elsewhere")

@@ -22,7 +22,7 @@ import Testing
 
     @Test func theHeadComesFirstThenChunksAsTheyArePublished() async throws {
         let relay = try await RelayStandin.start()
-        let stream = try await HTTPSession.shared.stream(HTTPRequest(url: "\(relay.url)/topic1/json"))
+        let stream = try await HTTPSession.shared.stream(HTTPRequest(mayUseProxy: false, url: "\(relay.url)/topic1/json"))
         #expect(stream.status == 200)
         #expect(stream.headers["content-type"] == "application/x-ndjson; charset=utf-8")
 
@@ -39,14 +39,14 @@ import Testing
     @Test func anErrorStatusStillGivesItsHeadAndBody() async throws {
         let relay = try await RelayStandin.start()
         try await relay.requireToken("tk_secret")
-        let refused = try await HTTPSession.shared.stream(HTTPRequest(url: "\(relay.url)/topic2/json"))
+        let refused = try await HTTPSession.shared.stream(HTTPRequest(mayUseProxy: false, url: "\(relay.url)/topic2/json"))
         #expect(refused.status == 401)
         var body: [UInt8] = []
         for try await chunk in refused { body += chunk }
         #expect(String(decoding: body, as: UTF8.self).contains("unauthorized"))
 
         let accepted = try await HTTPSession.shared.stream(
-            HTTPRequest(url: "\(relay.url)/topic2/json", headers: ["Authorization": "Bearer tk_secret"]))
+            HTTPRequest(mayUseProxy: false, url: "\(relay.url)/topic2/json", headers: ["Authorization": "Bearer tk_secret"]))
         #expect(accepted.status == 200)
         await relay.stop()
     }
@@ -55,7 +55,7 @@ import Testing
         let relay = try await RelayStandin.start()
         let url = relay.url
         let reader = Task {
-            let stream = try await HTTPSession.shared.stream(HTTPRequest(url: "\(url)/topic3/json"))
+            let stream = try await HTTPSession.shared.stream(HTTPRequest(mayUseProxy: false, url: "\(url)/topic3/json"))
             for try await _ in stream {}
         }
         try await relay.waitForOpenStreams(1)
@@ -68,7 +68,7 @@ import Testing
     @Test func droppingTheStreamClosesTheConnection() async throws {
         let relay = try await RelayStandin.start()
         do {
-            let stream = try await HTTPSession.shared.stream(HTTPRequest(url: "\(relay.url)/topic4/json"))
+            let stream = try await HTTPSession.shared.stream(HTTPRequest(mayUseProxy: false, url: "\(relay.url)/topic4/json"))
             for try await _ in stream { break }
         }
         try await relay.waitForOpenStreams(0)
@@ -79,7 +79,7 @@ import Testing
         let relay = try await RelayStandin.start()
         // A 1 KiB buffer against 1 MiB sent at once: the transfer pauses and resumes many times.
         let stream = try await HTTPSession.shared.stream(
-            HTTPRequest(url: "\(relay.url)/topic5/json"), options: StreamOptions(bufferLimit: 1024))
+            HTTPRequest(mayUseProxy: false, url: "\(relay.url)/topic5/json"), options: StreamOptions(bufferLimit: 1024))
         var iterator = stream.makeAsyncIterator()
         _ = try await Self.lines(1, from: &iterator)
         try await relay.sendRaw("start:", pad: 1 << 20, to: "topic5")
@@ -94,7 +94,7 @@ import Testing
     @Test func aConnectionCutMidLineIsAnError() async throws {
         let relay = try await RelayStandin.start()
         try await relay.disconnect(topic: "topic6", afterMessages: 1)
-        let stream = try await HTTPSession.shared.stream(HTTPRequest(url: "\(relay.url)/topic6/json"))
+        let stream = try await HTTPSession.shared.stream(HTTPRequest(mayUseProxy: false, url: "\(relay.url)/topic6/json"))
         try await relay.publish("one", to: "topic6")
         try await relay.publish("two", to: "topic6")
         var received: [UInt8] = []
@@ -108,7 +108,7 @@ import Testing
 
     @Test func tlsIsVerifiedWithTheConfiguredCA() async throws {
         let relay = try await RelayStandin.start(tls: .fixtures)
-        let request = HTTPRequest(url: "\(relay.url)/topic7/json")
+        let request = HTTPRequest(mayUseProxy: false, url: "\(relay.url)/topic7/json")
         let trusted = try await HTTPSession.shared.stream(request, options: StreamOptions(caFile: Standin.TLS.fixtures.caFile))
         #expect(trusted.status == 200)
 
@@ -121,13 +121,13 @@ import Testing
 
     @Test func onlyGETCanBeStreamed() async {
         await #expect(throws: CurlError.invalidRequest("only GET requests can be streamed")) {
-            try await HTTPSession.shared.stream(HTTPRequest(method: .post(body: []), url: "http://127.0.0.1:1/"))
+            try await HTTPSession.shared.stream(HTTPRequest(mayUseProxy: false, method: .post(body: []), url: "http://127.0.0.1:1/"))
         }
     }
 
     @Test func aRefusedConnectionFailsTheStreamCall() async {
         let error = await #expect(throws: CurlError.self) {
-            try await HTTPSession.shared.stream(HTTPRequest(url: "http://127.0.0.1:1/t/json"))
+            try await HTTPSession.shared.stream(HTTPRequest(mayUseProxy: false, url: "http://127.0.0.1:1/t/json"))
         }
         guard case .couldNotConnect? = error else { Issue.record("not a refused connect: \(String(describing: error))"); return }
     }

@@ -56,6 +56,56 @@ struct LifecycleTests {
         gate.open()
     }
 
+    @Test("a limited connection sent a larger message is made again, with its name, rules and watches")
+    func oversizedMessageReconnects() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let name = "org.gitbay.DBusTests.\(uniqueElement("Limited"))"
+        let limited = try await DBusConnection.connect(to: .address(bus.address), limitingIncomingMessagesTo: 64 * 1024)
+        let peer = try await DBusConnection.connect(to: .address(bus.address))
+        try await limited.export(
+            path: "/limited", interface: "org.gitbay.DBusTests.Limited", introspection: "",
+            methods: [DBusMethod("Echo", input: "s", output: "u") { call in [.uint32(UInt32(call.arguments[0].stringValue?.utf8.count ?? 0))] }])
+        #expect(try await limited.requestName(name))
+        let signals = try await limited.signals(matching: DBusMatchRule(interface: "org.gitbay.DBusTests.Limited"))
+        var received = signals.makeAsyncIterator()
+        let watched = "\(name).Watched"
+        var owners = try await limited.watchNameOwner(watched).makeAsyncIterator()
+        #expect(await owners.next() == .some(nil))
+        let first = limited.uniqueName
+        var reconnections = limited.reconnections.makeAsyncIterator()
+
+        func echo(_ text: String) async throws -> [DBusValue] {
+            try await peer.call(
+                destination: name, path: "/limited", interface: "org.gitbay.DBusTests.Limited", member: "Echo",
+                arguments: [.string(text)])
+        }
+        #expect(try await echo(String(repeating: "x", count: 1000)) == [.uint32(1000)])
+        // Over the limit: the call dies with the connection it went to...
+        await expectDBusError(DBusError.Name.noReply) { _ = try await echo(String(repeating: "x", count: 100_000)) }
+        let second = try #require(await reconnections.next())
+        #expect(second != first)
+        #expect(limited.uniqueName == second)
+        // ...which is back under the same well-known name, and answers.
+        #expect(try await echo("back") == [.uint32(4)])
+        // Its match rule holds on the new connection, and the watch saw what changed meanwhile.
+        #expect(try await peer.requestName(watched))
+        #expect(await owners.next() == .some(peer.uniqueName))
+        try peer.emitSignal(path: "/limited", interface: "org.gitbay.DBusTests.Limited", member: "Ping")
+        #expect(await received.next()?.member == "Ping")
+
+        await limited.close()
+        await peer.close()
+    }
+
+    @Test("a limited connection whose bus is gone ends like any other")
+    func limitedConnectionLosesItsBus() async throws {
+        let bus = try PrivateBus()
+        let limited = try await DBusConnection.connect(to: .address(bus.address), limitingIncomingMessagesTo: 64 * 1024)
+        bus.stop()
+        #expect(try await limited.waitUntilClosed() == .disconnected)
+    }
+
     @Test("dropping the last reference closes the connection")
     func deinitCloses() async throws {
         var connection: DBusConnection? = try await connectToTestBus()

@@ -2,6 +2,7 @@ import DBus
 import Daemon
 import Foundation
 import PushCore
+import Settings
 import Testing
 
 /// `Reload()` and `Status()` over a real bus. The object is reached by the serving
@@ -34,9 +35,9 @@ import Testing
             #expect(status.accounts.map(\.id) == [harness.instances[0].account.id])
             #expect(status.accounts.first?.state == .ok)
             #expect(status.configPath == configFile)
-            let token = try String(contentsOfFile: harness.state.path + "/install-token", encoding: .utf8)
-            #expect(status.installTokenPrefix == String(token.prefix(8)))
-            #expect(!json.contains(String(token.prefix(9))))
+            // No device token in the status: it is a relay topic, which `account list --json` shows.
+            let topic = try #require(try harness.state.loadAccounts().state.accounts[harness.instances[0].account.id]?.deviceToken)
+            #expect(!json.contains(String(topic.prefix(9))))
             #expect(json.contains(#""last_error" : null"#))
 
             #expect(try await call("Reload").isEmpty)

@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import PushCore
+import Settings
 import Testing
 
 @Suite struct ConfigFileTests {

@@ -25,8 +25,6 @@ import Testing
             let report = try JSONDecoder().decode(DaemonStatus.self, from: Data(status.stdout.utf8))
             let account = try #require(report.accounts.first)
             let device = try #require(try await standin.state().devices.first)
-            let installToken = try String(contentsOfFile: home.stateDirectory + "/install-token", encoding: .utf8)
-            #expect(report.installTokenPrefix == String(installToken.prefix(8)))
             #expect(report.configPath == home.configFile)
             #expect(account.state == .ok)
             #expect(account.unread == 2)

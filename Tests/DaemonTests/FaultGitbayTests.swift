@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import PushCore
+import Settings
 import Synchronization
 import TestSupport
 import Testing
@@ -76,13 +77,13 @@ import Testing
                 #expect(refused.state == .backingOff)
                 #expect(refused.lastError?.hasPrefix("TLS failure") == true, "\(refused.lastError ?? "")")
                 #expect(try await secure.requests().isEmpty, "a request went out over an unverified connection")
-                #expect(harness.presenter.updates(for: account).isEmpty)
+                #expect(harness.desktop.updates(for: account).isEmpty)
                 try await harness.expectShowsNewRowsOnce(0, from: supervisor)
 
                 current.withLock { $0.client.caFile = tls.path(tls.verifying) }
                 try await supervisor.reload()
-                let notices = try await harness.presenter.waitForNotices(1, for: account)
-                #expect(notices.map(\.summary) == [.firstSight(2, Int64(rows.last!))])
+                let notices = try await harness.desktop.waitForNotices(1, for: account)
+                #expect(notices.map(\.gist) == [.firstSight(2, Int64(rows.last!))])
             }
             await secure.stop()
         }
@@ -142,11 +143,11 @@ import Testing
             // Measured between requests too: never faster than the interval.
             let gaps = zip(failed, failed.dropFirst()).map { $1.time - $0.time }
             #expect(gaps.allSatisfy { $0 >= 0.45 }, "\(gaps)")
-            #expect(harness.presenter.updates(for: storm.account).isEmpty)
+            #expect(harness.desktop.updates(for: storm.account).isEmpty)
 
             try await storm.standin.clearFaults()
-            let notices = try await harness.presenter.waitForNotices(1, for: storm.account)
-            #expect(notices.map(\.summary) == [.firstSight(2, Int64(rows.last!))])
+            let notices = try await harness.desktop.waitForNotices(1, for: storm.account)
+            #expect(notices.map(\.gist) == [.firstSight(2, Int64(rows.last!))])
             try await harness.expectShowsNewRowsOnce(0, from: supervisor)
             let back = try await harness.waitForListRequests(harness.listRequests(0).count + 3, on: 0).suffix(3)
             #expect(back.allSatisfy { $0.status == 200 || $0.status == 304 })
@@ -187,8 +188,8 @@ import Testing
             try await harness.waitForLog("\(broken.account.displayName): poll failed", occurrence: 2)
             let errors = harness.log.value.filter { $0.contains("\(broken.account.displayName): poll failed") }
             #expect(errors.allSatisfy { $0.contains(bad.error) }, "\(bad.name): \(errors)")
-            let notices = try await harness.presenter.waitForNotices(1, for: broken.account)
-            #expect(notices.map(\.summary) == [.firstSight(1, Int64(row))])
+            let notices = try await harness.desktop.waitForNotices(1, for: broken.account)
+            #expect(notices.map(\.gist) == [.firstSight(1, Int64(row))])
             try await harness.expectShowsNewRowsOnce(0, from: supervisor)
             try await harness.expectShowsNewRowsOnce(1, from: supervisor)
         }
@@ -202,20 +203,20 @@ import Testing
             let old = try await instance.standin.addNotifications(for: Harness.username, count: 2)
             let supervisor = harness.supervisor()
             try await supervisor.start()
-            try await harness.presenter.waitForNotices(1, for: instance.account)
+            try await harness.desktop.waitForNotices(1, for: instance.account)
 
             let new = (old.last! + 1)...(old.last! + 3)
             let page = [new.upperBound, new.lowerBound, new.upperBound - 1, new.upperBound, new.lowerBound, old[0]]
             try await instance.standin.addFault(.init(
                 .status(200, body: Self.envelope(rows: page), headers: ["ETag": #""0123456789abcdef0123456789abcdef""#]),
                 match: Self.listMatch))
-            try await harness.presenter.waitForNotices(4, for: instance.account)
+            try await harness.desktop.waitForNotices(4, for: instance.account)
             // The server gets the same rows for real, one of them twice.
             for id in new { try await instance.standin.addNotification(for: Harness.username, id: id) }
             try await instance.standin.addNotification(for: Harness.username, id: new.lowerBound)
             try await harness.expectShowsNewRowsOnce(0, from: supervisor)
 
-            #expect(Array(harness.presenter.notices(for: instance.account).map(\.summary).dropFirst().prefix(3))
+            #expect(Array(harness.desktop.notices(for: instance.account).map(\.gist).dropFirst().prefix(3))
                 == new.map { .item(Int64($0)) })
             #expect(harness.log.value.contains { $0.contains("\(instance.account.displayName): ignored 2 broken or already read rows") })
             try await harness.expectShowsNewRowsOnce(1, from: supervisor)
@@ -230,16 +231,16 @@ import Testing
             let first = try await instance.standin.addNotification(for: Harness.username, id: 10)
             let supervisor = harness.supervisor()
             try await supervisor.start()
-            try await harness.presenter.waitForNotices(1, for: instance.account)
+            try await harness.desktop.waitForNotices(1, for: instance.account)
 
             try await instance.standin.addNotification(for: Harness.username, id: 7)
-            let counted = try await harness.presenter.events.wait(for: "the unread count of 2") { events in
-                RecordingPresenter.updates(in: events, for: instance.account).last?.unread == .exact(2)
+            let counted = try await harness.desktop.news.wait(for: "the unread count of 2") { events in
+                RecordingDesktop.updates(in: events, for: instance.account).last?.unread == .exact(2)
             }
-            #expect(RecordingPresenter.updates(in: counted, for: instance.account).last?.notices == [])
+            #expect(RecordingDesktop.updates(in: counted, for: instance.account).last?.notices == [])
             try await harness.expectShowsNewRowsOnce(0, from: supervisor)
-            #expect(harness.presenter.notices(for: instance.account).map(\.summary).first == .firstSight(1, Int64(first)))
-            #expect(harness.presenter.notices(for: instance.account).count == 2)
+            #expect(harness.desktop.notices(for: instance.account).map(\.gist).first == .firstSight(1, Int64(first)))
+            #expect(harness.desktop.notices(for: instance.account).count == 2)
             try await harness.expectShowsNewRowsOnce(1, from: supervisor)
         }
     }

@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import PushCore
+import Settings
 import TestSupport
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
                 .status(401, body: #"{"protocol_version":1,"error":"invalid or expired token"}"#), times: 0))
             let supervisor = harness.supervisor()
             try await supervisor.start()
-            try await harness.presenter.events.wait(for: "the rejected token") { $0.contains(.tokenRejected(rejected.account)) }
+            try await harness.desktop.news.wait(for: "the rejected token") { $0.contains(.tokenRejected(rejected.account)) }
 
             let status = try await harness.status(of: 0, from: supervisor)
             #expect(status.state == .needsToken)
@@ -35,10 +36,10 @@ import Testing
             // The next reload waits for that run of the loop to end, rejection handled.
             try await rejected.standin.clearFaults()
             try await supervisor.reload()
-            #expect(harness.presenter.events.value.count { $0 == .tokenRejected(rejected.account) } == 1)
+            #expect(harness.desktop.news.value.count { $0 == .tokenRejected(rejected.account) } == 1)
 
             // With the server accepting the token again, polling is back.
-            try await harness.presenter.waitForUpdates(1, for: rejected.account)
+            try await harness.desktop.waitForUpdates(1, for: rejected.account)
             #expect(try await harness.status(of: 0, from: supervisor).state == .ok)
         }
     }
@@ -85,7 +86,7 @@ import Testing
             #expect(requests[0].fault == "stall")
             #expect(retry - stallStart >= 3.0, "the stalled request was given up after \(retry - stallStart) s")
             // The other account polled on while the first waited.
-            #expect(harness.presenter.updates(for: other.account).count == 1)
+            #expect(harness.desktop.updates(for: other.account).count == 1)
             let polledMeanwhile = try await harness.listRequests(1).filter { $0.time > stallStart && $0.time < retry }
             #expect(polledMeanwhile.count >= 3, "\(polledMeanwhile.count) polls of the other account during a 3 s stall")
             #expect(harness.log.value.contains {
@@ -93,7 +94,7 @@ import Testing
             })
 
             // And the stalled one recovers by itself (seen once the poll after the good one began).
-            try await harness.presenter.waitForUpdates(1, for: stalled.account)
+            try await harness.desktop.waitForUpdates(1, for: stalled.account)
             try await harness.waitForListRequests(3, on: 0)
             #expect(try await harness.status(of: 0, from: supervisor).state == .ok)
         }
@@ -113,8 +114,8 @@ import Testing
 
             let id = try await instance.standin.addNotification(for: Harness.username)
             try await instance.standin.clearFaults()
-            let update = try #require(try await harness.presenter.waitForUpdates(1, for: instance.account).first)
-            #expect(update.notices == [.summary(count: 1, isAtLeast: false, newestID: Int64(id), isFirstSight: true)])
+            let update = try #require(try await harness.desktop.waitForUpdates(1, for: instance.account).first)
+            #expect(update.notices == [.summary(count: 1, isAtLeast: false, rowIDs: [Int64(id)], isFirstSight: true)])
             let polls = try await harness.listRequests(0).count
             try await harness.waitForListRequests(polls + 1, on: 0)
             let recovered = try await harness.status(of: 0, from: supervisor)

@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 
 /// Every line the real gbnotifyd logs, at every level, while it goes through all it does with an
-/// account: no API token, and no install token beyond the 8-hex prefix it is named by.
+/// account: no API token, and no device token (a relay topic: whoever knows it reads what is
+/// published there).
 @Suite struct LogSecrecyTests {
     @Test func daemonBinaryLogsNoTokenAtAnyLevel() async throws {
         try await PrivateSession.run {
@@ -18,7 +19,7 @@ import Testing
 
             // Start: registration, then a 200.
             let daemon = try RunningDaemon(arguments: ["--verbose"], environment: home.environment)
-            try await daemon.waitForLine(containing: "\(name): registered this install as device")
+            try await daemon.waitForLine(containing: "\(name): registered its device token as device")
             try await daemon.waitForLine(containing: "\(name): 200 ok")
 
             // A reload, which polls at once: a 304.
@@ -66,13 +67,11 @@ import Testing
 
             let log = daemon.lines.value
             #expect(log.contains { $0.hasPrefix("<7>") }, "no debug line: the test saw less than every level")
-            let installToken = try String(contentsOfFile: home.stateDirectory + "/install-token", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(log.contains { $0.contains("install token \(installToken.prefix(8))…") })
+            let saved = try String(contentsOfFile: home.stateDirectory + "/accounts.json", encoding: .utf8)
+            let deviceToken = try #require(saved.firstMatch(of: /"deviceToken":"([0-9a-f]{64})"/)?.1)
             for line in log {
                 #expect(!Self.pieces(of: token, length: 12).contains { line.contains($0) }, "the API token in: \(line)")
-                // Any 10 hex digits of the install token reach past its 8-digit prefix.
-                #expect(!Self.pieces(of: installToken, length: 10).contains { line.contains($0) }, "the install token in: \(line)")
+                #expect(!Self.pieces(of: String(deviceToken), length: 10).contains { line.contains($0) }, "the device token in: \(line)")
             }
             await fixture.finish()
         }

@@ -1,4 +1,4 @@
-import Daemon
+import Logging
 import Synchronization
 import Testing
 

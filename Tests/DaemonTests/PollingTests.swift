@@ -13,13 +13,13 @@ import Testing
             let supervisor = harness.supervisor()
             try await supervisor.start()
             // First sight of two empty inboxes: a count for the badge, nothing to show.
-            #expect(try await harness.presenter.waitForUpdates(1, for: first)
-                == [AccountUpdate(account: first, notices: [], unread: .exact(0), withdrawn: [])])
-            try await harness.presenter.waitForUpdates(1, for: second)
+            #expect(try await harness.desktop.waitForUpdates(1, for: first)
+                == [AccountUpdate(account: first, notices: [], unread: .exact(0), read: .unreadPage([], isComplete: true))])
+            try await harness.desktop.waitForUpdates(1, for: second)
 
             let id = try await harness.instances[1].standin.addNotification(
                 for: Harness.username, repo: "krz/gitbay", actor: "noor", summary: "opened issue #12")
-            let notices = try await harness.presenter.waitForNotices(1, for: second)
+            let notices = try await harness.desktop.waitForNotices(1, for: second)
             guard case .item(let item) = notices.first else {
                 Issue.record("not an individual notice: \(notices)")
                 return
@@ -28,14 +28,14 @@ import Testing
             #expect(item.repo == "krz/gitbay")
             #expect(item.actor == "noor")
             #expect(item.summary == "opened issue #12")
-            #expect(harness.presenter.updates(for: second).last?.unread == .exact(1))
+            #expect(harness.desktop.updates(for: second).last?.unread == .exact(1))
 
             // Three more polls of that inbox: still shown once, and never for the other account,
             // whose unchanged inbox cost a 304 without a body every time after the first.
             let seen = try await harness.listRequests(1).count
             try await harness.waitForListRequests(seen + 3, on: 1)
-            #expect(harness.presenter.notices(for: second).count == 1)
-            #expect(harness.presenter.notices(for: first).isEmpty)
+            #expect(harness.desktop.notices(for: second).count == 1)
+            #expect(harness.desktop.notices(for: first).isEmpty)
             // The accounts poll independently, with jitter: wait for the other one's polls too
             // rather than assume it kept pace.
             try await harness.waitForListRequests(4, on: 0)
@@ -71,7 +71,7 @@ import Testing
             let after = try FileManager.default.attributesOfItem(atPath: stateFile)
             #expect(after[.systemFileNumber] as? Int == before[.systemFileNumber] as? Int)
             #expect(after[.modificationDate] as? Date == before[.modificationDate] as? Date)
-            #expect(harness.presenter.updates(for: harness.instances[0].account).count == 1)
+            #expect(harness.desktop.updates(for: harness.instances[0].account).count == 1)
             #expect(try await harness.status(of: 0, from: supervisor).lastResult == "304 not modified")
         }
     }
@@ -81,19 +81,19 @@ import Testing
             let account = harness.instances[0].account
             let supervisor = harness.supervisor()
             try await supervisor.start()
-            try await harness.presenter.waitForUpdates(1, for: account)
+            try await harness.desktop.waitForUpdates(1, for: account)
 
             let ids = try await harness.instances[0].standin.addNotifications(for: Harness.username, count: 500)
-            let notices = try await harness.presenter.waitForNotices(1, for: account)
+            let notices = try await harness.desktop.waitForNotices(1, for: account)
             // A bare list holds 50 rows, so the summary knows "50 or more"; the badge gets the
             // exact count from the dashboard.
-            #expect(notices == [.summary(count: 50, isAtLeast: true, newestID: Int64(ids.last!), isFirstSight: false)])
-            #expect(harness.presenter.updates(for: account).last?.unread == .exact(500))
+            #expect(notices == [.summary(count: 50, isAtLeast: true, rowIDs: ids.suffix(50).map(Int64.init), isFirstSight: false)])
+            #expect(harness.desktop.updates(for: account).last?.unread == .exact(500))
             #expect(try await harness.instances[0].standin.requests().contains { $0.queryArgv == ["dashboard"] })
 
             let seen = try await harness.listRequests(0).count
             try await harness.waitForListRequests(seen + 2, on: 0)
-            #expect(harness.presenter.notices(for: account).count == 1)
+            #expect(harness.desktop.notices(for: account).count == 1)
             #expect(try await harness.status(of: 0, from: supervisor).unread == 500)
         }
     }
@@ -105,29 +105,31 @@ import Testing
             try await standin.addNotifications(for: Harness.username, count: 60)
             let account = harness.instances[0].account
             try await harness.supervisor().start()
-            let update = try #require(try await harness.presenter.waitForUpdates(1, for: account).first)
-            #expect(update.notices == [.summary(count: 50, isAtLeast: true, newestID: 60, isFirstSight: true)])
+            let update = try #require(try await harness.desktop.waitForUpdates(1, for: account).first)
+            #expect(update.notices == [.summary(count: 50, isAtLeast: true, rowIDs: Array(11...60), isFirstSight: true)])
             #expect(update.unread == .atLeast(50))
         }
     }
 
-    @Test func aNoticeReadElsewhereIsWithdrawn() async throws {
+    @Test func aNoticeReadElsewhereIsHandedOnAsRead() async throws {
         try await Harness.run(1) { harness in
             let instance = harness.instances[0]
             try await harness.supervisor().start()
-            try await harness.presenter.waitForUpdates(1, for: instance.account)
+            try await harness.desktop.waitForUpdates(1, for: instance.account)
             let id = Int64(try await instance.standin.addNotification(for: Harness.username))
-            try await harness.presenter.waitForNotices(1, for: instance.account)
+            try await harness.desktop.waitForNotices(1, for: instance.account)
 
             let client = GitbayClient(instance: instance.account.instance, token: try APIToken(instance.token))
+            let before = harness.desktop.updates(for: instance.account).count
+            #expect(harness.desktop.updates(for: instance.account).last?.read.contains(id) == false)
             guard case .success = try await client.send(.notificationsRead(ids: [id])) else {
                 Issue.record("could not mark the row read")
                 return
             }
-            try await harness.presenter.events.wait(for: "the withdrawal") { events in
-                RecordingPresenter.updates(in: events, for: instance.account).contains { $0.withdrawn == [id] }
+            try await harness.desktop.news.wait(for: "the row read") { news in
+                RecordingDesktop.updates(in: news, for: instance.account).dropFirst(before).contains { $0.read.contains(id) }
             }
-            #expect(harness.presenter.updates(for: instance.account).last?.unread == .exact(0))
+            #expect(harness.desktop.updates(for: instance.account).last?.unread == .exact(0))
         }
     }
 }

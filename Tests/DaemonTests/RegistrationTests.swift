@@ -1,12 +1,15 @@
+import Accounts
 import Daemon
 import Foundation
 import GitbayClient
+import Keyring
 import PushCore
+import Settings
 import StateStore
 import TestSupport
 import Testing
 
-/// Registering this install with every account: recorded per account, never fatal.
+/// Registering each account's own device token with it: recorded per account, never fatal.
 @Suite struct RegistrationTests {
     @Test func outcomesAreRecordedPerAccountAndNeverStopPolling() async throws {
         try await Harness.run(3, scopes: [2: .read]) { harness in
@@ -20,9 +23,10 @@ import Testing
             }
 
             let device = try #require(try await registered.standin.state().devices.first)
-            let installToken = try String(contentsOfFile: harness.state.path + "/install-token", encoding: .utf8)
-            #expect(device.token + "\n" == installToken)
+            #expect(device.token == (try harness.topic(of: 0)))
             #expect(device.label == "gbnotifyd on test-host")
+            // Each account its own token; none shared.
+            #expect(Set(try harness.instances.indices.map { try harness.topic(of: $0) }).count == 3)
             let ok = try await harness.status(of: 0, from: supervisor)
             #expect(ok.state == .ok)
             #expect(ok.deviceID == Int64(device.id))
@@ -55,7 +59,7 @@ import Testing
             settings.registrationCheckInterval = 1
             let supervisor = harness.supervisor(settings)
             try await supervisor.start()
-            try await harness.presenter.waitForUpdates(1, for: instance.account)
+            try await harness.desktop.waitForUpdates(1, for: instance.account)
             let reaped = try #require(try await instance.standin.state().devices.first)
 
             // What the server's reaping looks like from here: the row is gone from the list.
@@ -65,7 +69,7 @@ import Testing
                 return
             }
             try await harness.waitForLog("device \(reaped.id) is gone from the server's device list")
-            try await harness.waitForLog("registered this install as device", occurrence: 2)
+            try await harness.waitForLog("registered its device token as device", occurrence: 2)
             let again = try #require(try await instance.standin.state().devices.first)
             #expect(again.token == reaped.token)
             #expect(try await harness.status(of: 0, from: supervisor).deviceID == Int64(again.id))
@@ -92,6 +96,85 @@ import Testing
             for (earlier, later) in zip(checks, checks.dropFirst()) {
                 #expect(later.time - earlier.time >= 2 - 0.1)
             }
+        }
+    }
+
+    /// gitbay's `device add` hands a token's row to its newest caller: with one token for both,
+    /// only one of two accounts of an instance would get push, and removing either would delete
+    /// the row the other uses. With a token each, each keeps its own row.
+    @Test func twoAccountsOfOneInstanceEachKeepTheirOwnRow() async throws {
+        try await Harness.run(1) { harness in
+            let standin = harness.instances[0].standin
+            let ana = try Account(instance: harness.instances[0].account.instance, username: "ana")
+            let anaToken = try await standin.addUserWithToken("ana")
+            try await Keyring().store(try APIToken(anaToken), for: ana)
+            defer { Task { _ = try? await Keyring().delete(ana) } }
+            let supervisor = harness.supervisor(accounts: harness.keyringAccounts(including: []))
+            try await supervisor.start()
+            try await harness.desktop.waitForUpdates(1, for: ana)
+            try await harness.desktop.waitForUpdates(1, for: harness.instances[0].account)
+
+            let devices = try await standin.state().devices
+            #expect(Set(devices.map(\.username)) == ["cmc", "ana"])
+            #expect(Set(devices.map(\.token)).count == 2)
+            let records = try harness.state.loadAccounts().state.accounts
+            #expect(Set(devices.map(\.token)) == Set([records[ana.id]?.deviceToken, try harness.topic(of: 0)].compactMap { $0 }))
+            await supervisor.stop()
+
+            // Removing one account deletes its row only.
+            let manager = AccountManager(
+                keyring: Keyring(), state: harness.state, clientOptions: DaemonSettings.forTests.client, hostname: "test-host")
+            let report = try await manager.remove(ana, allowsToken: { _ in true })
+            guard case .removed = report.deregistration else {
+                Issue.record("not deregistered: \(report.deregistration)")
+                return
+            }
+            #expect(try await standin.state().devices.map(\.username) == ["cmc"])
+        }
+    }
+
+    /// An install of an earlier version registered one shared token with every account. On the
+    /// first start after the upgrade each account removes the shared token's row where it is
+    /// still its own, and registers a token of its own.
+    @Test func anUpgradeMovesEachAccountOffTheSharedInstallToken() async throws {
+        try await Harness.run(2) { harness in
+            let shared = String(repeating: "5a", count: 32)
+            let (first, second) = (harness.instances[0], harness.instances[1])
+            let ana = try Account(instance: first.account.instance, username: "ana")
+            let anaToken = try await first.standin.addUserWithToken("ana")
+            try await Keyring().store(try APIToken(anaToken), for: ana)
+            defer { Task { _ = try? await Keyring().delete(ana) } }
+
+            // What the old version did: the shared token registered by cmc, then by ana (who then
+            // owns the row, gitbay's upsert), on the first instance; by cmc on the second.
+            func register(_ token: String, on instance: GitbayInstance) async throws -> Int64 {
+                let client = GitbayClient(instance: instance, token: try APIToken(token))
+                return try await client.send(.deviceAdd(label: "gbnotifyd on old-host"), stdin: shared).decode(DeviceRegistration.self).id
+            }
+            let cmcOld = try await register(first.token, on: first.account.instance)
+            let anaOld = try await register(anaToken, on: first.account.instance)
+            let otherOld = try await register(second.token, on: second.account.instance)
+            #expect(cmcOld == anaOld)
+            try harness.state.create()
+            try Data((shared + "\n").utf8).write(to: URL(fileURLWithPath: harness.state.path + "/install-token"))
+            try harness.state.updateAccounts { state in
+                state.accounts[first.account.id] = AccountRecord(deviceID: cmcOld)
+                state.accounts[ana.id] = AccountRecord(deviceID: anaOld)
+                state.accounts[second.account.id] = AccountRecord(deviceID: otherOld)
+            }
+
+            let supervisor = harness.supervisor()
+            try await supervisor.start()
+            try await harness.waitForLog("registered its device token as device", occurrence: 3)
+
+            let records = try harness.state.loadAccounts().state.accounts
+            let onFirst = try await first.standin.state().devices
+            #expect(!onFirst.contains { $0.token == shared }, "the shared token's row is gone")
+            #expect(Set(onFirst.map(\.username)) == ["cmc", "ana"])
+            #expect(Set(onFirst.map(\.token)) == Set([records[first.account.id]?.deviceToken, records[ana.id]?.deviceToken].compactMap { $0 }))
+            let onSecond = try await second.standin.state().devices
+            #expect(onSecond.map(\.token) == [records[second.account.id]?.deviceToken].compactMap { $0 })
+            #expect(records.values.allSatisfy { $0.deviceToken != nil && $0.deviceID != nil })
         }
     }
 }

@@ -2,130 +2,159 @@ import Daemon
 import Foundation
 import Keyring
 import PushCore
+import Settings
 import StateStore
 import TestSupport
 import Testing
+import Threads
 
-/// The relay stream end to end: the relay stand-in streams ntfy lines, the supervisor routes
-/// each message's payload to the stand-in gitbay's account in the session's real keyring, and
-/// a recording presenter shows what would be on screen.
+/// The relay stream end to end: the relay stand-in streams ntfy lines on each account's own
+/// topic (its device token), the supervisor wakes the account whose topic a message came on,
+/// and that account's poll of its stand-in gitbay decides what is shown, recorded by the
+/// harness's desktop.
 @Suite struct RelayStreamTests {
-    /// Polls only when woken (or after an hour), so every notice here came by the relay.
-    static func settings(
-        _ relay: RelayStandin, topic: String, keepalive: Duration = .seconds(45)
-    ) throws -> DaemonSettings {
+    /// Polls only when woken (or after an hour), so every poll here came of a relay message.
+    static func settings(_ relay: RelayStandin, keepalive: Duration = .seconds(45)) throws -> DaemonSettings {
         var settings = DaemonSettings.forTests
-        settings.config = try Config.parse("relay-url = \(relay.url)\nrelay-topic = \(topic)\n")
+        settings.config = try Config.parse("relay-url = \(relay.url)\n")
         settings.pollInterval = 3600
         settings.relayPollInterval = 3600
         settings.relayKeepalive = keepalive
         return settings
     }
 
-    static func payload(for account: Account, issue: Int) -> String {
-        """
-        {"aps":{"alert":{"title":"krz/gitbay","body":"noor opened issue #\(issue)"}},\
-        "path":"krz/gitbay/issues/\(issue)","instance":"\(account.instance.url)","user":"\(account.username)"}
-        """
+    /// Some text: what a relay message says is never read.
+    static func message(_ issue: Int) -> String {
+        #"{"aps":{"alert":{"title":"evil/repo","body":"click me \#(issue)"}},"path":"evil/repo/issues/\#(issue)"}"#
     }
 
-    /// Waits until `count` notices came by delivery in all; returns their issue paths in order.
-    @discardableResult
-    static func waitForDelivered(_ count: Int, _ harness: Harness) async throws -> [String] {
-        let notices = try await harness.presenter.delivered.wait(for: "\(count) delivered notices") { $0.count >= count }
-        return notices.map(\.notice.destination.path)
-    }
-
-    /// Waits until the stream has handled message `id`: delivered it, counted it and moved its
-    /// position past it (the debug line comes last).
+    /// Waits until the stream has handled message `id`: woken its account and moved its
+    /// position past it.
     static func waitUntilHandled(_ id: String, _ harness: Harness) async throws {
-        try await harness.waitForLog("message \(id): ")
+        try await harness.waitForLog("relay message \(id); polling soon")
     }
 
-    /// A supervisor listening to `relay`, started, its first poll done and its stream open.
+    /// A supervisor listening to `relay`, started, its first polls done and its stream open.
+    ///
+    /// - Parameter clock: the daemon's clock, when a test moves it: the first poll (within half
+    ///   a second of the start) then waits for the test, which this moves on by a second.
     static func started(
-        _ harness: Harness, _ relay: RelayStandin, topic: String, keepalive: Duration = .seconds(45),
-        subscriptions: Int = 1
+        _ harness: Harness, _ relay: RelayStandin, keepalive: Duration = .seconds(45), subscriptions: Int = 1,
+        clock: ManualClock? = nil
     ) async throws -> Supervisor {
-        let supervisor = harness.supervisor(try settings(relay, topic: topic, keepalive: keepalive))
+        let supervisor = harness.supervisor(try settings(relay, keepalive: keepalive), timeline: clock.map { Timeline($0) } ?? Timeline())
         try await supervisor.start()
-        try await harness.presenter.waitForUpdates(1, for: harness.instances[0].account)
         try await relay.waitForSubscriptions(count: subscriptions)
         try await harness.waitForLog("relay \(relay.url): connected", occurrence: subscriptions)
+        if let clock {
+            // The stream's watch for silence, and the account's first poll.
+            try await harness.waitForLog("registered its device token")
+            await clock.waitForSleepers(2)
+            clock.advance(by: .seconds(1))
+        }
+        for instance in harness.instances where try await harness.isInKeyring(instance) {
+            try await harness.desktop.waitForUpdates(1, for: instance.account)
+        }
         return supervisor
     }
 
-    @Test func aPayloadLineIsShown() async throws {
+    /// Adds an inbox row on instance `index` and publishes a message on its account's topic;
+    /// returns the message and waits until the poll it started showed the row.
+    @discardableResult
+    static func wake(_ index: Int, _ harness: Harness, _ relay: RelayStandin, issue: Int) async throws -> RelayStandin.Published {
+        let instance = harness.instances[index]
+        let before = harness.desktop.notices(for: instance.account).count
+        try await instance.standin.addNotification(
+            for: Harness.username, repo: "krz/gitbay", kind: "issue", actor: "noor", summary: "opened issue #\(issue)",
+            path: "krz/gitbay/issues/\(issue)")
+        let published = try await relay.publish(message(issue), to: try harness.topic(of: index))
+        try await harness.desktop.waitForNotices(before + 1, for: instance.account)
+        return published
+    }
+
+    @Test func aMessageOnAnAccountsTopicWakesItAndWhatIsShownComesFromItsAPI() async throws {
         let relay = try await RelayStandin.start()
         try await Harness.run(1) { harness in
             let account = harness.instances[0].account
-            let supervisor = try await Self.started(harness, relay, topic: "shown")
-            #expect(try await relay.waitForSubscriptions(count: 1).first?.since == nil)
+            let supervisor = try await Self.started(harness, relay)
+            let subscription = try #require(try await relay.waitForSubscriptions(count: 1).first)
+            #expect(subscription.since == nil)
+            #expect(subscription.topic == (try harness.topic(of: 0)))
 
-            let published = try await relay.publish(Self.payload(for: account, issue: 12), to: "shown")
-
-            #expect(try await Self.waitForDelivered(1, harness) == ["krz/gitbay/issues/12"])
+            let published = try await Self.wake(0, harness, relay, issue: 12)
+            guard case .item(let row) = try #require(harness.desktop.notices(for: account).last) else {
+                Issue.record("not an individual notice")
+                return
+            }
+            // The message said "evil/repo": not a word of it counts.
+            #expect(row.path == "krz/gitbay/issues/12")
             try await Self.waitUntilHandled(published.id, harness)
             let status = await supervisor.status()
             #expect(status.relay.url == relay.url)
             #expect(status.relay.connected)
             #expect(status.relay.lastMessageID == published.id)
             #expect(status.relay.lastEvent != nil)
-            #expect(status.deliveries.shown == 1)
+            #expect(status.deliveries.wakeUps == 1)
         }
         await relay.stop()
     }
 
-    @Test func aConnectionCutAfterMessageThreeResumesAfterItAndShowsAllTenOnce() async throws {
+    @Test func aConnectionCutAfterMessageThreeResumesAfterItAndMissesNothing() async throws {
         let relay = try await RelayStandin.start()
         try await Harness.run(1) { harness in
             let account = harness.instances[0].account
-            try await relay.disconnect(topic: "resume", afterMessages: 3)
-            let supervisor = try await Self.started(harness, relay, topic: "resume")
+            let topic = try harness.topic(of: 0)
+            try await relay.disconnect(topic: topic, afterMessages: 3)
+            let supervisor = try await Self.started(harness, relay)
 
+            let rows = try await harness.instances[0].standin.addNotifications(for: Harness.username, count: 10)
             var ids: [String] = []
             for issue in 1...10 {
-                ids.append(try await relay.publish(Self.payload(for: account, issue: issue), to: "resume").id)
+                ids.append(try await relay.publish(Self.message(issue), to: topic).id)
             }
-
-            let paths = try await Self.waitForDelivered(10, harness)
-            #expect(paths == (1...10).map { "krz/gitbay/issues/\($0)" })
             try await Self.waitUntilHandled(ids[9], harness)
             let subscriptions = try await relay.waitForSubscriptions(count: 2)
             #expect(subscriptions.map(\.since) == [nil, ids[2]])
             try await harness.waitForLog("the stream broke: ")
             #expect(harness.log.value.contains { $0.contains("in the middle of a line") })
+            // However the wake-ups coalesced, every row was shown, once.
+            let notices = try await harness.desktop.news.wait(for: "all ten rows") { news in
+                RecordingDesktop.updates(in: news, for: account).flatMap(\.notices).reduce(0) { sum, notice in
+                    if case .summary(let count, _, _, _) = notice { sum + count } else { sum + 1 }
+                } >= 10
+            }
+            #expect(RecordingDesktop.updates(in: notices, for: account).flatMap(\.notices).count <= 4)
+            #expect(rows.count == 10)
             let status = await supervisor.status()
-            #expect(status.deliveries.shown == 10)
-            #expect(status.deliveries.alreadyShown == 0)
+            #expect(status.deliveries.wakeUps == 10)
             #expect(status.relay.reconnects == 1)
             #expect(status.relay.lastMessageID == ids[9])
         }
         await relay.stop()
     }
 
-    @Test func aStallPastTwoKeepalivesReconnects() async throws {
-        let relay = try await RelayStandin.start(keepalive: 0.5)
+    @Test func aStallPastTwoKeepalivesReconnectsInVirtualTime() async throws {
+        let relay = try await RelayStandin.start(keepalive: 3600)
         try await Harness.run(1) { harness in
-            let account = harness.instances[0].account
-            // The daemon expects a keepalive a second, the relay sends two: only the stall is
-            // two periods of silence, however loaded the machine.
-            let supervisor = try await Self.started(harness, relay, topic: "stall", keepalive: .seconds(1))
-
+            let clock = ManualClock()
+            let supervisor = try await Self.started(harness, relay, keepalive: .seconds(45), clock: clock)
             try await relay.stall()
-
-            try await harness.waitForLog("two keepalive periods); taken for dead")
+            // Ninety seconds of silence, said in an instant: the connection is taken for dead.
+            clock.advance(by: .seconds(88))
+            #expect(await supervisor.status().relay.connected)
+            clock.advance(by: .seconds(1))
+            try await harness.waitForLog("no bytes for 90 s (two keepalive periods); taken for dead")
+            // The reconnect waits 125 to 250 ms of the clock's time.
+            await clock.waitForSleepers(2)
+            clock.advance(by: .milliseconds(250))
             // No message came before the stall: the reconnect resumes from the relay's time at
             // the first open, so nothing published in between is lost.
             let subscriptions = try await relay.waitForSubscriptions(count: 2)
             #expect(subscriptions[0].since == nil)
             #expect(subscriptions[1].since.flatMap { Int64($0) } != nil)
             try await harness.waitForLog("relay \(relay.url): connected", occurrence: 2)
-            // The silent connection was closed, and the new one carries messages.
             try await relay.waitForOpenStreams(1)
-            try await relay.publish(Self.payload(for: account, issue: 5), to: "stall")
-            #expect(try await Self.waitForDelivered(1, harness) == ["krz/gitbay/issues/5"])
-            #expect(await supervisor.status().relay.reconnects >= 1)
+            #expect(await supervisor.status().relay.reconnects == 1)
         }
         await relay.stop()
     }
@@ -133,22 +162,21 @@ import Testing
     @Test func aRestartResumesFromThePersistedID() async throws {
         let relay = try await RelayStandin.start()
         try await Harness.run(1) { harness in
-            let account = harness.instances[0].account
-            let first = try await Self.started(harness, relay, topic: "restart")
-            try await relay.publish(Self.payload(for: account, issue: 1), to: "restart")
-            let second = try await relay.publish(Self.payload(for: account, issue: 2), to: "restart")
-            try await Self.waitForDelivered(2, harness)
+            let first = try await Self.started(harness, relay)
+            try await Self.wake(0, harness, relay, issue: 1)
+            let second = try await relay.publish(Self.message(2), to: try harness.topic(of: 0))
+            try await Self.waitUntilHandled(second.id, harness)
             await first.stop()
             try await relay.waitForOpenStreams(0)
 
             // Published while no daemon listens.
-            let third = try await relay.publish(Self.payload(for: account, issue: 3), to: "restart")
-            let restarted = harness.supervisor(try Self.settings(relay, topic: "restart"))
+            let third = try await relay.publish(Self.message(3), to: try harness.topic(of: 0))
+            let restarted = harness.supervisor(try Self.settings(relay))
             try await restarted.start()
 
             let subscriptions = try await relay.waitForSubscriptions(count: 2)
             #expect(subscriptions[1].since == second.id)
-            #expect(try await Self.waitForDelivered(3, harness).last == "krz/gitbay/issues/3")
+            try await Self.waitUntilHandled(third.id, harness)
             // Stopping waits for the message in hand and for its position to be on disk.
             await restarted.stop()
             #expect(try harness.state.loadRelayCursor().cursor?.lastMessageID == third.id)
@@ -159,17 +187,15 @@ import Testing
     @Test func garbageAndOversizedLinesAreDroppedCountedAndTheStreamGoesOn() async throws {
         let relay = try await RelayStandin.start()
         try await Harness.run(1) { harness in
-            let account = harness.instances[0].account
-            let supervisor = try await Self.started(harness, relay, topic: "garbage")
+            let supervisor = try await Self.started(harness, relay)
+            let topic = try harness.topic(of: 0)
+            try await relay.sendRaw("this is not json\n", to: topic)
+            try await relay.sendRaw(#"{"event":"message","time":1,"topic":"x"}"# + "\n", to: topic)
+            try await relay.sendRaw("", pad: 200 * 1024, to: topic)
+            try await relay.sendRaw("\n", to: topic)
+            try await relay.sendRaw(#"{"event":"poll_request","id":"x","time":1}"# + "\n", to: topic)
+            let published = try await Self.wake(0, harness, relay, issue: 7)
 
-            try await relay.sendRaw("this is not json\n", to: "garbage")
-            try await relay.sendRaw(#"{"event":"message","time":1,"message":"no id"}"# + "\n", to: "garbage")
-            try await relay.sendRaw("", pad: 200 * 1024, to: "garbage")
-            try await relay.sendRaw("\n", to: "garbage")
-            try await relay.sendRaw(#"{"event":"poll_request","id":"x","time":1}"# + "\n", to: "garbage")
-            let published = try await relay.publish(Self.payload(for: account, issue: 7), to: "garbage")
-
-            #expect(try await Self.waitForDelivered(1, harness) == ["krz/gitbay/issues/7"])
             try await Self.waitUntilHandled(published.id, harness)
             let status = await supervisor.status().relay
             #expect(status.droppedLines == 3)
@@ -191,14 +217,11 @@ import Testing
         try await relay.requireToken(token)
         try await Keyring().storeRelayToken(try APIToken(token), for: relayInstance)
         try await Harness.run(1) { harness in
-            let account = harness.instances[0].account
-            let supervisor = harness.supervisor(
-                try Self.settings(relay, topic: "token"), relayToken: { try await Keyring().relayToken(for: $0) })
+            let supervisor = harness.supervisor(try Self.settings(relay), relayToken: { try await Keyring().relayToken(for: $0) })
             try await supervisor.start()
 
             #expect(try await relay.waitForSubscriptions(count: 1).first?.authorization == "Bearer \(token)")
-            try await relay.publish(Self.payload(for: account, issue: 1), to: "token")
-            try await Self.waitForDelivered(1, harness)
+            try await Self.wake(0, harness, relay, issue: 1)
             #expect(!harness.log.value.contains { $0.contains(token) })
             #expect(!String(decoding: try JSONEncoder().encode(await supervisor.status()), as: UTF8.self).contains(token))
         }
@@ -210,7 +233,7 @@ import Testing
         let relay = try await RelayStandin.start()
         try await relay.requireToken("tk_needed")
         try await Harness.run(1) { harness in
-            let supervisor = harness.supervisor(try Self.settings(relay, topic: "refused"))
+            let supervisor = harness.supervisor(try Self.settings(relay))
             try await supervisor.start()
 
             try await relay.waitForSubscriptions(count: 2)
@@ -221,22 +244,45 @@ import Testing
         await relay.stop()
     }
 
-    @Test func aReloadWithAnotherTopicMovesTheStream() async throws {
+    @Test func eachAccountHasItsOwnTopicAndOnlyItsOwnWakesIt() async throws {
         let relay = try await RelayStandin.start()
-        try await Harness.run(1) { harness in
-            let account = harness.instances[0].account
-            let current = Observed(try Self.settings(relay, topic: "before"))
-            let supervisor = harness.supervisor(current.value, loadSettings: { current.value })
-            try await supervisor.start()
-            try await relay.waitForSubscriptions(count: 1)
+        try await Harness.run(2) { harness in
+            let supervisor = try await Self.started(harness, relay)
+            let (first, second) = (try harness.topic(of: 0), try harness.topic(of: 1))
+            #expect(first != second)
+            let subscription = try #require(try await relay.waitForSubscriptions(count: 1).first)
+            #expect(Set(subscription.topics) == [first, second])
 
-            current.update { $0 = try! Self.settings(relay, topic: "after") }
+            // A message on the first account's topic naming the second: it wakes the first.
+            let naming = #"{"instance": "\#(harness.instances[1].account.instance.url)", "user": "cmc"}"#
+            let polls = (try await harness.listRequests(0).count, try await harness.listRequests(1).count)
+            let published = try await relay.publish(naming, to: first)
+            try await Self.waitUntilHandled(published.id, harness)
+            try await harness.waitForListRequests(polls.0 + 1, on: 0)
+            #expect(try await harness.listRequests(1).count == polls.1)
+
+            // A topic of no account here (the relay's operator publishing at random): nobody.
+            let stray = try await relay.publish(Self.message(1), to: "not-anyones")
+            #expect(stray.id.isEmpty == false)
+            #expect(await supervisor.status().deliveries == DeliveryCounts(wakeUps: 1))
+        }
+        await relay.stop()
+    }
+
+    @Test func anAccountComingOrGoingMovesTheStreamAndItResumes() async throws {
+        let relay = try await RelayStandin.start()
+        try await Harness.run(2, inKeyring: [0]) { harness in
+            let supervisor = try await Self.started(harness, relay)
+            let published = try await Self.wake(0, harness, relay, issue: 1)
+            try await Self.waitUntilHandled(published.id, harness)
+
+            try await harness.storeInKeyring(1)
             try await supervisor.reload()
-
-            #expect(try await relay.waitForSubscriptions(count: 2).map(\.topic) == ["before", "after"])
+            let subscriptions = try await relay.waitForSubscriptions(count: 2)
+            #expect(Set(subscriptions[1].topics) == [try harness.topic(of: 0), try harness.topic(of: 1)])
+            #expect(subscriptions[1].since == published.id)
             try await relay.waitForOpenStreams(1)
-            try await relay.publish(Self.payload(for: account, issue: 9), to: "after")
-            #expect(try await Self.waitForDelivered(1, harness) == ["krz/gitbay/issues/9"])
+            try await Self.wake(1, harness, relay, issue: 2)
         }
         await relay.stop()
     }
@@ -245,19 +291,19 @@ import Testing
         let relay = try await RelayStandin.start()
         try await Harness.run(1) { harness in
             let account = harness.instances[0].account
-            var settings = try Self.settings(relay, topic: "pace")
+            var settings = try Self.settings(relay)
             settings.pollInterval = 1
             settings.relayPollInterval = 3000
             let supervisor = harness.supervisor(settings)
             try await supervisor.start()
             try await harness.waitForLog("relay \(relay.url): connected")
 
-            // A wake-up polls at once; the poll after it is scheduled at the relay's pace.
+            // A wake-up polls soon; the poll after it is scheduled at the relay's pace.
             let pollResult: @Sendable (String) -> Bool = { line in
                 line.contains("\(account.displayName): 200 ok") || line.contains("\(account.displayName): 304")
             }
             let polls = harness.log.value.count(where: pollResult)
-            #expect(await supervisor.deliver(#"{"instance":"\#(account.instance.url)","user":"cmc"}"#, via: .relay) == .wokeUp)
+            #expect(try await supervisor.deliver(#"{"instance":"\#(account.instance.url)","user":"cmc"}"#) == account)
             try await harness.log.wait(for: "the woken poll") { $0.count(where: pollResult) > polls }
             let nextPoll = try #require(try await harness.status(of: 0, from: supervisor).nextPoll)
             let next = try #require(ISO8601DateFormatter().date(from: nextPoll))

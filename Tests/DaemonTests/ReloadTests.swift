@@ -2,6 +2,7 @@ import Daemon
 import Foundation
 import Keyring
 import PushCore
+import Settings
 import Synchronization
 import TestSupport
 import Testing
@@ -13,13 +14,13 @@ import Testing
             let (staying, added) = (harness.instances[0], harness.instances[1])
             let supervisor = harness.supervisor()
             try await supervisor.start()
-            try await harness.presenter.waitForUpdates(1, for: staying.account)
+            try await harness.desktop.waitForUpdates(1, for: staying.account)
             #expect(await supervisor.status().accounts.map(\.id) == [staying.account.id])
 
             try await harness.storeInKeyring(1)
             try await supervisor.reload()
             #expect(await supervisor.status().accounts.map(\.id).sorted() == [staying.account.id, added.account.id].sorted())
-            try await harness.presenter.waitForUpdates(1, for: added.account)
+            try await harness.desktop.waitForUpdates(1, for: added.account)
             #expect(try await added.standin.state().devices.count == 1)
             // Registration is repeated on every reload, for the accounts already known too.
             let registrations = try await staying.standin.requests().filter { $0.argv?.starts(with: ["notifications", "device", "add"]) == true }
@@ -27,7 +28,8 @@ import Testing
 
             try await harness.removeFromKeyring(0)
             try await supervisor.reload()
-            #expect(harness.presenter.events.value.contains(.forgotten(staying.account)))
+            // The desktop hears which accounts are left, and forgets the other's notifications.
+            #expect(harness.desktop.news.value.last(where: { if case .accounts = $0 { true } else { false } }) == .accounts([added.account]))
             #expect(await supervisor.status().accounts.map(\.id) == [added.account.id])
             let stoppedAt = try await staying.standin.requests().count
             try await harness.waitForListRequests(try await harness.listRequests(1).count + 3, on: 1)
@@ -42,7 +44,7 @@ import Testing
             try "# polls\npoll-interval = 5\n".write(toFile: configFile, atomically: true, encoding: .utf8)
             let supervisor = harness.supervisor(loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configFile) })
             try await supervisor.start()
-            try await harness.presenter.waitForUpdates(1, for: harness.instances[0].account)
+            try await harness.desktop.waitForUpdates(1, for: harness.instances[0].account)
 
             try await harness.storeInKeyring(1)
             do {
@@ -56,7 +58,7 @@ import Testing
             #expect(harness.log.value.contains { $0.hasPrefix("<3>config \(configFile): line 2: poll-interval") })
             // The new account was still picked up, and polled every half second as the running
             // settings say, not every 5 s (or the default 30 s).
-            try await harness.presenter.waitForUpdates(1, for: harness.instances[1].account)
+            try await harness.desktop.waitForUpdates(1, for: harness.instances[1].account)
             let seen = try await harness.listRequests(1).count
             let polls = try await harness.waitForListRequests(seen + 4, on: 1)
             // Three intervals: 1.5 s at the running settings, 15 s at the bad ones.
@@ -77,10 +79,15 @@ import Testing
                 return try await keyring()
             })
             try await supervisor.start()
-            #expect(await supervisor.status().accounts.isEmpty)
-            #expect(harness.log.value.contains { $0 == "<3>cannot read the accounts from the keyring: no keyring here" })
-            try await harness.presenter.waitForUpdates(1, for: harness.instances[0].account)
-            #expect(harness.log.value.count { $0.contains("cannot read the accounts from the keyring") } == 2)
+            let waiting = await supervisor.status()
+            #expect(waiting.accounts.isEmpty)
+            #expect(waiting.keyringWaiting == "no keyring here")
+            #expect(harness.log.value.contains { $0 == "<4>waiting for the keyring: no keyring here" })
+            try await harness.desktop.waitForUpdates(1, for: harness.instances[0].account)
+            // Said once while it lasted, not at every try; and once when it ended.
+            #expect(harness.log.value.count { $0.contains("waiting for the keyring") } == 1)
+            #expect(harness.log.value.contains { $0 == "<5>the keyring answered; reading the accounts" })
+            #expect(await supervisor.status().keyringWaiting == nil)
         }
     }
 }
@@ -91,34 +98,62 @@ private struct KeyringUnavailable: Error, CustomStringConvertible {
 
 /// Which keyring accounts the daemon is willing to talk to.
 @Suite struct AccountRulesTests {
-    @Test func plainHTTPToAnotherMachineNeedsAllowHTTP() async throws {
-        try await Harness.run(0) { harness in
-            let instance = try GitbayInstance(parsing: "http://gitbay-\(UUID().uuidString.lowercased()).invalid", allowInsecureHTTP: true)
-            let account = try Account(instance: instance, username: "cmc")
-            // The instance is this test's own, so the item troubles no other test even if it
-            // outlives a failure here (the session's keyring goes with the session).
-            try await Keyring().store(try APIToken("gb_only-for-this-test"), for: account)
-            let onlyThisAccount: AccountSource = {
-                let listing = try await Keyring().list()
-                return AccountListing(accounts: listing.accounts.filter { $0.account == account }, skipped: [])
-            }
+    /// An account on plain http to a host of this test's own, in the keyring while `body` runs
+    /// (the item troubles no other test even if it outlives a failure here: the session's
+    /// keyring goes with the session), and the account source that lists it alone.
+    static func withPlainHTTPAccount(_ body: (Account, @escaping AccountSource) async throws -> Void) async throws {
+        let instance = try GitbayInstance(parsing: "http://gitbay-\(UUID().uuidString.lowercased()).invalid", allowInsecureHTTP: true)
+        let account = try Account(instance: instance, username: "cmc")
+        try await Keyring().store(try APIToken("gb_only-for-this-test"), for: account)
+        try await body(account) {
+            let listing = try await Keyring().list()
+            return AccountListing(accounts: listing.accounts.filter { $0.account == account }, skipped: [])
+        }
+        _ = try await Keyring().delete(account)
+    }
 
-            let refusing = harness.supervisor(accounts: onlyThisAccount)
-            try await refusing.start()
-            #expect(await refusing.status().accounts.isEmpty)
-            #expect(harness.log.value.contains {
-                $0.hasPrefix("<3>\(account.displayName): not polled: \(instance.url) is plain http to another machine")
-                    && $0.hasSuffix("set allow-http = true in \(harness.directory.path)/config")
-            })
-            await refusing.stop()
-
+    static var allowingHTTP: DaemonSettings {
+        get throws {
             var settings = DaemonSettings.forTests
             settings.config = try Config.parse("allow-http = true\n")
-            let allowing = harness.supervisor(settings, accounts: onlyThisAccount)
-            try await allowing.start()
-            #expect(await allowing.status().accounts.map(\.id) == [account.id])
-            await allowing.stop()
-            _ = try await Keyring().delete(account)
+            return settings
+        }
+    }
+
+    @Test func plainHTTPToAnotherMachineNeedsAllowHTTP() async throws {
+        try await Harness.run(0) { harness in
+            try await Self.withPlainHTTPAccount { account, onlyThisAccount in
+                let refusing = harness.supervisor(accounts: onlyThisAccount)
+                try await refusing.start()
+                #expect(await refusing.status().accounts.isEmpty)
+                #expect(harness.log.value.contains {
+                    $0.hasPrefix("<3>\(account.displayName): not polled: \(account.instance.url) is plain http to another machine")
+                        && $0.hasSuffix("set allow-http = true in \(harness.directory.path)/config")
+                })
+                await refusing.stop()
+
+                let allowing = harness.supervisor(try Self.allowingHTTP, accounts: onlyThisAccount)
+                try await allowing.start()
+                #expect(await allowing.status().accounts.map(\.id) == [account.id])
+                await allowing.stop()
+            }
+        }
+    }
+
+    @Test func aReloadThatNoLongerAllowsPlainHTTPStopsPollingThatAccount() async throws {
+        try await Harness.run(0) { harness in
+            try await Self.withPlainHTTPAccount { account, onlyThisAccount in
+                let current = Observed(try Self.allowingHTTP)
+                let supervisor = harness.supervisor(current.value, loadSettings: { current.value }, accounts: onlyThisAccount)
+                try await supervisor.start()
+                #expect(await supervisor.status().accounts.map(\.id) == [account.id])
+
+                current.update { $0 = .forTests }
+                try await supervisor.reload()
+                #expect(await supervisor.status().accounts.isEmpty)
+                try await harness.waitForLog("\(account.displayName): no longer polled")
+                #expect(harness.desktop.news.value.last { if case .accounts = $0 { true } else { false } } == .accounts([]))
+            }
         }
     }
 }

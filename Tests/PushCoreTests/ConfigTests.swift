@@ -40,7 +40,8 @@ import Testing
         #expect(config.terminal == nil)
         #expect(config.terminalCommand == .standard)
         #expect(config.relayURL == nil)
-        #expect(config.relayTopic == nil)
+        #expect(config.maxNotifications == 3)
+        #expect(config.warnings.isEmpty)
         #expect(config.relayPollIntervalSeconds == 300)
         #expect(config.relayKeepaliveSeconds == 45)
         #expect(config.logLevel == .info)
@@ -59,7 +60,7 @@ import Testing
             ; the item view over ssh
             terminal-command = ssh -t git@{host} {noun} show {repo} {number}
             relay-url = https://ntfy.example.org/
-            relay-topic = gbnotify_cmc-1
+            max-notifications = 5
             relay-poll-interval = 600
             relay-keepalive = 30
             log-level = debug
@@ -74,7 +75,7 @@ import Testing
             "/opt/my term/bin/t", "--exec", "ssh", "-t", "git@gitbay.org", "issue", "show", "krz/gitbay", "12",
         ])
         #expect(config.relayURL?.url == "https://ntfy.example.org")
-        #expect(config.relayTopic == "gbnotify_cmc-1")
+        #expect(config.maxNotifications == 5)
         #expect(config.relayPollIntervalSeconds == 600)
         #expect(config.relayKeepaliveSeconds == 30)
         #expect(config.logLevel == .debug)
@@ -96,14 +97,14 @@ import Testing
          #"line 3: "poll-interval 30" is not a "key = value" line (or a comment starting with # or ;)"#),
         ("; c\n= 30", #"line 2: the line has no key before "=""#),
         ("# c\n\n# c\n\npol-interval = 30",
-         "line 5: pol-interval: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-topic, relay-poll-interval, relay-keepalive, log-level, allow-http"),
+         "line 5: pol-interval: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http"),
         ("Poll-Interval = 30",
-         "line 1: Poll-Interval: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-topic, relay-poll-interval, relay-keepalive, log-level, allow-http"),
+         "line 1: Poll-Interval: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http"),
         ("\(String(repeating: "k", count: 50)) = 1",
-         "line 1: \(String(repeating: "k", count: 39))…: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-topic, relay-poll-interval, relay-keepalive, log-level, allow-http"),
+         "line 1: \(String(repeating: "k", count: 39))…: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http"),
         // Found by Fuzz/Targets/config.swift: the tab inside an unknown key reached the message.
         ("poll_interval\t&= 30",
-         "line 1: poll_interval &: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-topic, relay-poll-interval, relay-keepalive, log-level, allow-http"),
+         "line 1: poll_interval &: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http"),
         ("poll-interval = 30\n# c\n\npoll-interval = 60",
          "line 4: poll-interval: set a second time (first on line 1); keep one of the two lines"),
         ("poll-interval = 3\u{1B}[0m0", "line 1: the line contains a control character; write keys and values as plain text"),
@@ -146,10 +147,7 @@ import Testing
          #"line 1: relay-url: "ntfy.example.org" is not a usable relay URL: the instance URL must start with https:// (or http:// for a loopback host)"#),
         ("relay-url = https://ntfy.example.org/?x=1",
          #"line 1: relay-url: "https://ntfy.example.org/?x=1" is not a usable relay URL: the instance URL must not contain a query (?...)"#),
-        ("relay-topic = a.b", #"line 1: relay-topic: "a.b" is not a usable topic; use 1 to 64 letters, digits, '_' or '-'"#),
-        ("relay-topic = \(String(repeating: "a", count: 65))",
-         #"line 1: relay-topic: "\#(String(repeating: "a", count: 65))" is not a usable topic; use 1 to 64 letters, digits, '_' or '-'"#),
-        ("relay-topic = tôpic", #"line 1: relay-topic: "tôpic" is not a usable topic; use 1 to 64 letters, digits, '_' or '-'"#),
+        ("max-notifications = 0", #"line 1: max-notifications: "0" is below the minimum of 1"#),
 
         // Terminal words and the command template.
         (#"terminal = "kitty -e"#, #"line 1: terminal: ""kitty -e" opens a double quote but does not close it"#),
@@ -275,15 +273,23 @@ import Testing
         #expect(try Self.parse("relay-url = \(value)").relayURL?.url == url)
     }
 
-    @Test(arguments: ["a", "gbnotify_cmc-1", String(repeating: "Z9", count: 32)])
-    func relayTopic(_ topic: String) throws {
-        #expect(try Self.parse("relay-topic = \(topic)").relayTopic == topic)
+    @Test func anOldConfigsRelayTopicIsAWarningNotAnError() throws {
+        // Each account listens on its own topic now; an old config still starts the daemon.
+        let config = try Self.parse("poll-interval = 60\nrelay-topic = gbnotify_cmc-1\n")
+        #expect(config.pollIntervalSeconds == 60)
+        #expect(config.warnings == [
+            "line 2: relay-topic is no longer read: each account listens on its own topic, its device token "
+                + "(gbnotifyctl account list --json shows it); remove the line",
+        ])
     }
 
-    @Test func relayTopicDefaultsToTheInstallToken() throws {
-        let token = try InstallToken(bytes: Array(repeating: 0xab, count: 32))
-        #expect(Config.defaults.relayTopic(installToken: token) == token.hex)
-        #expect(try Self.parse("relay-topic = mine").relayTopic(installToken: token) == "mine")
+    @Test(arguments: [("0", "below the minimum of 1"), ("51", "above the maximum of 50"), ("three", "is not a whole number")])
+    func maxNotificationsIsAWholeNumberFromOneToFifty(_ value: String, _ reason: String) {
+        #expect {
+            try Self.parse("max-notifications = \(value)")
+        } throws: { error in
+            "\(error)".contains(reason)
+        }
     }
 
     @Test(arguments: [

@@ -19,8 +19,16 @@ import Testing
         #expect(NotificationCapabilities(advertised: ["body", "persistence"]) == .plain)
     }
 
-    @Test func itemShowsRepositoryActorAndSummaryWithBothActions() {
-        let content = NotificationContent.item(Self.row(), capabilities: Self.full)
+    static func group(_ rows: [InboxItem]) -> NoticeGroup {
+        NoticeGroup.grouping(rows, of: account)[0]
+    }
+
+    static func item(_ row: InboxItem, capabilities: NotificationCapabilities = full) -> NotificationContent {
+        NotificationContent.group(group([row]), capabilities: capabilities)
+    }
+
+    @Test func oneNoticeShowsRepositoryActorAndSummaryWithBothActions() {
+        let content = Self.item(Self.row())
         #expect(content.summary == "krz/gitbay")
         #expect(content.body == "ana opened issue #12")
         #expect(content.actions == ["default", "Open", "mark-read", "Mark read"])
@@ -30,44 +38,76 @@ import Testing
 
     @Test(arguments: [(ItemKind?.some(.mr), "x-gitbay.mr"), (.some(.build), "x-gitbay.build"), (nil, nil)])
     func categoryFollowsKind(_ kind: ItemKind?, _ category: String?) {
-        #expect(NotificationContent.item(Self.row(kind: kind), capabilities: Self.full).category == category)
+        #expect(Self.item(Self.row(kind: kind)).category == category)
+    }
+
+    @Test func theTitleIsTheRepositoryOfThePathNeverTheRowsRepoText() {
+        #expect(Self.item(Self.row(repo: "bank/login", path: "krz/gitbay/issues/12")).summary == "krz/gitbay")
+        // A path that names no item: the instance, which is where a click then leads.
+        #expect(Self.item(Self.row(repo: "krz/gitbay", path: "../../etc/passwd")).summary == "gitbay.org")
     }
 
     @Test func markupIsEscapedOnlyForMarkupServers() {
         let row = Self.row(actor: "<b>eve</b>", summary: "said a & b <i>")
-        #expect(NotificationContent.item(row, capabilities: Self.full).body == "&lt;b&gt;eve&lt;/b&gt; said a &amp; b &lt;i&gt;")
-        let plain = NotificationContent.item(row, capabilities: NotificationCapabilities(bodyMarkup: false, actions: true))
+        #expect(Self.item(row).body == "&lt;b&gt;eve&lt;/b&gt; said a &amp; b &lt;i&gt;")
+        let plain = Self.item(row, capabilities: NotificationCapabilities(bodyMarkup: false, actions: true))
         #expect(plain.body == "<b>eve</b> said a & b <i>")
     }
 
     @Test func noActionsWithoutTheCapability() {
-        #expect(NotificationContent.item(Self.row(), capabilities: .plain).actions.isEmpty)
-        #expect(NotificationContent.summary(count: 4, isAtLeast: false, isUnread: false, account: Self.account, capabilities: .plain)
-            .actions.isEmpty)
+        #expect(Self.item(Self.row(), capabilities: .plain).actions.isEmpty)
+        let summary = NoticeSummary(count: 4, isAtLeast: false, wording: .new, rowIDs: [])
+        #expect(NotificationContent.summary(summary, account: Self.account, capabilities: .plain).actions.isEmpty)
     }
 
-    @Test func hostileTextIsOneBoundedLine() {
-        let row = Self.row(repo: "o/r\n\u{1B}[31mx", actor: "a", summary: String(repeating: "x", count: 10_000) + "\n")
-        let content = NotificationContent.item(row, capabilities: Self.full)
-        #expect(content.summary == "o/r  [31mx")
-        #expect(content.body.count == NotificationContent.maximumBodyLength)
+    @Test func hostileTextIsOneBoundedLineWithoutFormatCharacters() {
+        let row = Self.row(actor: "a\u{202E}b", summary: String(repeating: "x", count: 10_000) + "\n\u{1B}[31m")
+        let content = Self.item(row)
+        #expect(content.body.count == NotificationContent.maximumGroupLineLength)
+        #expect(content.body.hasPrefix("ab x"))
         #expect(content.body.hasSuffix("…"))
         #expect(!content.body.contains("\n"))
     }
 
     @Test func escapingHappensAfterTheCutSoNoEntityIsSplit() {
-        let row = Self.row(actor: "a", summary: String(repeating: "&", count: 1000))
-        let body = NotificationContent.item(row, capabilities: Self.full).body
+        let body = Self.item(Self.row(actor: "a", summary: String(repeating: "&", count: 1000))).body
         #expect(body.hasSuffix("&amp;…"))
     }
 
+    @Test func aGroupListsWhatIsNewNewestFirstAndCountsTheRest() {
+        let first = Self.group([Self.row(id: 1, summary: "opened issue #1", path: "krz/gitbay/issues/1")])
+        let grown = first.adding([
+            Self.row(id: 2, summary: "opened issue #2", path: "krz/gitbay/issues/2"),
+            Self.row(id: 3, summary: "opened issue #3", path: "krz/gitbay/issues/3"),
+        ])
+        let content = NotificationContent.group(grown, capabilities: Self.full)
+        #expect(content.summary == "krz/gitbay")
+        // Notice 1 was shown before: counted, never listed again.
+        #expect(content.body == "ana opened issue #3\nana opened issue #2\nand 1 more")
+        #expect(content.actions == ["default", "Open the inbox", "mark-read", "Mark all read"])
+        let many = first.adding((2...9).map { Self.row(id: $0, path: "krz/gitbay/issues/\($0)") })
+        #expect(NotificationContent.group(many, capabilities: Self.full).body.split(separator: "\n").last == "and 6 more")
+    }
+
+    @Test func withSeveralAccountsTheBodyNamesTheAccountFirst() {
+        let content = NotificationContent.group(Self.group([Self.row()]), capabilities: Self.full, accountLine: "cmc@gitbay.org")
+        #expect(content.body == "cmc@gitbay.org\nana opened issue #12")
+    }
+
     @Test func summaries() {
-        let new = NotificationContent.summary(count: 7, isAtLeast: false, isUnread: false, account: Self.account, capabilities: Self.full)
-        #expect(new.summary == "7 new on gitbay.org as cmc")
-        #expect(new.actions == ["default", "Open the inbox"])
-        #expect(new.category == nil)
-        let unread = NotificationContent.summary(count: 50, isAtLeast: true, isUnread: true, account: Self.account, capabilities: Self.full)
-        #expect(unread.summary == "50+ unread on gitbay.org as cmc")
+        func text(_ count: Int, _ isAtLeast: Bool, _ wording: NoticeSummary.Wording) -> String {
+            NotificationContent.summary(
+                NoticeSummary(count: count, isAtLeast: isAtLeast, wording: wording, rowIDs: []), account: Self.account,
+                capabilities: Self.full
+            ).summary
+        }
+        #expect(text(7, false, .new) == "7 new on gitbay.org as cmc")
+        #expect(text(50, true, .unread) == "50+ unread on gitbay.org as cmc")
+        #expect(text(5, false, .more) == "5 more unread on gitbay.org as cmc")
+        let content = NotificationContent.summary(
+            NoticeSummary(count: 1, isAtLeast: false, wording: .new, rowIDs: []), account: Self.account, capabilities: Self.full)
+        #expect(content.actions == ["default", "Open the inbox"])
+        #expect(content.category == nil)
     }
 
     @Test func tokenRejectedSaysHowToFixIt() {
@@ -94,65 +134,24 @@ import Testing
         #expect(changes == [true, true, false, true])
     }
 
-    @Test func lowerStopsAtZeroAndRemoveDropsTheAccount() {
+    @Test func removeDropsTheAccountAndNegativeCountsAreZero() {
         var tally = UnreadTally()
         tally.set(2, for: Self.one)
         tally.set(4, for: Self.two)
         var changes: [Bool] = []
-        changes.append(tally.lower(by: 3, for: Self.one))
-        changes.append(tally.lower(by: 1, for: Self.one))
-        #expect(tally.total == 4)
         changes.append(tally.remove(Self.two))
-        #expect(tally.total == 0)
+        #expect(tally.total == 2)
         changes.append(tally.remove(Self.two))
         changes.append(tally.set(-3, for: Self.one))
-        #expect(changes == [true, false, true, false, false])
-    }
-}
-
-@Suite struct DesktopWaitingNoticesTests {
-    static let one = DesktopContentTests.account
-    static let two = DesktopUnreadTallyTests.two
-
-    @Test func fewItemsComeOutNewestFirst() {
-        var waiting = WaitingNotices()
-        waiting.add([.item(DesktopContentTests.row(id: 1)), .item(DesktopContentTests.row(id: 2))], for: Self.one)
-        waiting.add([.item(DesktopContentTests.row(id: 3))], for: Self.one)
-        let released = waiting.release()
-        #expect(released.count == 1)
-        #expect(released.first?.account == Self.one)
-        #expect(released.first?.release == .items([3, 2, 1].map { DesktopContentTests.row(id: $0) }))
-        #expect(waiting.isEmpty)
+        #expect(tally.total == 0)
+        #expect(changes == [true, false, true])
     }
 
-    @Test func manyItemsOrAnySummaryBecomeOneSummaryPerAccount() {
-        var waiting = WaitingNotices()
-        waiting.add((1...4).map { .item(DesktopContentTests.row(id: $0)) }, for: Self.one)
-        waiting.add([.summary(count: 5, isAtLeast: true, newestID: 9, isFirstSight: true)], for: Self.two)
-        let released = waiting.release()
-        #expect(released.map(\.account) == [Self.one, Self.two].sorted { $0.id < $1.id })
-        let byAccount = Dictionary(uniqueKeysWithValues: released.map { ($0.account, $0.release) })
-        #expect(byAccount[Self.one] == .summary(count: 4, isAtLeast: false, isUnread: false))
-        #expect(byAccount[Self.two] == .summary(count: 5, isAtLeast: true, isUnread: true))
-    }
-
-    @Test func boundedButCounted() {
-        var waiting = WaitingNotices(limit: 2)
-        waiting.add((1...1000).map { .item(DesktopContentTests.row(id: $0)) }, for: Self.one)
-        #expect(waiting.release().first?.release == .summary(count: 1000, isAtLeast: false, isUnread: false))
-    }
-
-    @Test func readElsewhereWhileWaitingIsNotShown() {
-        var waiting = WaitingNotices()
-        waiting.add([.item(DesktopContentTests.row(id: 1)), .item(DesktopContentTests.row(id: 2))], for: Self.one)
-        waiting.remove([1], for: Self.one)
-        #expect(waiting.release().first?.release == .items([DesktopContentTests.row(id: 2)]))
-        waiting.add([.item(DesktopContentTests.row(id: 3))], for: Self.one)
-        waiting.remove([3], for: Self.one)
-        #expect(waiting.isEmpty)
-        waiting.add([.item(DesktopContentTests.row(id: 4))], for: Self.two)
-        waiting.forget(Self.two)
-        #expect(waiting.isEmpty)
+    @Test func hugeCountsAreClampedAndTheTotalNeverOverflows() {
+        var tally = UnreadTally()
+        tally.set(Int.max, for: Self.one)
+        tally.set(Int.max, for: Self.two)
+        #expect(tally.total == 2 * OutsideCount.maximum)
     }
 }
 
@@ -179,7 +178,7 @@ import Testing
         #expect(launch.environment.isEmpty)
     }
 
-    @Test func terminalRunsTheGitbayCLI() throws {
+    @Test func terminalRunsTheTerminalCommand() throws {
         let config = try Config.parse("open-with = terminal\nterminal = kitty -e\n")
         let launch = ClickLaunch.forClick(
             Self.target("krz/gitbay/mrs/3"), config: config, activationToken: nil, isInstalled: { _ in false })

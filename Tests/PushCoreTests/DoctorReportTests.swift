@@ -105,7 +105,7 @@ import Testing
 
     @Test func daemonStatusIsSummarised() {
         let status = DaemonStatus(
-            version: GBNotify.version, installTokenPrefix: "3fa9c2d1", uptimeSeconds: 125, configPath: "/c",
+            version: GBNotify.version, uptimeSeconds: 125, configPath: "/c",
             accounts: [
                 AccountStatus(id: "a", instance: "https://a", user: "a", state: .ok),
                 AccountStatus(id: "b", instance: "https://b", user: "b", state: .needsToken),
@@ -115,7 +115,7 @@ import Testing
         #expect(finding.verdict == .ok)
         #expect(finding.finding == "running: gbnotifyd \(GBNotify.version), up 2m 5s, 3 accounts (2 ok, 1 needs_token)")
 
-        let old = DoctorFinding.daemon(DaemonStatus(version: "0.0.1", installTokenPrefix: "", uptimeSeconds: 5, configPath: "", accounts: []))
+        let old = DoctorFinding.daemon(DaemonStatus(version: "0.0.1", uptimeSeconds: 5, configPath: "", accounts: []))
         #expect(old.verdict == .warning)
         #expect(old.finding == "running: gbnotifyd 0.0.1, up 5s, 0 accounts; this gbnotifyctl is \(GBNotify.version)")
         #expect(DoctorFinding.daemonNotRunning.verdict == .failure)

@@ -16,9 +16,20 @@ import Testing
     @Test func rowsAreGroupedByRepositoryWithTheNewestGroupLast() {
         let groups = NoticeGroup.grouping([Self.row(3, repo: "a/x"), Self.row(4, repo: "b/y"), Self.row(2, repo: "b/y")], of: Self.account)
         #expect(groups.map(\.key) == [
-            NoticeGroup.Key(account: Self.account, repo: "a/x"), NoticeGroup.Key(account: Self.account, repo: "b/y"),
+            NoticeGroup.Key(account: Self.account, repository: "a/x"), NoticeGroup.Key(account: Self.account, repository: "b/y"),
         ])
         #expect(groups.map(\.inboxIDs) == [[3], [4, 2]])
+    }
+
+    @Test func theRepositoryComesFromThePathAndRowsWithNoItemShareOneGroup() {
+        let rows = [
+            DesktopContentTests.row(id: 1, repo: "bank/login", path: "krz/gitbay/issues/1"),
+            DesktopContentTests.row(id: 2, repo: "krz/gitbay", path: "../../etc/passwd"),
+            DesktopContentTests.row(id: 3, repo: "x/y", path: "krz/gitbay/wiki/Home"),
+        ]
+        let groups = NoticeGroup.grouping(rows, of: Self.account)
+        #expect(groups.map(\.key.repository) == ["krz/gitbay", nil])
+        #expect(groups.map(\.inboxIDs) == [[1], [3, 2]])
     }
 
     @Test func addingKeepsNewestFirstReplacesARepeatedIdAndIgnoresOtherRepositories() throws {
@@ -27,6 +38,9 @@ import Testing
         #expect(grown.inboxIDs == [9, 5])
         #expect(grown.items[1].summary == "closed issue #5")
         #expect(grown.newest.id == 9)
+        // What came with this addition is what the notification lists next.
+        #expect(grown.fresh == [9, 5])
+        #expect(grown.adding([Self.row(11)]).fresh == [11])
     }
 
     @Test func aGroupKeepsAtMostItsLimitDroppingTheOldest() throws {
@@ -38,8 +52,9 @@ import Testing
 
     @Test func removingShrinksTheGroupAndRemovingEveryRowLeavesNone() throws {
         let group = try #require(NoticeGroup.grouping([Self.row(1), Self.row(2), Self.row(3)], of: Self.account).first)
-        #expect(group.removing([2, 99])?.inboxIDs == [3, 1])
-        #expect(group.removing([1, 2, 3]) == nil)
+        #expect(group.removing(.marked([2, 99]))?.inboxIDs == [3, 1])
+        #expect(group.removing(.marked([1, 2, 3])) == nil)
+        #expect(group.removing(.unreadPage([1], isComplete: true))?.inboxIDs == [1])
     }
 
     @Test func oneNoticeOpensItsItemAndSeveralOpenTheInbox() throws {
@@ -47,12 +62,7 @@ import Testing
         #expect(one.target == PushTarget(account: Self.account, destination: NotificationDestination(path: "krz/gitbay/issues/12")))
         #expect(one.adding([Self.row(13)]).target == PushTarget(account: Self.account, destination: nil))
         // Shrunk back to one, it opens that one again.
-        #expect(one.adding([Self.row(13)]).removing([12])?.target.destination == NotificationDestination(path: "krz/gitbay/issues/13"))
-    }
-
-    @Test func aGroupOfOneReadsAsItsItem() throws {
-        let group = try #require(NoticeGroup.grouping([Self.row(12)], of: Self.account).first)
-        #expect(NotificationContent.group(group, capabilities: Self.full) == NotificationContent.item(Self.row(12), capabilities: Self.full))
+        #expect(one.adding([Self.row(13)]).removing(.marked([12]))?.target.destination == NotificationDestination(path: "krz/gitbay/issues/13"))
     }
 
     @Test func severalListTheNewestThreeThenHowManyMore() throws {

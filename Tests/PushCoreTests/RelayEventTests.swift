@@ -13,7 +13,7 @@ import Testing
         let message = try Self.event(#"""
             {"id":"hwQ2YpKdmg","time":1635528741,"event":"message","topic":"t","title":"x","priority":3,"message":"{\"a\":1}"}
             """#)
-        #expect(message == .message(RelayMessage(id: "hwQ2YpKdmg", time: 1_635_528_741, text: #"{"a":1}"#)))
+        #expect(message == .message(RelayMessage(id: "hwQ2YpKdmg", time: 1_635_528_741, topic: "t")))
     }
 
     @Test func unknownEventsAreNamedNotFailed() throws {
@@ -26,10 +26,10 @@ import Testing
         ("[1,2]", .notAnObject),
         (#"{"id":"a"}"#, .missingField("event")),
         (#"{"event":7}"#, .missingField("event")),
-        (#"{"event":"message","time":1,"message":"m"}"#, .missingField("id")),
-        (#"{"event":"message","id":"a","message":"m"}"#, .missingField("time")),
-        (#"{"event":"message","id":"a","time":1}"#, .missingField("message")),
-        (#"{"event":"message","id":"a","time":1,"message":5}"#, .missingField("message")),
+        (#"{"event":"message","time":1,"topic":"t"}"#, .missingField("id")),
+        (#"{"event":"message","id":"a","topic":"t"}"#, .missingField("time")),
+        (#"{"event":"message","id":"a","time":1}"#, .missingField("topic")),
+        (#"{"event":"message","id":"a","time":1,"topic":5}"#, .missingField("topic")),
         (#"{"event":"message","id":"../x","time":1,"message":"m"}"#, .invalidID),
         (#"{"event":"message","id":"","time":1,"message":"m"}"#, .invalidID),
         (#"{"event":"message","id":"a&since=all","time":1,"message":"m"}"#, .invalidID),
@@ -162,31 +162,37 @@ import Testing
 
 @Suite struct RelaySubscriptionTests {
     static let relay = try! GitbayInstance(parsing: "https://ntfy.example.org/base/")
-    static let subscription = RelaySubscription(relay: relay, topic: "abc")
+    static let subscription = RelaySubscription(relay: relay, topics: ["def", "abc", "def"])!
+
+    @Test func everyTopicOnceSortedAndNoneIsNoSubscription() {
+        #expect(Self.subscription.topics == ["abc", "def"])
+        #expect(RelaySubscription(relay: Self.relay, topics: []) == nil)
+    }
 
     @Test func firstConnectionHasNoSince() {
-        #expect(Self.subscription.url(from: .now) == "https://ntfy.example.org/base/abc/json")
+        #expect(Self.subscription.url(from: .now) == "https://ntfy.example.org/base/abc,def/json")
     }
 
     @Test func resumesAfterTheLastID() {
-        #expect(Self.subscription.url(from: .after("hwQ2YpKdmg")) == "https://ntfy.example.org/base/abc/json?since=hwQ2YpKdmg")
+        #expect(Self.subscription.url(from: .after("hwQ2YpKdmg")) == "https://ntfy.example.org/base/abc,def/json?since=hwQ2YpKdmg")
     }
 
     @Test func resumesFromATimeBeforeAnyMessage() {
-        #expect(Self.subscription.url(from: .since(1_635_528_757)) == "https://ntfy.example.org/base/abc/json?since=1635528757")
-        #expect(Self.subscription.url(from: .since(-5)) == "https://ntfy.example.org/base/abc/json?since=0")
+        #expect(Self.subscription.url(from: .since(1_635_528_757)) == "https://ntfy.example.org/base/abc,def/json?since=1635528757")
+        #expect(Self.subscription.url(from: .since(-5)) == "https://ntfy.example.org/base/abc,def/json?since=0")
     }
 
     @Test func anUnusableIDIsNotSent() {
-        #expect(Self.subscription.url(from: .after("x&y")) == "https://ntfy.example.org/base/abc/json")
+        #expect(Self.subscription.url(from: .after("x&y")) == "https://ntfy.example.org/base/abc,def/json")
     }
 
-    @Test func aCursorCountsOnlyForItsOwnRelayAndTopic() {
-        let cursor = RelayCursor(relayURL: Self.relay.url, topic: "abc", lastMessageID: "m3")
+    @Test func aCursorCountsForItsOwnRelayWhateverTheTopics() {
+        let cursor = RelayCursor(relayURL: Self.relay.url, lastMessageID: "m3")
         #expect(Self.subscription.resumeID(from: cursor) == "m3")
-        #expect(RelaySubscription(relay: Self.relay, topic: "other").resumeID(from: cursor) == nil)
+        // An account came or went: the relay's message ids still say where to resume.
+        #expect(RelaySubscription(relay: Self.relay, topics: ["other"])?.resumeID(from: cursor) == "m3")
         let elsewhere = try! GitbayInstance(parsing: "https://relay.example.org")
-        #expect(RelaySubscription(relay: elsewhere, topic: "abc").resumeID(from: cursor) == nil)
+        #expect(RelaySubscription(relay: elsewhere, topics: ["abc"])?.resumeID(from: cursor) == nil)
         #expect(Self.subscription.resumeID(from: nil) == nil)
     }
 }

@@ -8,7 +8,7 @@ import Testing
         lastMessageID: "hwQ2YpKdmg", reconnects: 2, droppedLines: 1)
 
     static func status(relay: RelayStatus) -> DaemonStatus {
-        DaemonStatus(version: "0.1.0", installTokenPrefix: "3fa9c2d1", uptimeSeconds: 60, configPath: "/c", accounts: [], relay: relay)
+        DaemonStatus(version: "0.1.0", uptimeSeconds: 60, configPath: "/c", accounts: [], relay: relay)
     }
 
     @Test func roundTripsInsideTheDaemonStatus() throws {

@@ -15,15 +15,15 @@ import Testing
     @Test func aSavedCursorIsReadBackPrivately() throws {
         let scratch = try ScratchDirectory()
         let state = StateDirectory(path: scratch.path + "/sub")
-        let saved = RelayCursor(relayURL: "https://ntfy.example.org", topic: "abc", lastMessageID: "hwQ2YpKdmg")
+        let saved = RelayCursor(relayURL: "https://ntfy.example.org", lastMessageID: "hwQ2YpKdmg")
         try state.saveRelayCursor(saved)
-        try state.saveRelayCursor(RelayCursor(relayURL: saved.relayURL, topic: "abc", lastMessageID: "next"))
+        try state.saveRelayCursor(RelayCursor(relayURL: saved.relayURL, lastMessageID: "next"))
 
         #expect(try state.loadRelayCursor().cursor?.lastMessageID == "next")
         #expect(try FileManager.default.contentsOfDirectory(atPath: state.path) == ["relay-cursor.json"])
-        let attributes = try FileManager.default.attributesOfItem(atPath: state.relayCursorPath)
+        let attributes = try FileManager.default.attributesOfItem(atPath: state.relayCursorFile.path)
         #expect((attributes[.posixPermissions] as! NSNumber).intValue == 0o600)
-        let text = try String(contentsOfFile: state.relayCursorPath, encoding: .utf8)
+        let text = try String(contentsOfFile: state.relayCursorFile.path, encoding: .utf8)
         #expect(text.hasPrefix(#"{"last_message_id":"next","relay_url":"#))
     }
 
@@ -31,11 +31,11 @@ import Testing
     func anUnreadableCursorIsSetAside(_ contents: String) throws {
         let scratch = try ScratchDirectory()
         let state = StateDirectory(path: scratch.path)
-        try contents.write(toFile: state.relayCursorPath, atomically: false, encoding: .utf8)
+        try contents.write(toFile: state.relayCursorFile.path, atomically: false, encoding: .utf8)
 
         let (cursor, warning) = try state.loadRelayCursor()
         #expect(cursor == nil)
-        #expect(warning?.contains("relay cursor file was unreadable") == true)
+        #expect(warning?.contains("relay-cursor.json was unreadable") == true)
         #expect(try scratch.contents().contains { $0.hasPrefix("relay-cursor.json.corrupt-") })
         #expect(try state.loadRelayCursor().warning == nil)
     }

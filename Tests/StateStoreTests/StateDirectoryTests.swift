@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import PushCore
 import Testing
 
@@ -32,34 +33,120 @@ final class ScratchDirectory {
         #expect(throws: StateError.noStateDirectory) { try StateDirectory(environment: [:]) }
     }
 
-    @Test func installTokenIsMadeOncePrivateAndKept() throws {
+    @Test func aDeviceTokenIsMadeOncePerAccountPrivateAndKept() throws {
         let scratch = try ScratchDirectory()
         let state = StateDirectory(path: scratch.path + "/a/gbnotifyd")
-        let first = try state.installToken()
-        let second = try state.installToken()
-        #expect(first.token == second.token)
+        let first = try state.deviceToken(for: "cmc@https://gitbay.org")
+        let again = try state.deviceToken(for: "cmc@https://gitbay.org")
+        let other = try state.deviceToken(for: "cmc@https://other.example")
+        #expect(first.token == again.token)
+        #expect(first.token != other.token)
         #expect(first.warning == nil)
-        #expect(first.token.hex.count == 64)
         #expect(try scratch.mode("a/gbnotifyd") == 0o700)
-        #expect(try scratch.mode("a/gbnotifyd/install-token") == 0o600)
-        #expect(try String(contentsOfFile: state.installTokenPath, encoding: .utf8) == first.token.hex + "\n")
+        #expect(try scratch.mode("a/gbnotifyd/accounts.json") == 0o600)
+        #expect(try state.loadAccounts().state.accounts["cmc@https://gitbay.org"]?.deviceToken == first.token.hex)
     }
 
-    @Test func twoInstallsGetDifferentTokens() throws {
-        let scratch = try ScratchDirectory()
-        let one = try StateDirectory(path: scratch.path + "/one").installToken().token
-        let two = try StateDirectory(path: scratch.path + "/two").installToken().token
-        #expect(one != two)
-    }
-
-    @Test func corruptInstallTokenIsSetAsideAndReplaced() throws {
+    @Test func anUnusableDeviceTokenIsReplaced() throws {
         let scratch = try ScratchDirectory()
         let state = StateDirectory(path: scratch.path)
-        try "not a token\n".write(toFile: state.installTokenPath, atomically: false, encoding: .utf8)
-        let (token, warning) = try state.installToken()
-        #expect(warning?.contains("install token file was not a token") == true)
-        #expect(try state.installToken().token == token)
-        #expect(try scratch.contents().contains { $0.hasPrefix("install-token.corrupt-") })
+        try state.updateAccounts { $0.accounts["a"] = AccountRecord(deviceToken: "not a token", deviceID: 3) }
+        let token = try state.deviceToken(for: "a").token
+        #expect(token.hex.count == 64)
+        // The old id was the unusable token's: the new one is registered afresh.
+        #expect(try state.loadAccounts().state.accounts["a"] == AccountRecord(deviceToken: token.hex))
+    }
+
+    @Test func anEarlierVersionsDeviceIDIsKeptAsLegacyWhenTheAccountGetsItsToken() throws {
+        let scratch = try ScratchDirectory()
+        let state = StateDirectory(path: scratch.path)
+        try state.updateAccounts { $0.accounts["a"] = AccountRecord(deviceID: 7, highWater: 40) }
+        let token = try state.deviceToken(for: "a").token
+        #expect(try state.loadAccounts().state.accounts["a"] == AccountRecord(deviceToken: token.hex, legacyDeviceID: 7, highWater: 40))
+    }
+
+    @Test func theLegacyInstallTokenIsReadOnly() throws {
+        let scratch = try ScratchDirectory()
+        let state = StateDirectory(path: scratch.path)
+        #expect(try state.legacyInstallToken() == nil)
+        let hex = String(repeating: "ab", count: 32)
+        try (hex + "\n").write(toFile: state.installTokenPath, atomically: false, encoding: .utf8)
+        #expect(try state.legacyInstallToken()?.hex == hex)
+        try "garbage".write(toFile: state.installTokenPath, atomically: false, encoding: .utf8)
+        #expect(try state.legacyInstallToken() == nil)
+    }
+
+    @Test func aStateDirectoryOthersCanWriteIsRefused() throws {
+        let scratch = try ScratchDirectory()
+        let state = StateDirectory(path: scratch.path + "/open")
+        try FileManager.default.createDirectory(atPath: state.path, withIntermediateDirectories: false)
+        chmod(state.path, 0o777)
+        #expect {
+            try state.updateAccounts { $0.accounts["x"] = AccountRecord(deviceID: 1) }
+        } throws: { error in
+            "\(error)".contains("other users may write to it") && "\(error)".contains("chmod 700")
+        }
+        #expect(!FileManager.default.fileExists(atPath: state.path + "/accounts.json"))
+    }
+
+    @Test func aStateDirectoryOfAnotherUserIsRefused() throws {
+        let scratch = try ScratchDirectory()
+        let state = StateDirectory(path: scratch.path + "/theirs")
+        try FileManager.default.createDirectory(atPath: state.path, withIntermediateDirectories: false)
+        chmod(state.path, 0o700)
+        // Owned by someone else: as root by chown; as anyone else, the test's own directory
+        // cannot be given away, so this case needs root (CI runs as root).
+        guard geteuid() == 0 else { return }
+        #expect(chown(state.path, 12345, 12345) == 0)
+        #expect {
+            try state.create()
+        } throws: { error in
+            "\(error)".contains("belongs to user id 12345")
+        }
+    }
+
+    @Test func aStateDirectoryThatIsALinkIsRefused() throws {
+        let scratch = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: scratch.path + "/elsewhere", withIntermediateDirectories: false)
+        #expect(symlink(scratch.path + "/elsewhere", scratch.path + "/link") == 0)
+        let state = StateDirectory(path: scratch.path + "/link")
+        #expect {
+            try state.create()
+        } throws: { error in
+            "\(error)".contains("is not a directory")
+        }
+    }
+
+    @Test func stateFilesAreNeverReadOrWrittenThroughALink() throws {
+        let scratch = try ScratchDirectory()
+        let state = StateDirectory(path: scratch.path + "/state")
+        try state.create()
+        let victim = scratch.path + "/victim"
+        try "precious".write(toFile: victim, atomically: false, encoding: .utf8)
+        // A link planted where the state file goes is not read through...
+        #expect(symlink(victim, state.path + "/relay-cursor.json") == 0)
+        #expect(throws: StateError.self) { try state.loadRelayCursor() }
+        // ...and one planted at the temporary file's name is not written through.
+        #expect(symlink(victim, state.path + "/accounts.json.tmp-\(getpid())") == 0)
+        try state.updateAccounts { $0.accounts["x"] = AccountRecord(deviceID: 1) }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        #expect(try state.loadAccounts().state.accounts["x"]?.deviceID == 1)
+    }
+
+    @Test func theScreenIsSavedReadBackAndRemoved() throws {
+        let scratch = try ScratchDirectory()
+        let state = StateDirectory(path: scratch.path)
+        let account = try Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "cmc")
+        var book = ScreenBook(limit: 3)
+        book.take(AccountUpdate(account: account, unread: .exact(4)))
+        book.shown(book.entries[0].id, serverID: 17)
+        let saved = book.saved(serverOwner: ":1.5")
+        try state.saveScreen(saved)
+        #expect(try state.loadScreen().saved == saved)
+        #expect(try scratch.mode("notifications.json") == 0o600)
+        try state.removeScreen()
+        try state.removeScreen()
+        #expect(try state.loadScreen().saved == nil)
     }
 
     @Test func accountStateRoundTripsAndIsPrivate() throws {
@@ -78,14 +165,14 @@ final class ScratchDirectory {
         let scratch = try ScratchDirectory()
         let state = StateDirectory(path: scratch.path)
         try state.updateAccounts { _ in }
-        #expect(!FileManager.default.fileExists(atPath: state.accountsPath))
+        #expect(!FileManager.default.fileExists(atPath: state.accountsFile.path))
     }
 
     @Test(arguments: ["{\"version\": 1, \"accounts\": {\"x\": {\"deviceID\": 7", "garbage", "", "{\"version\": 99, \"accounts\": {}}", "[1,2]"])
     func unreadableAccountStateIsSetAsideNotFatal(contents: String) throws {
         let scratch = try ScratchDirectory()
         let state = StateDirectory(path: scratch.path)
-        try contents.write(toFile: state.accountsPath, atomically: false, encoding: .utf8)
+        try contents.write(toFile: state.accountsFile.path, atomically: false, encoding: .utf8)
         let (loaded, warning) = try state.loadAccounts()
         #expect(loaded == PersistedAccounts())
         #expect(warning?.contains("unreadable") == true)
@@ -114,6 +201,6 @@ final class ScratchDirectory {
         // /dev/null is not a directory, whoever runs the test (root ignores permission bits).
         let state = StateDirectory(path: "/dev/null/gbnotifyd")
         #expect(throws: StateError.self) { try state.updateAccounts { $0.accounts["x"] = AccountRecord(deviceID: 1) } }
-        #expect(throws: StateError.self) { try state.installToken() }
+        #expect(throws: StateError.self) { try state.deviceToken(for: "x") }
     }
 }

@@ -30,7 +30,7 @@ struct ControlAPI: Sendable {
     }
 
     private func send<Reply: Decodable>(_ route: String, method: HTTPRequest.Method) async throws -> Reply {
-        let request = HTTPRequest(method: method, url: "\(root)/\(route)", headers: ["Content-Type": "application/json"])
+        let request = HTTPRequest(mayUseProxy: false, method: method, url: "\(root)/\(route)", headers: ["Content-Type": "application/json"])
         // Longer than the stand-ins' longest wait (120 s), during which they send nothing.
         let patience = Duration.seconds(150)
         let options = TransferOptions(

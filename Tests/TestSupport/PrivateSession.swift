@@ -55,4 +55,37 @@ public enum PrivateSession {
             throw Failure(description: "the copy of this test in its own session ran no test:\n\(output)")
         }
     }
+
+    /// Whether this process is the copy that runs `suite` in a session of its own
+    /// (`runSuite`): the suite is enabled there only.
+    public static func isRunning(suite: String) -> Bool {
+        ProcessInfo.processInfo.environment[childVariable] == "suite " + suite
+    }
+
+    /// Runs every test of `suite` in a fresh copy of the test process inside its own
+    /// `scripts/desktop-session`, one after another, for suites whose tests need the process's
+    /// own session bus to be a private one (libnotify and libsecret reach the bus of the process,
+    /// not a connection a test hands them). Returns how many tests ran; throws `Failure` with
+    /// everything the copy printed when it failed or ran none.
+    ///
+    /// - Parameter environment: added to the copy's, and so to the session's services (dunst
+    ///   reads its config through `XDG_CONFIG_DIRS`).
+    @discardableResult
+    public static func runSuite(
+        _ suite: String, keyring: Bool = true, notifications: Bool = true, environment extra: [String: String] = [:]
+    ) async throws -> Int {
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+        environment[childVariable] = "suite " + suite
+        let copy = [CommandLine.arguments[0], "--testing-library", "swift-testing", "--filter", "\\.\(suite)/"]
+        let options = (keyring ? [] : ["--no-keyring"]) + (notifications ? [] : ["--no-notifications"])
+        let child = try await Program.run([script] + options + ["--"] + copy, environment: environment)
+        let output = child.stdout + child.stderr
+        guard child.status == 0 else {
+            throw Failure(description: "\(suite) in its own session failed:\n\(output)")
+        }
+        guard let ran = output.firstMatch(of: /Test run with (\d+) tests? in \d+ suites? passed/).flatMap({ Int($0.1) }), ran > 0 else {
+            throw Failure(description: "\(suite) in its own session ran no test:\n\(output)")
+        }
+        return ran
+    }
 }

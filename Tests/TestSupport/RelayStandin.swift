@@ -7,10 +7,14 @@ import Foundation
 public final class RelayStandin: Sendable {
     /// One `GET /TOPIC/json` the relay received.
     public struct Subscription: Decodable, Sendable, Equatable {
+        /// The topics as the request named them: one, or a comma list.
         public let topic: String
         public let since: String?
         /// The `Authorization` header as received, so tests can check the relay token.
         public let authorization: String?
+
+        /// Each topic of the subscription.
+        public var topics: [String] { topic.split(separator: ",").map(String.init) }
     }
 
     public struct Published: Decodable, Sendable {

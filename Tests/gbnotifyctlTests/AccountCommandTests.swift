@@ -18,8 +18,9 @@ import TestSupport
         #expect(added.stdout == "Added cmc@\(host) (registered as device \(device.id)).\n")
         #expect(device.username == "cmc")
         #expect(device.label.hasPrefix("gbnotifyd on "))
-        let installToken = try String(contentsOf: ctl.stateDirectory.appendingPathComponent("install-token"), encoding: .utf8)
-        #expect(device.token + "\n" == installToken)
+        // The account's own device token, kept in its state, is what was registered.
+        let saved = try String(contentsOf: ctl.stateDirectory.appendingPathComponent("accounts.json"), encoding: .utf8)
+        #expect(saved.contains(#""deviceToken":"\#(device.token)""#))
         #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == token)
 
         let listed = try await ctl.run(["account", "list", "--json"])
@@ -28,6 +29,7 @@ import TestSupport
         let row = try #require(rows?.first { $0["instance"] as? String == standin.url })
         #expect(row["user"] as? String == "cmc")
         #expect(row["device_id"] as? Int == device.id)
+        #expect(row["topic"] as? String == device.token)
 
         let removed = try await ctl.run(["account", "remove", "cmc@\(host)"])
         #expect(removed.status == 0, "\(removed.stderr)")
@@ -60,7 +62,7 @@ import TestSupport
         #expect(try await ctl.run(["account", "add", standin.url], stdin: first).status == 0)
         #expect(try await ctl.run(["account", "add", standin.url], stdin: second).status == 0)
         #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == second)
-        // Registration upserts on the install token: still one device row.
+        // Registration upserts on the account's device token: still one device row.
         #expect(try await standin.state().devices.count == 1)
         _ = try await ctl.run(["account", "remove", standin.url])
     }
@@ -170,5 +172,40 @@ import TestSupport
             #expect(!text.contains(token))
             #expect(!text.contains(String(token.dropFirst(3))))
         }
+    }
+
+    /// A proxy in the environment never carries a request to this machine, nor any in plain
+    /// http: it would read the bearer token in the clear. The "proxy" is a second stand-in,
+    /// which logs whatever reaches it.
+    @Test func aProxyInTheEnvironmentNeverCarriesTheTokenInTheClear() async throws {
+        let (standin, token) = try await standinWithUser()
+        let proxy = try await Standin.start()
+        let ctl = try Ctl()
+        var environment = ctl.environment
+        for name in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+            environment[name] = proxy.url
+        }
+        environment["no_proxy"] = nil
+        environment["NO_PROXY"] = nil
+        let added = try await Program.run([Ctl.executable, "account", "add", standin.url], environment: environment, stdin: token)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try await proxy.requests().isEmpty, "a request went through the proxy")
+        #expect(try await standin.requests().contains { $0.argv?.starts(with: ["notifications", "device", "add"]) == true })
+        _ = try await ctl.run(["account", "remove", standin.url])
+    }
+
+    /// `remove` sends the token only where `add` and the daemon would: not to plain http on
+    /// another machine without allow-http. The account goes; its device row stays.
+    @Test func removeSendsNoTokenWhereThePlainHTTPRuleForbids() async throws {
+        let ctl = try Ctl()
+        let instance = "http://gitbay-\(UUID().uuidString.lowercased()).invalid"
+        try await SecretTool.store(instance: instance, user: "cmc", token: "gb_only-for-this-test")
+        try FileManager.default.createDirectory(at: ctl.stateDirectory, withIntermediateDirectories: true)
+        try #"{"accounts":{"cmc@\#(instance)":{"deviceID":5,"deviceToken":"\#(String(repeating: "ab", count: 32))"}},"version":1}"#
+            .write(to: ctl.stateDirectory.appendingPathComponent("accounts.json"), atomically: true, encoding: .utf8)
+        let removed = try await ctl.run(["account", "remove", instance])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("but device 5 could not be deregistered (\(instance) is plain http to another machine"), "\(removed.stdout)")
+        #expect(try await SecretTool.lookup(instance: instance, user: "cmc") == nil)
     }
 }

@@ -9,24 +9,24 @@ import Testing
 /// shows what is new once, the other accounts never noticed, and nothing was shown twice.
 extension Harness {
     /// Instance `index` polls on as if nothing happened: it has polled successfully, a row added
-    /// now is shown once, as a notice of its own, and the account's state is `ok`.
-    func expectShowsNewRowsOnce(_ index: Int, from supervisor: Supervisor) async throws {
+    /// now is shown once, as a notice of its own, and the account's state is `state`.
+    func expectShowsNewRowsOnce(_ index: Int, from supervisor: Supervisor, state: AccountState = .ok) async throws {
         let account = instances[index].account
         // A successful poll has happened, so the next row is news rather than a first sight.
-        try await presenter.waitForUpdates(1, for: account)
-        let before = presenter.notices(for: account).count
+        try await desktop.waitForUpdates(1, for: account)
+        let before = desktop.notices(for: account).count
         let id = try await instances[index].standin.addNotification(for: Harness.username)
-        try await presenter.waitForNotices(before + 1, for: account)
+        try await desktop.waitForNotices(before + 1, for: account)
         // Two polls more: the row was not shown a second time by either.
         try await waitForListRequests(listRequests(index).count + 2, on: index)
-        #expect(presenter.notices(for: account).dropFirst(before).map(\.summary) == [.item(Int64(id))])
-        #expect(try await status(of: index, from: supervisor).state == .ok)
+        #expect(desktop.notices(for: account).dropFirst(before).map(\.gist) == [.item(Int64(id))])
+        #expect(try await status(of: index, from: supervisor).state == state)
         expectNothingShownTwice(index)
     }
 
     /// No inbox row of instance `index` was shown one by one more than once.
     func expectNothingShownTwice(_ index: Int) {
-        let shown = presenter.notices(for: instances[index].account).compactMap { notice -> Int64? in
+        let shown = desktop.notices(for: instances[index].account).compactMap { notice -> Int64? in
             if case .item(let item) = notice { item.id } else { nil }
         }
         #expect(shown.count == Set(shown).count, "shown more than once: \(shown)")

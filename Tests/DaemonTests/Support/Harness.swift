@@ -1,15 +1,19 @@
 import Daemon
+import Desktop
 import Foundation
 import Keyring
+import Logging
 import PushCore
+import Settings
 import StateStore
+import Threads
 import Synchronization
 import TestSupport
 import Testing
 
 /// One test's world: gitbay stand-ins with one user each (the same username on all of them, as
 /// two accounts of one person), their accounts in the session's real keyring, a state directory
-/// of its own, a recording presenter and a captured log. `run` tears it all down, supervisors
+/// of its own, a recording desktop and a captured log. `run` tears it all down, supervisors
 /// included, however the test ends.
 final class Harness: Sendable {
     struct Instance: Sendable {
@@ -23,7 +27,7 @@ final class Harness: Sendable {
     let instances: [Instance]
     let directory: URL
     let state: StateDirectory
-    let presenter = RecordingPresenter()
+    let desktop = RecordingDesktop()
     let log = Observed<[String]>([])
     private let supervisors = Mutex<[Supervisor]>([])
 
@@ -68,15 +72,22 @@ final class Harness: Sendable {
     }
 
     /// A supervisor over this harness's accounts, stopped when the test ends.
+    ///
+    /// - Parameter desktop: where its news goes besides `self.desktop`, which records all.
     func supervisor(
-        _ settings: DaemonSettings = .forTests, presenter: (any Presenter)? = nil,
+        _ settings: DaemonSettings = .forTests, desktop: DesktopSink? = nil,
         loadSettings: (@Sendable () throws(ConfigFileError) -> DaemonSettings)? = nil,
-        accounts: AccountSource? = nil, relayToken: @escaping RelayTokenSource = { _ in nil }
+        accounts: AccountSource? = nil, relayToken: @escaping RelayTokenSource = { _ in nil },
+        timeline: Timeline = Timeline()
     ) -> Supervisor {
         let supervisor = Supervisor(
             settings: settings, configPath: directory.appendingPathComponent("config").path,
-            loadSettings: loadSettings ?? { settings }, state: state, accounts: accounts ?? keyringAccounts,
-            presenter: presenter ?? self.presenter, logger: logger, hostname: "test-host", relayToken: relayToken)
+            sources: Supervisor.Sources(
+                accounts: accounts ?? keyringAccounts, relayToken: relayToken, loadSettings: loadSettings ?? { settings }),
+            state: StateFiles(state), desktop: { [recorder = self.desktop.sink] news in
+                await recorder(news)
+                await desktop?(news)
+            }, logger: logger, hostname: "test-host", timeline: timeline)
         supervisors.withLock { $0.append(supervisor) }
         return supervisor
     }
@@ -89,6 +100,17 @@ final class Harness: Sendable {
 
     func storeInKeyring(_ index: Int) async throws {
         try await Keyring().store(try APIToken(instances[index].token), for: instances[index].account)
+    }
+
+    /// Whether instance `index`'s account is in the keyring now.
+    func isInKeyring(_ instance: Instance) async throws -> Bool {
+        try await Keyring().token(for: instance.account) != nil
+    }
+
+    /// Instance `index`'s account's relay topic: its device token, made here if the daemon has
+    /// not made it yet, as it would.
+    func topic(of index: Int) throws -> String {
+        try state.deviceToken(for: instances[index].account.id).token.hex
     }
 
     func removeFromKeyring(_ index: Int) async throws {

@@ -1,0 +1,151 @@
+import DBus
+import Logging
+import Notifications
+import PushCore
+import StateStore
+import Threads
+
+/// What the rest of the daemon hands the desktop: plain values, never a question.
+public enum DesktopNews: Sendable, Equatable {
+    /// A poll's (or a "Mark read"'s) news of one account.
+    case update(AccountUpdate)
+    /// The server rejected the account's token: polling stopped until it has a new one.
+    case tokenRejected(Account)
+    /// The accounts polled now: the others' notifications and counts go.
+    case accounts([Account])
+    /// The config was read again: what a click opens and `max-notifications` follow it.
+    case config(Config)
+}
+
+/// The last stage, from what the pollers learnt to the screen: notifications (through
+/// libnotify), the launcher badge, and what a click on one opens.
+///
+/// Everything it is told or hears (news, the server's signals, a server coming and going, a
+/// dock appearing) goes through one queue and is handled in order by one task, so no two of
+/// them ever interleave. It hands nothing back but "Mark read" requests, which go to the
+/// account's own poller; news is handed over like a letter, not asked about: `hand` returns
+/// once the stage has dealt with it.
+public final class Desktop: Sendable {
+    public struct Options: Sendable {
+        public var config: Config
+        /// The daemon's environment, inherited by what a click opens.
+        public var environment: [String: String]
+        /// The program a URL is handed to when no OpenURI portal takes it.
+        public var browser: [String]
+        /// `app_icon` of every notification (`AppIcon`).
+        public var icon: String
+        public var timeline: Timeline
+
+        public init(
+            config: Config, environment: [String: String], icon: String, browser: [String] = ClickLaunch.defaultBrowser,
+            timeline: Timeline = Timeline()
+        ) {
+            self.config = config
+            self.environment = environment
+            self.icon = icon
+            self.browser = browser
+            self.timeline = timeline
+        }
+    }
+
+    /// Marks inbox rows of an account read, through its poller.
+    public typealias MarkRead = @Sendable (Account, [Int64]) -> Void
+
+    enum Input: Sendable {
+        /// Resumed once the news is handled: shown, or waiting for a server.
+        case news(DesktopNews, CheckedContinuation<Void, Never>)
+        case notification(NotificationClient.Event)
+        case broadcast(DBusSignal)
+        case serverOwner(String?)
+        case dockAppeared
+        case sample(CheckedContinuation<Void, any Error>)
+        case open(PushTarget, activationToken: String?, CheckedContinuation<String, Never>)
+        case stop(CheckedContinuation<Void, Never>)
+    }
+
+    private let inputs: AsyncStream<Input>.Continuation
+    private let tasks: [Task<Void, Never>]
+
+    private init(inputs: AsyncStream<Input>.Continuation, tasks: [Task<Void, Never>]) {
+        self.inputs = inputs
+        self.tasks = tasks
+    }
+
+    /// Starts the stage: the notification client, the watches on `connection` (the server's
+    /// owner and broadcast signals, the dock), and the notifications an earlier daemon left on
+    /// screen, taken over when the same server still shows them.
+    public static func start(
+        on connection: DBusConnection, state: StateFiles, options: Options, markRead: @escaping MarkRead, logger: Logger
+    ) async throws -> Desktop {
+        let client = try NotificationClient(appName: NotificationContent.appName)
+        let serverOwners = try await connection.watchNameOwner(ServerSignals.busName)
+        let broadcasts = try await connection.signals(matching: ServerSignals.matchRule)
+        let dockOwners = try await connection.watchNameOwner(Badge.dockName)
+        let owner = try await connection.nameOwner(ServerSignals.busName)
+
+        var saved: ScreenBook.Saved?
+        do {
+            let (loaded, warning) = try await state.loadScreen()
+            if let warning { logger.warning(warning) }
+            saved = loaded
+        } catch {
+            logger.warning("cannot read which notifications an earlier gbnotifyd left open (\(error)); none is taken over")
+        }
+
+        let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
+        let screen = Screen(
+            client: client, signals: ServerSignals(connection: connection), badge: Badge(connection: connection),
+            clicks: Clicks(connection: connection, options: options, logger: logger), state: state, options: options,
+            markRead: markRead, logger: logger, saved: saved, serverOwner: owner)
+        let tasks = [
+            Task {
+                await screen.begin()
+                for await input in stream {
+                    if await screen.handle(input) { break }
+                }
+            },
+            Task { for await event in client.events { inputs.yield(.notification(event)) } },
+            Task { for await signal in broadcasts { inputs.yield(.broadcast(signal)) } },
+            Task { for await owner in serverOwners { inputs.yield(.serverOwner(owner)) } },
+            Task { for await owner in dockOwners where owner != nil { inputs.yield(.dockAppeared) } },
+        ]
+        return Desktop(inputs: inputs, tasks: tasks)
+    }
+
+    /// Hands news on, and returns once it is on screen (or waits for a server there): a poller
+    /// saves its high-water mark only after that, so a kill -9 in between shows a notice again
+    /// rather than never. News handed after the stop is dropped.
+    public func hand(_ news: DesktopNews) async {
+        await withCheckedContinuation { handled in
+            if case .terminated = inputs.yield(.news(news, handled)) { handled.resume() }
+        }
+    }
+
+    /// Shows `gbnotifyctl test`'s sample notification. Throws when there is no server, or it
+    /// refused, or the stage has stopped.
+    public func showSample() async throws {
+        try await withCheckedThrowingContinuation { reply in
+            if case .terminated = inputs.yield(.sample(reply)) { reply.resume(throwing: CancellationError()) }
+        }
+    }
+
+    /// Opens what a click on a notice of `target` opens; returns what it did, for
+    /// `gbnotifyctl open` (nothing, once the stage has stopped).
+    public func open(_ target: PushTarget, activationToken: String?) async -> String {
+        await withCheckedContinuation { reply in
+            if case .terminated = inputs.yield(.open(target, activationToken: activationToken, reply)) {
+                reply.resume(returning: "nothing: gbnotifyd is stopping")
+            }
+        }
+    }
+
+    /// The clean stop: everything handed over before is handled, our notifications are
+    /// withdrawn, the badge is cleared, and listening ends. Stopping again does nothing.
+    public func stop() async {
+        await withCheckedContinuation { reply in
+            if case .terminated = inputs.yield(.stop(reply)) { reply.resume() }
+        }
+        inputs.finish()
+        tasks.forEach { $0.cancel() }
+    }
+}

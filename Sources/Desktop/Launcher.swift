@@ -1,0 +1,64 @@
+import Glibc
+import Logging
+import PushCore
+import Spawn
+import Threads
+
+/// Starts what a click opens, by argv with no shell, and logs a program that is missing or
+/// fails together with what to install.
+struct Launcher: Sendable {
+    let logger: Logger
+    /// The daemon's environment, which what it starts inherits.
+    let environment: [String: String]
+
+    func launch(_ launch: ClickLaunch) {
+        let program = launch.argv[0]
+        var environment = self.environment
+        for (name, value) in launch.environment { environment[name] = value }
+        // systemd's readiness socket is the daemon's own; a browser must not report on its behalf.
+        environment["NOTIFY_SOCKET"] = nil
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(launch.argv, environment: environment, stdin: .devNull, stdout: .inherit, stderr: .inherit)
+        } catch {
+            logger.error("cannot open the notice: \(program): \(error); \(Self.advice(for: program))")
+            return
+        }
+        logger.info("opened with \(program) (pid \(pid))")
+        // Reaped on a thread of its own: a browser launcher may take its time, and the threads
+        // that run Swift tasks may not block on it.
+        let logger = self.logger
+        let reaping = startDetachedThread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let exited = status & 0x7F == 0
+            let code = (status >> 8) & 0xFF
+            guard !(exited && code == 0) else { return }
+            logger.error("""
+                cannot open the notice: \(program) \(exited ? "exited with status \(code)" : "was killed by signal \(status & 0x7F)"); \
+                \(Self.advice(for: program))
+                """)
+        }
+        if !reaping {
+            logger.error("cannot start a thread to wait for \(program) (pid \(pid)); it stays a zombie until gbnotifyd exits")
+        }
+    }
+
+    private static func advice(for program: String) -> String {
+        switch program {
+        case "xdg-open": "install xdg-utils (apt install xdg-utils) and set a default browser"
+        case "xdg-terminal-exec", "x-terminal-emulator":
+            "install a terminal, or set terminal = ... in the config (for example terminal = kitty -e)"
+        default: "check that \(program) is installed and works, or change the config"
+        }
+    }
+}
+
+extension Launcher {
+    /// Whether `program` is an executable file in one of `PATH`'s directories.
+    static func isInstalled(_ program: String, environment: [String: String]) -> Bool {
+        guard !program.contains("/") else { return access(program, X_OK) == 0 }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
+    }
+}

@@ -1,0 +1,321 @@
+import DBus
+import Logging
+import Notifications
+import PushCore
+import StateStore
+
+/// The desktop stage's state, handled by one task in the order things happen: the book of what
+/// is on screen (`ScreenBook`, which decides), carried out through libnotify, saved for the next
+/// daemon, with the badge beside it and clicks sent on.
+actor Screen {
+    private let client: NotificationClient
+    private let signals: ServerSignals
+    private var badge: Badge
+    private var clicks: Clicks
+    private let state: StateFiles
+    private var options: Desktop.Options
+    private let markRead: Desktop.MarkRead
+    private let logger: Logger
+
+    private var book: ScreenBook
+    /// The notification server's unique name; nil while there is none.
+    private var serverOwner: String?
+    /// Asked once per server owner.
+    private var capabilities: NotificationCapabilities?
+    /// The accounts polled now; with more than one, each notification names its account.
+    private var accounts: [Account] = []
+    /// Activation tokens broadcast for adopted notifications, which come before their click.
+    private var broadcastTokens: [UInt32: String] = [:]
+    private var lastSaved: ScreenBook.Saved?
+    /// Entries said to wait for a server, so each is said once.
+    private var waiting: Set<UInt64> = []
+
+    init(
+        client: NotificationClient, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
+        options: Desktop.Options, markRead: @escaping Desktop.MarkRead, logger: Logger, saved: ScreenBook.Saved?,
+        serverOwner: String?
+    ) {
+        self.client = client
+        self.signals = signals
+        self.badge = badge
+        self.clicks = clicks
+        self.state = state
+        self.options = options
+        self.markRead = markRead
+        self.logger = logger
+        self.serverOwner = serverOwner
+        book = ScreenBook(limit: options.config.maxNotifications, adopting: saved, serverOwner: serverOwner)
+        lastSaved = saved
+    }
+
+    /// The start: a badge left by an earlier daemon is cleared until the first polls answer,
+    /// and what was taken over is said.
+    func begin() {
+        badge.clear(logger: logger)
+        let adopted = book.entries.count
+        if adopted > 0 {
+            logger.info("took over \(adopted) notification\(adopted == 1 ? "" : "s") an earlier gbnotifyd left open")
+        }
+        save()
+    }
+
+    /// Handles one input; true once the stage has stopped.
+    func handle(_ input: Desktop.Input) async -> Bool {
+        switch input {
+        case .news(let news, let handled):
+            await take(news)
+            handled.resume()
+        case .notification(let event):
+            await heard(ServerEvent(event), adopted: false)
+        case .broadcast(let signal):
+            // Only for notifications taken over: libnotify hears of its own, and a broadcast of
+            // one of those would be the same click twice. Servers broadcast every
+            // application's signals, so whose it is is checked first.
+            guard let event = ServerSignals.event(signal), book.entry(serverID: event.id)?.isAdopted == true,
+                  await signals.isFromServer(signal, serverOwner: serverOwner)
+            else { return false }
+            await heard(event, adopted: true)
+        case .serverOwner(let owner):
+            await serverChanged(to: owner)
+        case .dockAppeared:
+            badge.resend(logger: logger)
+        case .sample(let reply):
+            await showSample(reply)
+        case .open(let target, let activationToken, let reply):
+            reply.resume(returning: await clicks.open(target, activationToken: activationToken))
+        case .stop(let reply):
+            await stop()
+            reply.resume()
+            return true
+        }
+        return false
+    }
+
+    // MARK: - News
+
+    private func take(_ news: DesktopNews) async {
+        switch news {
+        case .update(let update):
+            book.take(update)
+            badge.set(update.unread.badgeCount, for: update.account, logger: logger)
+        case .tokenRejected(let account):
+            book.tokenRejected(for: account)
+        case .accounts(let polled):
+            accounts = polled
+            for gone in Set(book.entries.map(\.account)).subtracting(polled) {
+                book.forget(gone)
+            }
+            badge.keep(only: polled, logger: logger)
+        case .config(let config):
+            options.config = config
+            clicks.configChanged(config)
+            book.setLimit(config.maxNotifications)
+        }
+        await apply()
+    }
+
+    /// Carries out what the book asks for: closings first (room on screen), then shows, oldest
+    /// first; then saves what is on screen.
+    private func apply() async {
+        for id in book.takeClosings() {
+            do {
+                try await client.close(id)
+                logger.info("withdrew notification \(id)")
+            } catch {
+                // Already closed by the user or the server; nothing to withdraw.
+                logger.debug("notification \(id) was not withdrawn: \(error)")
+            }
+        }
+        for entry in book.toShow {
+            guard serverOwner != nil else {
+                waitForServer(entry)
+                continue
+            }
+            await show(entry)
+        }
+        save()
+    }
+
+    private func show(_ entry: ScreenBook.Entry) async {
+        let content = NotificationContent.entry(
+            entry, capabilities: await currentCapabilities(), namesAccount: accounts.count > 1)
+        var replacing = entry.serverID
+        // A server may refuse one notification (Plasma refuses a repeat within a second): once
+        // more after a second, in place of nothing when it was a replacement that it refused.
+        for attempt in 1...2 {
+            do {
+                let id = try await client.show(notification(content), replacing: replacing)
+                book.shown(entry.id, serverID: id)
+                waiting.remove(entry.id)
+                logger.info("""
+                    \(entry.account.displayName): showing \(Self.describe(entry.subject)) as notification \(id)\
+                    \(replacing.map { $0 == id ? " in place" : " in place of \($0)" } ?? "")
+                    """)
+                return
+            } catch where error.meansNoServer {
+                waitForServer(entry)
+                return
+            } catch {
+                guard attempt == 1 else {
+                    logger.error("\(entry.account.displayName): the notification server refused \(Self.describe(entry.subject)) again: \(error); not shown")
+                    book.drop(entry.id)
+                    return
+                }
+                logger.warning("\(entry.account.displayName): the notification server refused \(Self.describe(entry.subject)): \(error); trying once more")
+                if let refused = replacing {
+                    try? await client.close(refused)
+                    replacing = nil
+                }
+                try? await options.timeline.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// No server to show `entry`: it waits for one (said once per entry).
+    private func waitForServer(_ entry: ScreenBook.Entry) {
+        if waiting.insert(entry.id).inserted {
+            logger.info("\(entry.account.displayName): no notification server on the bus; \(Self.describe(entry.subject)) waits for one")
+        }
+        book.awaitServer(entry.id)
+    }
+
+    private func notification(_ content: NotificationContent) -> Notification {
+        Notification(
+            summary: content.summary, body: content.body, icon: options.icon,
+            actions: stride(from: 0, to: content.actions.count - 1, by: 2).map {
+                Notification.Action(key: content.actions[$0], label: content.actions[$0 + 1])
+            },
+            desktopEntry: NotificationContent.desktopEntry, category: content.category, urgency: content.urgency.level)
+    }
+
+    private func currentCapabilities() async -> NotificationCapabilities {
+        if let capabilities { return capabilities }
+        guard let names = await client.serverCapabilities() else {
+            logger.warning("the notification server did not tell its capabilities; sending plain text without actions")
+            return .plain
+        }
+        let asked = NotificationCapabilities(advertised: names)
+        logger.debug("the notification server \(serverOwner ?? "") does \(asked.bodyMarkup ? "" : "not ")read markup and \(asked.actions ? "shows" : "does not show") actions")
+        capabilities = asked
+        return asked
+    }
+
+    /// What is on screen, for the next daemon; written only when it changed.
+    private func save() {
+        let saved = serverOwner.map { book.saved(serverOwner: $0) }.flatMap { $0.entries.isEmpty ? nil : $0 }
+        guard saved != lastSaved else { return }
+        lastSaved = saved
+        let logger = logger
+        state.saveScreen(saved) { error in
+            logger.warning("cannot save which notifications are open (\(error)); a restarted gbnotifyd cannot take them over")
+        }
+    }
+
+    // MARK: - The server
+
+    private func heard(_ event: ServerEvent, adopted: Bool) async {
+        switch event {
+        case .closed(let id, let reason):
+            guard let entry = book.entry(serverID: id), entry.isAdopted == adopted else { return }
+            book.closedByServer(id)
+            broadcastTokens[id] = nil
+            logger.debug("notification \(id) was closed by the server (reason \(reason))")
+            save()
+        case .action(let id, let key, let token):
+            guard let entry = book.entry(serverID: id), entry.isAdopted == adopted else { return }
+            let activationToken = token ?? broadcastTokens.removeValue(forKey: id)
+            await clicked(entry, key: key, activationToken: activationToken)
+        case .activationToken(let id, let token):
+            // Broadcast only (libnotify keeps its own); bounded, as a server may send them for
+            // notifications that are never clicked.
+            guard let entry = book.entry(serverID: id), entry.isAdopted == adopted else { return }
+            if broadcastTokens.count >= 16 { broadcastTokens.removeAll() }
+            broadcastTokens[id] = token
+        }
+    }
+
+    private func clicked(_ entry: ScreenBook.Entry, key: String, activationToken: String?) async {
+        let name = entry.account.displayName
+        let id = entry.serverID ?? 0
+        switch (key, entry.subject) {
+        case (NotificationContent.markReadAction, .group(let group)):
+            logger.info("\(name): \"Mark read\" on notification \(id)")
+            markRead(entry.account, group.inboxIDs)
+        case (NotificationContent.openAction, .group(let group)):
+            logger.info("\(name): notification \(id) was clicked")
+            open(group.target, activationToken: activationToken)
+        case (NotificationContent.openAction, .summary):
+            logger.info("\(name): notification \(id) was clicked")
+            open(PushTarget(account: entry.account, destination: nil), activationToken: activationToken)
+        default:
+            logger.debug("\(name): notification \(id): ignored the action \(key.displaySafe.truncated(to: 40))")
+        }
+    }
+
+    /// Off the stage's queue: the portal may take a while to answer, and the news must not wait.
+    private func open(_ target: PushTarget, activationToken: String?) {
+        let clicks = clicks
+        Task { await clicks.open(target, activationToken: activationToken) }
+    }
+
+    /// Another server, or none: what the old one showed is gone with it; what waits is shown
+    /// on the new one.
+    private func serverChanged(to owner: String?) async {
+        guard owner != serverOwner else { return }
+        logger.info(owner.map { "the notification server is \($0) now" } ?? "the notification server left the bus")
+        book.serverChanged()
+        await client.forgetAll()
+        capabilities = nil
+        broadcastTokens = [:]
+        serverOwner = owner
+        await apply()
+    }
+
+    private func showSample(_ reply: CheckedContinuation<Void, any Error>) async {
+        guard serverOwner != nil else {
+            reply.resume(throwing: DBusError(
+                name: DesktopInterface.noServerError,
+                message: "no notification server is on the session bus (\(ServerSignals.busName) has no owner)"))
+            return
+        }
+        let content = NotificationContent.sample(capabilities: await currentCapabilities())
+        do {
+            let id = try await client.show(notification(content))
+            logger.info("showing the sample notification as notification \(id)")
+            reply.resume()
+        } catch {
+            reply.resume(throwing: DBusError(name: DesktopInterface.refusedError, message: "\(error)"))
+        }
+    }
+
+    /// The clean stop: our notifications withdrawn, nothing left to take over, the badge gone.
+    private func stop() async {
+        for entry in book.entries {
+            guard let id = entry.serverID else { continue }
+            try? await client.close(id)
+        }
+        book = ScreenBook(limit: book.limit)
+        save()
+        badge.clear(logger: logger)
+        await state.flush()
+    }
+
+    private static func describe(_ subject: ScreenBook.Subject) -> String {
+        switch subject {
+        case .group(let group) where group.items.count == 1: "notice \(group.newest.id)"
+        case .group(let group): "notice \(group.newest.id) in a group of \(group.items.count) of \(group.key.repository ?? "the inbox")"
+        case .summary(let summary): "a summary of \(summary.count)"
+        case .tokenRejected: "the rejected-token warning"
+        }
+    }
+}
+
+extension NotificationContent.Urgency {
+    fileprivate var level: Notification.Urgency {
+        switch self {
+        case .low: .low
+        case .normal: .normal
+        case .critical: .critical
+        }
+    }
+}

@@ -1,0 +1,343 @@
+/// Which of the daemon's notifications are open, what each shows, and what must change on
+/// screen next: every decision of the desktop side that needs no bus.
+///
+/// The desktop stage feeds it what the pollers learnt (`take`), what the notification server
+/// said (`closedByServer`, `serverChanged`) and how its own calls went (`shown`,
+/// `awaitServer`, `drop`), and carries out what it asks for: the server ids in
+/// `takeClosings()` to close, then the entries in `toShow` to show, each replacing its
+/// `serverID` when it has one.
+///
+/// - At most `limit` entries at once (`max-notifications`: GNOME keeps 3 per application and
+///   evicts the oldest past that, so more would lose notices while they are unread). Before one
+///   more would exceed it, the oldest groups fold into one summary per account ("5 more unread
+///   on gitbay.org as cmc").
+/// - Entries waiting for a notification server count against the limit too, so what waits is
+///   bounded.
+/// - A notification the server closed, for whatever reason, is no longer open; its notices stay
+///   unread on the server and in the badge, and are not shown again.
+public struct ScreenBook: Sendable, Equatable {
+    public enum Subject: Sendable, Equatable, Codable {
+        /// The notices of one repository (`NoticeGroup`).
+        case group(NoticeGroup)
+        case summary(NoticeSummary)
+        /// The server rejected the account's token: polling stopped until it has a new one.
+        case tokenRejected
+    }
+
+    public struct Entry: Sendable, Equatable, Codable {
+        /// The book's own name for the entry, kept while the server's id changes.
+        public let id: UInt64
+        public let account: Account
+        public fileprivate(set) var subject: Subject
+        /// The notification server's id while it is on screen; nil while it waits to be shown.
+        public fileprivate(set) var serverID: UInt32?
+        /// What is on screen (if anything) is older than `subject`.
+        public fileprivate(set) var needsShowing: Bool
+        /// Shown by an earlier gbnotifyd and taken over by this one: its clicks reach this one
+        /// only as the signals a server broadcasts.
+        public fileprivate(set) var isAdopted: Bool
+    }
+
+    /// What is kept in the state directory, so that a restarted daemon (kill -9 included) takes
+    /// its notifications over instead of adding new ones beside them.
+    public struct Saved: Sendable, Equatable, Codable {
+        public static let currentVersion = 1
+        public var version = currentVersion
+        /// The unique bus name of the notification server the ids belong to: another owner
+        /// (a restarted server) never showed them.
+        public var serverOwner: String
+        public var entries: [Entry]
+    }
+
+    /// Oldest first.
+    public private(set) var entries: [Entry] = []
+    public private(set) var limit: Int
+    private var nextID: UInt64 = 1
+    private var closings: [UInt32] = []
+    /// Accounts that had their first update in this process.
+    private var started: Set<Account> = []
+
+    public init(limit: Int) {
+        self.limit = max(limit, 1)
+    }
+
+    /// The notifications an earlier daemon left on the same server, adopted: clicks on them
+    /// are served, updates replace them in place. Entries of another server are not adopted.
+    public init(limit: Int, adopting saved: Saved?, serverOwner: String?) {
+        self.init(limit: limit)
+        guard let saved, saved.version == Saved.currentVersion, let serverOwner, saved.serverOwner == serverOwner
+        else { return }
+        entries = saved.entries.compactMap { entry in
+            guard entry.serverID != nil else { return nil }
+            var adopted = entry
+            adopted.needsShowing = false
+            adopted.isAdopted = true
+            return adopted
+        }
+        nextID = (entries.map(\.id).max() ?? 0) + 1
+        enforceLimit()
+    }
+
+    /// What to keep in the state directory: the entries on screen now.
+    public func saved(serverOwner: String) -> Saved {
+        Saved(serverOwner: serverOwner, entries: entries.filter { $0.serverID != nil })
+    }
+
+    // MARK: - What the daemon learnt
+
+    /// A poll's (or a "Mark read"'s) news for one account: its read rows leave their
+    /// notifications, its new notices join their repository's notification or start one, and
+    /// the first update of an account in this process sums up what is unread.
+    public mutating func take(_ update: AccountUpdate) {
+        let account = update.account
+        let isFirst = started.insert(account).inserted
+        let unread = update.unread.badgeCount
+        for entry in entries.reversed() where entry.account == account {
+            switch entry.subject {
+            case .group(let group):
+                if let left = group.removing(update.read) {
+                    // Not shown again: a shrunken list is no reason for a banner.
+                    set(entry.id) { $0.subject = .group(left) }
+                } else {
+                    remove(entry.id)
+                }
+            case .summary(let summary):
+                if unread > 0, let left = summary.removing(update.read) {
+                    set(entry.id) { $0.subject = .summary(left) }
+                } else {
+                    remove(entry.id)
+                }
+            case .tokenRejected:
+                // The account's requests work again.
+                remove(entry.id)
+            }
+        }
+
+        var rows: [InboxItem] = []
+        for notice in update.notices {
+            switch notice {
+            case .item(let row):
+                rows.append(row)
+            case .summary(let count, let isAtLeast, let rowIDs, let isFirstSight):
+                add(NoticeSummary(count: count, isAtLeast: isAtLeast, wording: isFirstSight ? .unread : .new, rowIDs: rowIDs), for: account)
+            }
+        }
+        for group in NoticeGroup.grouping(rows, of: account) {
+            if let open = entries.first(where: { $0.subject.group?.key == group.key }), let held = open.subject.group {
+                set(open.id) {
+                    $0.subject = .group(held.adding(group.items))
+                    $0.needsShowing = true
+                }
+            } else {
+                append(.group(group), for: account)
+            }
+        }
+
+        // After a start nothing old is replayed: one summary of what is unread, unless an
+        // earlier daemon's notifications of the account are still open.
+        if isFirst, update.notices.isEmpty, unread > 0, !entries.contains(where: { $0.account == account }) {
+            add(NoticeSummary(count: unread, isAtLeast: update.unread.isAtLeast, wording: .unread, rowIDs: []), for: account)
+        }
+        enforceLimit()
+    }
+
+    /// The server rejected the account's token: one warning, until a request works again.
+    public mutating func tokenRejected(for account: Account) {
+        guard !entries.contains(where: { $0.account == account && $0.subject == .tokenRejected }) else { return }
+        append(.tokenRejected, for: account)
+        enforceLimit()
+    }
+
+    /// The account left the keyring: its notifications go.
+    public mutating func forget(_ account: Account) {
+        started.remove(account)
+        for entry in entries where entry.account == account {
+            remove(entry.id)
+        }
+    }
+
+    /// `max-notifications` changed (a reload).
+    public mutating func setLimit(_ limit: Int) {
+        self.limit = max(limit, 1)
+        enforceLimit()
+    }
+
+    // MARK: - What the server said
+
+    /// The server closed one of ours (expired, dismissed, clicked, evicted): it is no longer
+    /// open. Returns the entry, nil when the id is not ours.
+    @discardableResult
+    public mutating func closedByServer(_ serverID: UInt32) -> Entry? {
+        guard let index = entries.firstIndex(where: { $0.serverID == serverID }) else { return nil }
+        return entries.remove(at: index)
+    }
+
+    /// The notification server left the bus or another took its place: what it showed is gone
+    /// with it. Entries still waiting to be shown stay, for the next server.
+    public mutating func serverChanged() {
+        entries.removeAll { $0.serverID != nil }
+        closings = []
+    }
+
+    public func entry(serverID: UInt32) -> Entry? {
+        entries.first { $0.serverID == serverID }
+    }
+
+    public func entry(id: UInt64) -> Entry? {
+        entries.first { $0.id == id }
+    }
+
+    // MARK: - How the desktop's calls went
+
+    /// Server ids to close, in the order they left the book; taken once.
+    public mutating func takeClosings() -> [UInt32] {
+        defer { closings = [] }
+        return closings
+    }
+
+    /// Entries to show, oldest first: each replaces its `serverID` when it has one.
+    public var toShow: [Entry] {
+        entries.filter(\.needsShowing)
+    }
+
+    /// The server showed the entry under `serverID` (a replacement may get a new one).
+    public mutating func shown(_ id: UInt64, serverID: UInt32) {
+        set(id) {
+            $0.serverID = serverID
+            $0.needsShowing = false
+            $0.isAdopted = false
+        }
+    }
+
+    /// No notification server: the entry waits for one.
+    public mutating func awaitServer(_ id: UInt64) {
+        set(id) {
+            $0.serverID = nil
+            $0.needsShowing = true
+        }
+    }
+
+    /// The server refused the entry for good: it is dropped (its notices stay unread on the
+    /// server and in the badge).
+    public mutating func drop(_ id: UInt64) {
+        entries.removeAll { $0.id == id }
+    }
+
+    // MARK: - Internals
+
+    private mutating func append(_ subject: Subject, for account: Account) {
+        entries.append(Entry(id: nextID, account: account, subject: subject, serverID: nil, needsShowing: true, isAdopted: false))
+        nextID += 1
+    }
+
+    /// A summary joins the account's open summary, or opens one.
+    private mutating func add(_ summary: NoticeSummary, for account: Account) {
+        if let open = entries.first(where: { $0.account == account && $0.subject.summary != nil }),
+           let held = open.subject.summary {
+            set(open.id) {
+                $0.subject = .summary(held.merging(summary))
+                $0.needsShowing = true
+            }
+        } else {
+            append(.summary(summary), for: account)
+        }
+    }
+
+    private mutating func set(_ id: UInt64, _ change: (inout Entry) -> Void) {
+        guard let index = entries.firstIndex(where: { $0.id == id }) else { return }
+        change(&entries[index])
+    }
+
+    private mutating func remove(_ id: UInt64) {
+        guard let index = entries.firstIndex(where: { $0.id == id }) else { return }
+        if let serverID = entries[index].serverID { closings.append(serverID) }
+        entries.remove(at: index)
+    }
+
+    /// Folds the oldest groups into their account's summary until the limit holds. A group
+    /// whose account has no summary yet becomes it, in place; when only summaries and warnings
+    /// are left, the oldest goes.
+    private mutating func enforceLimit() {
+        while entries.count > limit {
+            guard let folded = entries.first(where: { $0.subject.group != nil }), let group = folded.subject.group else {
+                remove(entries[0].id)
+                continue
+            }
+            let summary = NoticeSummary(folding: group)
+            if let open = entries.first(where: { $0.account == folded.account && $0.subject.summary != nil }),
+               let held = open.subject.summary {
+                set(open.id) {
+                    $0.subject = .summary(held.merging(summary))
+                    $0.needsShowing = true
+                }
+                remove(folded.id)
+            } else {
+                set(folded.id) {
+                    $0.subject = .summary(summary)
+                    $0.needsShowing = true
+                }
+            }
+        }
+    }
+}
+
+extension ScreenBook.Subject {
+    public var group: NoticeGroup? {
+        if case .group(let group) = self { group } else { nil }
+    }
+
+    public var summary: NoticeSummary? {
+        if case .summary(let summary) = self { summary } else { nil }
+    }
+}
+
+/// Several unread notices of one account in one notification, which opens the inbox.
+public struct NoticeSummary: Sendable, Equatable, Codable {
+    public enum Wording: String, Sendable, Codable {
+        /// What was waiting: a first sight or a start ("27 unread on ...").
+        case unread
+        /// More new notices in one poll than are shown one by one ("7 new on ...").
+        case new
+        /// Notices folded away to keep within `max-notifications` ("5 more unread on ...").
+        case more
+    }
+
+    /// The most row ids kept; a summary of more still counts them all.
+    public static let maximumRowIDs = 200
+
+    public private(set) var count: Int
+    /// The count is a floor ("50+").
+    public private(set) var isAtLeast: Bool
+    public private(set) var wording: Wording
+    /// The rows known to be in it, so that reading them elsewhere shrinks it; `count` may be
+    /// larger.
+    public private(set) var rowIDs: [Int64]
+
+    public init(count: Int, isAtLeast: Bool, wording: Wording, rowIDs: [Int64]) {
+        self.count = OutsideCount.clamped(count)
+        self.isAtLeast = isAtLeast
+        self.wording = wording
+        self.rowIDs = Array(rowIDs.prefix(Self.maximumRowIDs))
+    }
+
+    /// A group folded away.
+    public init(folding group: NoticeGroup) {
+        self.init(count: group.items.count, isAtLeast: false, wording: .more, rowIDs: group.inboxIDs)
+    }
+
+    /// Both summaries' notices in one. "Unread" stays true of any mix; "new" only of new ones.
+    public func merging(_ other: NoticeSummary) -> NoticeSummary {
+        let wording: Wording = wording == other.wording ? wording : (wording == .unread || other.wording == .unread ? .unread : .more)
+        return NoticeSummary(
+            count: OutsideCount.clamped(count + other.count), isAtLeast: isAtLeast || other.isAtLeast, wording: wording,
+            rowIDs: rowIDs + other.rowIDs.filter { !rowIDs.contains($0) })
+    }
+
+    /// Without the rows of `read`; nil when nothing is left.
+    public func removing(_ read: ReadRows) -> NoticeSummary? {
+        let left = rowIDs.filter { !read.contains($0) }
+        let remaining = count - (rowIDs.count - left.count)
+        guard remaining > 0 else { return nil }
+        return NoticeSummary(count: remaining, isAtLeast: isAtLeast, wording: wording, rowIDs: left)
+    }
+}

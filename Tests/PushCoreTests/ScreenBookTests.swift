@@ -1,0 +1,240 @@
+import PushCore
+import Testing
+
+/// What the desktop puts on screen, decided without a bus: groups, summaries, folding past
+/// `max-notifications`, withdrawals, the server's closings and restarts, and taking over what
+/// an earlier daemon left open.
+@Suite struct ScreenBookTests {
+    static let cmc = DesktopContentTests.account
+    static let bob = try! Account(instance: GitbayInstance(parsing: "https://example.com"), username: "bob")
+
+    static func row(_ id: Int64, repo: String = "krz/gitbay") -> InboxItem {
+        DesktopContentTests.row(id: id, repo: repo, summary: "opened issue #\(id)", path: "\(repo)/issues/\(id)")
+    }
+
+    static func update(
+        _ account: Account = cmc, _ rows: [InboxItem] = [], unread: Int? = nil, read: ReadRows = .none
+    ) -> AccountUpdate {
+        AccountUpdate(account: account, notices: rows.map(InboxCycle.Notice.item), unread: .exact(unread ?? rows.count), read: read)
+    }
+
+    /// Shows everything the book asks to, with server ids 1, 2, ... in order, as a server would.
+    static func showAll(_ book: inout ScreenBook, from next: inout UInt32) {
+        for entry in book.toShow {
+            if let id = entry.serverID {
+                book.shown(entry.id, serverID: id)
+            } else {
+                book.shown(entry.id, serverID: next)
+                next += 1
+            }
+        }
+    }
+
+    static func subjects(_ book: ScreenBook) -> [String] {
+        book.entries.map { entry in
+            switch entry.subject {
+            case .group(let group): "\(entry.account.username) \(group.key.repository ?? "-") \(group.inboxIDs)"
+            case .summary(let summary): "\(entry.account.username) \(summary.wording) \(summary.count)"
+            case .tokenRejected: "\(entry.account.username) token"
+            }
+        }
+    }
+
+    @Test func aRowStartsAGroupAndTheNextOfItsRepositoryReplacesItInPlace() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        book.take(Self.update(Self.cmc, [Self.row(1)]))
+        #expect(book.toShow.map(\.serverID) == [nil])
+        Self.showAll(&book, from: &next)
+        book.take(Self.update(Self.cmc, [Self.row(2)], unread: 2))
+        #expect(book.toShow.map(\.serverID) == [1])
+        #expect(book.toShow.first?.subject.group?.fresh == [2])
+        #expect(Self.subjects(book) == ["cmc krz/gitbay [2, 1]"])
+        #expect(book.takeClosings().isEmpty)
+    }
+
+    @Test func theFirstUpdateOfAnAccountSumsUpWhatIsUnreadOnce() {
+        var book = ScreenBook(limit: 3)
+        book.take(AccountUpdate(account: Self.cmc, unread: .atLeast(50)))
+        #expect(Self.subjects(book) == ["cmc unread 50"])
+        #expect(book.entries.first?.subject.summary?.isAtLeast == true)
+        book.take(AccountUpdate(account: Self.cmc, unread: .atLeast(50)))
+        #expect(book.entries.count == 1)
+        // An empty inbox: nothing to sum up.
+        book.take(AccountUpdate(account: Self.bob, unread: .exact(0)))
+        #expect(book.entries.count == 1)
+    }
+
+    @Test func readRowsShrinkAGroupWithoutABannerAndAnEmptyOneIsWithdrawn() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        book.take(Self.update(Self.cmc, [Self.row(1), Self.row(2)]))
+        Self.showAll(&book, from: &next)
+        book.take(Self.update(Self.cmc, unread: 1, read: .marked([1])))
+        #expect(Self.subjects(book) == ["cmc krz/gitbay [2]"])
+        #expect(book.toShow.isEmpty)
+        book.take(Self.update(Self.cmc, unread: 0, read: .unreadPage([], isComplete: true)))
+        #expect(book.entries.isEmpty)
+        #expect(book.takeClosings() == [1])
+        #expect(book.takeClosings().isEmpty)
+    }
+
+    @Test func pastTheLimitTheOldestGroupsFoldIntoOneSummaryPerAccount() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(0)))
+        for id in Int64(1)...3 {
+            book.take(Self.update(Self.cmc, [Self.row(id, repo: "krz/r\(id)")], unread: Int(id)))
+            Self.showAll(&book, from: &next)
+        }
+        #expect(book.entries.count == 3)
+        // A fourth repository: the two oldest groups become one summary, in the oldest's place
+        // (one alone would free no room); the second's notification goes.
+        book.take(Self.update(Self.cmc, [Self.row(4, repo: "krz/r4")], unread: 4))
+        #expect(Self.subjects(book) == ["cmc more 2", "cmc krz/r3 [3]", "cmc krz/r4 [4]"])
+        #expect(book.takeClosings() == [2])
+        #expect(book.toShow.map(\.serverID) == [1, nil])
+        #expect(book.entries.first?.subject.summary?.rowIDs == [1, 2])
+        Self.showAll(&book, from: &next)
+        // A fifth: the next oldest group joins that summary, whose count grows in place.
+        book.take(Self.update(Self.cmc, [Self.row(5, repo: "krz/r5")], unread: 5))
+        #expect(Self.subjects(book) == ["cmc more 3", "cmc krz/r4 [4]", "cmc krz/r5 [5]"])
+        #expect(book.takeClosings() == [3])
+        #expect(book.toShow.map(\.serverID) == [1, nil])
+    }
+
+    @Test func foldingKeepsEveryUnreadNoticeAccountedFor() {
+        // Whatever comes, the open notifications never exceed the limit, and every notice
+        // handed over is in exactly one of them until it is read.
+        for limit in 1...4 {
+            var book = ScreenBook(limit: limit)
+            var next: UInt32 = 1
+            var handed: [Account: Int] = [:]
+            for (step, account) in [Self.cmc, Self.bob, Self.cmc, Self.cmc, Self.bob, Self.cmc, Self.bob, Self.cmc].enumerated() {
+                let id = Int64(step + 1)
+                handed[account, default: 0] += 1
+                if step < 2 { book.take(AccountUpdate(account: account, unread: .exact(0))) }
+                book.take(Self.update(account, [Self.row(id, repo: "krz/r\(id)")], unread: handed[account]!))
+                #expect(book.entries.count <= limit, "limit \(limit), step \(step)")
+                Self.showAll(&book, from: &next)
+            }
+            let shownRows = book.entries.reduce(0) { sum, entry in
+                sum + (entry.subject.group?.items.count ?? 0) + (entry.subject.summary?.count ?? 0)
+            }
+            // With a limit below the number of accounts, a whole account's summary may go.
+            if limit >= 2 { #expect(shownRows == 8, "limit \(limit)") }
+        }
+    }
+
+    @Test func aSummaryShrinksAsItsRowsAreReadAndGoesWithTheLast() {
+        var book = ScreenBook(limit: 3)
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(0)))
+        book.take(AccountUpdate(
+            account: Self.cmc, notices: [.summary(count: 5, isAtLeast: false, rowIDs: [1, 2, 3, 4, 5], isFirstSight: false)],
+            unread: .exact(5)))
+        book.shown(book.entries[0].id, serverID: 9)
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(3), read: .marked([1, 2])))
+        #expect(book.entries.first?.subject.summary?.count == 3)
+        #expect(book.toShow.isEmpty)
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(0), read: .marked([3, 4, 5])))
+        #expect(book.entries.isEmpty)
+        #expect(book.takeClosings() == [9])
+    }
+
+    @Test func aStartSummaryGoesWhenNothingIsUnreadAnyMore() {
+        var book = ScreenBook(limit: 3)
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(27)))
+        book.shown(book.entries[0].id, serverID: 4)
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(26)))
+        #expect(book.entries.count == 1)
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(0)))
+        #expect(book.entries.isEmpty)
+        #expect(book.takeClosings() == [4])
+    }
+
+    @Test func aRejectedTokenIsOneWarningUntilTheAccountAnswersAgain() {
+        var book = ScreenBook(limit: 3)
+        book.tokenRejected(for: Self.cmc)
+        book.tokenRejected(for: Self.cmc)
+        #expect(Self.subjects(book) == ["cmc token"])
+        book.shown(book.entries[0].id, serverID: 3)
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(0)))
+        #expect(book.entries.isEmpty)
+        #expect(book.takeClosings() == [3])
+    }
+
+    @Test func whatTheServerClosedIsNoLongerOpenAndNeverShownAgain() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        book.take(Self.update(Self.cmc, [Self.row(1)]))
+        Self.showAll(&book, from: &next)
+        #expect(book.closedByServer(1)?.subject.group?.inboxIDs == [1])
+        #expect(book.closedByServer(1) == nil)
+        #expect(book.entries.isEmpty)
+        // The next notice of that repository starts afresh, listing only itself.
+        book.take(Self.update(Self.cmc, [Self.row(2)], unread: 2))
+        #expect(Self.subjects(book) == ["cmc krz/gitbay [2]"])
+        #expect(book.toShow.map(\.serverID) == [nil])
+    }
+
+    @Test func aServerThatWentAwayTookItsNotificationsButWhatWaitsStays() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        book.take(Self.update(Self.cmc, [Self.row(1)]))
+        Self.showAll(&book, from: &next)
+        book.take(Self.update(Self.cmc, [Self.row(2, repo: "krz/other")], unread: 2))
+        book.awaitServer(book.toShow[0].id)
+        book.serverChanged()
+        #expect(Self.subjects(book) == ["cmc krz/other [2]"])
+        #expect(book.toShow.count == 1)
+        #expect(book.takeClosings().isEmpty)
+    }
+
+    @Test func anEarlierDaemonsNotificationsAreTakenOverOnlyOnTheSameServer() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 5
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(27)))
+        book.take(Self.update(Self.cmc, [Self.row(40)], unread: 28))
+        Self.showAll(&book, from: &next)
+        let saved = book.saved(serverOwner: ":1.7")
+
+        var adopted = ScreenBook(limit: 3, adopting: saved, serverOwner: ":1.7")
+        #expect(adopted.entries.map(\.serverID) == [5, 6])
+        #expect(adopted.entries.allSatisfy { $0.isAdopted })
+        #expect(adopted.entry(serverID: 6)?.subject.group?.target.destination == NotificationDestination(path: "krz/gitbay/issues/40"))
+        // The restarted daemon's first update adds no second summary beside the old one.
+        adopted.take(AccountUpdate(account: Self.cmc, unread: .exact(28)))
+        #expect(adopted.entries.count == 2)
+        #expect(adopted.toShow.isEmpty)
+        // A new notice of the same repository replaces the adopted notification in place.
+        adopted.take(Self.update(Self.cmc, [Self.row(41)], unread: 29))
+        #expect(adopted.toShow.map(\.serverID) == [6])
+
+        #expect(ScreenBook(limit: 3, adopting: saved, serverOwner: ":1.8").entries.isEmpty)
+        #expect(ScreenBook(limit: 3, adopting: saved, serverOwner: nil).entries.isEmpty)
+        // Only what was on screen is kept.
+        #expect(ScreenBook(limit: 3).saved(serverOwner: ":1.7").entries.isEmpty)
+    }
+
+    @Test func anAccountThatLeftTakesItsNotificationsWithIt() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        book.take(Self.update(Self.cmc, [Self.row(1)]))
+        book.take(Self.update(Self.bob, [Self.row(2)]))
+        Self.showAll(&book, from: &next)
+        book.forget(Self.cmc)
+        #expect(Self.subjects(book) == ["bob krz/gitbay [2]"])
+        #expect(book.takeClosings() == [1])
+    }
+
+    @Test func aLowerLimitFoldsAtOnce() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        book.take(AccountUpdate(account: Self.cmc, unread: .exact(0)))
+        book.take(Self.update(Self.cmc, [Self.row(1, repo: "a/a"), Self.row(2, repo: "b/b"), Self.row(3, repo: "c/c")], unread: 3))
+        Self.showAll(&book, from: &next)
+        book.setLimit(1)
+        #expect(book.entries.count == 1)
+        #expect(book.entries.first?.subject.summary?.count == 3)
+    }
+}

@@ -1,0 +1,104 @@
+import Synchronization
+
+/// A clock that moves only when a test moves it, so code that waits (backoff, `Retry-After`,
+/// keepalives, the gap between wake-ups) is tested in virtual time: a wait of an hour takes as
+/// long as the test takes to say that an hour passed.
+///
+/// Hand it to the code under test as its `Timeline(clock)`. `advance(by:)` resumes, in order,
+/// every sleep whose deadline it reaches; `waitForSleepers(_:)` returns once that many sleeps are
+/// pending, which is how a test knows the code has reached its next wait.
+public final class ManualClock: Clock, Sendable {
+    public struct Instant: InstantProtocol {
+        public let offset: Duration
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [Int: Sleeper] = [:]
+        var nextID = 0
+        /// Woken whenever the number of sleepers changes.
+        var watchers: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var now: Instant { state.withLock { $0.now } }
+
+    public var minimumResolution: Duration { .zero }
+
+    /// How many sleeps are pending now.
+    public var pendingSleeps: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (resumeNow, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if Task.isCancelled || deadline <= state.now { return (true, []) }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    defer { state.watchers = [] }
+                    return (false, state.watchers)
+                }
+                watchers.forEach { $0.resume() }
+                if resumeNow {
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        continuation.resume()
+                    }
+                }
+            }
+        } onCancel: {
+            let (sleeper, watchers) = state.withLock { state -> (Sleeper?, [CheckedContinuation<Void, Never>]) in
+                let sleeper = state.sleepers.removeValue(forKey: id)
+                defer { if sleeper != nil { state.watchers = [] } }
+                return (sleeper, sleeper == nil ? [] : state.watchers)
+            }
+            watchers.forEach { $0.resume() }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock on by `duration`, resuming every sleep that is due by then, earliest
+    /// first.
+    public func advance(by duration: Duration) {
+        let (due, watchers) = state.withLock { state -> ([Sleeper], [CheckedContinuation<Void, Never>]) in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
+            for (id, _) in due { state.sleepers[id] = nil }
+            defer { if !due.isEmpty { state.watchers = [] } }
+            return (due.map(\.value), due.isEmpty ? [] : state.watchers)
+        }
+        watchers.forEach { $0.resume() }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Returns once at least `count` sleeps are pending.
+    public func waitForSleepers(_ count: Int) async {
+        while pendingSleeps < count {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let isReady = state.withLock { state in
+                    if state.sleepers.count >= count { return true }
+                    state.watchers.append(continuation)
+                    return false
+                }
+                if isReady { continuation.resume() }
+            }
+        }
+    }
+}
