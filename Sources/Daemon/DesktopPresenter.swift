@@ -412,7 +412,7 @@ public actor DesktopPresenter: Presenter {
         let environment = options.environment
         let launch = ClickLaunch.forClick(
             target, config: options.config, activationToken: activationToken, browser: options.browser,
-            isInstalled: { Launcher.isInstalled($0, environment: environment) })
+            programDirectory: Launcher.programDirectory, isInstalled: { Launcher.isInstalled($0, environment: environment) })
         if let url = launch.url {
             do {
                 try await portal.open(url, activationToken: launch.environment["XDG_ACTIVATION_TOKEN"])
