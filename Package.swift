@@ -41,12 +41,20 @@ let package = Package(
         // Adding, registering, listing and removing accounts: keyring, API and state together.
         .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore"]),
 
+        // The terminal on standard input and output: raw mode and back, its size, keys and signals.
+        .target(name: "Terminal", dependencies: ["Threads"]),
+        // gbnotify's terminal view of items and the inbox: layout, keys and state (pure), and the
+        // loop that runs them at a terminal.
+        .target(name: "TerminalView", dependencies: ["PushCore", "Terminal"]),
+
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
         .target(name: "Daemon", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Spawn", "Threads"]),
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "Threads"]),
         // Daemon for doctor, which reads the config file exactly as gbnotifyd does.
-        .executableTarget(name: "gbnotifyctl", dependencies: ["PushCore", "CommandKit", "Accounts", "DBus", "Daemon"]),
+        .executableTarget(
+            name: "gbnotifyctl",
+            dependencies: ["PushCore", "CommandKit", "Accounts", "DBus", "Daemon", "GitbayClient", "Keyring", "Spawn", "Terminal", "TerminalView", "Threads"]),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
         .executableTarget(name: "gbnotify-bench", dependencies: ["Curl", "DBus", "Daemon", "PushCore", "TestSupport", "Threads"], path: "Benchmarks/InProcess"),
@@ -56,6 +64,7 @@ let package = Package(
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
+        .testTarget(name: "TerminalViewTests", dependencies: ["TerminalView", "PushCore"]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
         .testTarget(name: "GitbayClientTests", dependencies: ["GitbayClient", "PushCore", "TestSupport"]),

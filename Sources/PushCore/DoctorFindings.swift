@@ -167,10 +167,7 @@ extension DoctorFinding {
     public static func account(_ account: Account, whoami result: APIResult) -> DoctorFinding {
         let check = "account \(account.displayName)"
         let url = account.instance.url
-        let newToken = """
-            mint a new token and store it: ssh git@\(account.instance.host) token create --name gbnotify \
-            --scope full | jq -r .token | gbnotifyctl account add \(url)
-            """
+        let newToken = ReadProblem.newToken(for: account)
         switch result {
         case .success:
             guard let whoami = try? result.decode(Whoami.self) else {
