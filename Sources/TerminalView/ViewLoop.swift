@@ -198,12 +198,16 @@ public enum ViewLoop {
         static func answer(_ effect: ViewEffect, from source: any ViewSource) async -> ViewEvent {
             switch effect {
             case .loadItem(let screen, let reference, let destination):
+                let account: Account
                 do throws(ReadProblem) {
-                    let account = try await source.account(reference)
-                    let details = try await source.item(destination, of: account)
-                    return .itemLoaded(screen: screen, .success(LoadedItem(account: account, details: details)))
+                    account = try await source.account(reference)
                 } catch {
-                    return .itemLoaded(screen: screen, .failure(error))
+                    return .itemLoaded(screen: screen, account: nil, .failure(error))
+                }
+                do throws(ReadProblem) {
+                    return .itemLoaded(screen: screen, account: account, .success(try await source.item(destination, of: account)))
+                } catch {
+                    return .itemLoaded(screen: screen, account: account, .failure(error))
                 }
             case .loadInbox(let screen, let reference):
                 do throws(ReadProblem) {

@@ -25,21 +25,11 @@ public enum ViewEffect: Sendable, Equatable {
 public enum ViewEvent: Sendable, Equatable {
     case key(Key)
     case resized(TerminalSize)
-    case itemLoaded(screen: Int, Result<LoadedItem, ReadProblem>)
+    /// `account` is the one the item was asked of, when the name resolved to one.
+    case itemLoaded(screen: Int, account: Account?, Result<ItemDetails, ReadProblem>)
     case inboxLoaded(screen: Int, Result<[AccountInbox], ReadProblem>)
     case markedRead(account: Account, path: String, Result<Int, ReadProblem>)
     case opened(Result<String, ReadProblem>)
-}
-
-/// An item and the account it was read with.
-public struct LoadedItem: Sendable, Equatable {
-    public let account: Account
-    public let details: ItemDetails
-
-    public init(account: Account, details: ItemDetails) {
-        self.account = account
-        self.details = details
-    }
 }
 
 /// Everything the view shows, and how keys and answers change it: a stack of screens (the
@@ -134,14 +124,13 @@ public struct ViewState {
             size = newSize
             for index in screens.indices { relayout(index) }
             return []
-        case .itemLoaded(let id, let result):
+        case .itemLoaded(let id, let account, let result):
             guard let index = screens.firstIndex(where: { $0.id == id }), case .item(var item) = screens[index].kind else { return [] }
+            // Known even when the item is not: its page may still open, its notices be read.
+            item.account = account ?? item.account
             switch result {
-            case .success(let loaded):
-                item.account = loaded.account
-                item.content = .loaded(loaded.details)
-            case .failure(let problem):
-                item.content = .failed(problem)
+            case .success(let details): item.content = .loaded(details)
+            case .failure(let problem): item.content = .failed(problem)
             }
             screens[index].kind = .item(item)
             finishLoading(index)
@@ -478,6 +467,7 @@ public struct ViewState {
         case .item(let item):
             switch item.content {
             case .loading: return StyledLine("Loading… · \(back)", .dim)
+            case .failed where item.account == nil: return StyledLine("R reload · \(back)", .dim)
             case .failed: return StyledLine("R reload · o open in browser · \(back)", .dim)
             case .loaded: return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · o open in browser · R reload · \(back)", .dim)
             }

@@ -72,11 +72,11 @@ import Testing
 
     /// A presenter on the session's bus that opens with the session's opener stub.
     static func presenter(
-        on connection: DBusConnection, for harness: Harness, session: NotificationSession
+        on connection: DBusConnection, for harness: Harness, session: NotificationSession, config: Config = .defaults
     ) async throws -> DesktopPresenter {
         try await DesktopPresenter.start(
             on: connection,
-            options: DesktopPresenter.Options(config: .defaults, environment: session.environment, browser: [session.opener.path]),
+            options: DesktopPresenter.Options(config: config, environment: session.environment, browser: [session.opener.path]),
             markRead: ServerMarkRead.through(Keyring(), options: DaemonSettings.forTests.client),
             logger: harness.logger)
     }
@@ -93,21 +93,27 @@ import Testing
     /// Runs `body` with the presenter polling one account whose first (empty) poll is done, so
     /// every row added afterwards is new.
     ///
-    /// - Parameter config: the config file the supervisor reads on each reload; the defaults
-    ///   at the start.
-    static func run(serverAtStart: Bool = true, config: String? = nil, _ body: (World) async throws -> Void) async throws {
+    /// - Parameters:
+    ///   - instances: how many stand-ins, each an account in the keyring; the world's `standin`
+    ///     is the first.
+    ///   - config: the config file the supervisor reads on each reload; `startConfig` at the
+    ///     start.
+    static func run(
+        instances: Int = 1, serverAtStart: Bool = true, config: String? = nil, startConfig: Config = .defaults,
+        _ body: (World) async throws -> Void
+    ) async throws {
         let session = try #require(SharedNotificationSession.current, "the suite runs in a shared notification session")
         // A test that failed while the server was stopped does not take the next one with it.
         if try await !session.hasServer() { try await session.startServer() }
         // Whatever the last test left on screen is not this test's.
         try await session.dunstctl("close-all")
-        try await Harness.run(1) { harness in
+        try await Harness.run(instances) { harness in
             if !serverAtStart { try await session.killServer() }
             let connection = try await session.connect()
-            let presenter = try await presenter(on: connection, for: harness, session: session)
+            let presenter = try await presenter(on: connection, for: harness, session: session, config: startConfig)
             // The daemon's desktop methods, under its name on this bus, for gbnotifyctl.
-            let account = harness.instances[0].account
-            try await DesktopService.export(presenter, accounts: { [account] }, on: connection)
+            let accounts = harness.instances.map(\.account)
+            try await DesktopService.export(presenter, accounts: { accounts }, on: connection)
             #expect(try await connection.requestName(DaemonInterface.busName))
             let supervisor = harness.supervisor(presenter: presenter, loadSettings: config.map(Self.testSettings))
             func finish() async {
@@ -120,7 +126,7 @@ import Testing
             }
             do {
                 try await supervisor.start()
-                try await harness.waitForLog(": 200 ok")
+                for instance in harness.instances { try await harness.waitForLog("\(instance.account.displayName): 200 ok") }
                 try await body(World(harness: harness, session: session, presenter: presenter, supervisor: supervisor))
             } catch {
                 await finish()
@@ -375,6 +381,48 @@ import Testing
             try await world.session.dunstctl("action", "0")
             #expect(try await world.session.opener.nextLaunch().arguments == ["--run", "gitbay", "mr", "view", "krz/other", "3"])
         }
+    }
+
+    // MARK: - The terminal view
+
+    /// The notice comes from the second of two instances, where the first has an item of the
+    /// same path: the click must show the second's, read with its account's token.
+    @Test func aTerminalClickForAnAccountOnASecondInstanceRunsTheViewForThatAccount() async throws {
+        let tmux = try await Tmux.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-click-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let terminal = directory.appendingPathComponent("terminal").path
+        let pane = try tmux.terminal(at: terminal)
+        let config = try Config.parse("open-with = terminal\nterminal = \(terminal)\n")
+        do {
+            try await Self.run(instances: 2, startConfig: config) { world in
+                let (first, second) = (world.harness.instances[0], world.harness.instances[1])
+                try await first.standin.addItem(.issue, repo: "krz/clicked", data: Self.issue(4, "Wrong: the first instance's"))
+                try await second.standin.addItem(.issue, repo: "krz/clicked", data: Self.issue(4, "Right: the second instance's"))
+                let id = try await second.standin.addNotification(
+                    for: Harness.username, repo: "krz/clicked", kind: "issue", path: "krz/clicked/issues/4")
+                try await world.harness.waitForLog("showing notice \(id) as notification")
+                try await world.session.dunstctl("action", "0")
+                let screen = try await pane.waitFor("the second instance's item") { $0.contains(" Right: the second instance's") }
+                #expect(screen[0].hasPrefix(" krz/clicked#4 · \(second.account.displayName)"))
+                // gbnotifyctl beside the running program (here the test bundle, in the build
+                // directory beside gbnotifyctl), the account by its own reference.
+                #expect(try pane.arguments() == [Program.built("gbnotifyctl"), "show", second.account.reference, "krz/clicked/issues/4"])
+                #expect(try await second.standin.requests().contains { $0.queryArgv == ["issue", "show", "krz/clicked", "4"] })
+                #expect(try await !first.standin.requests().contains { $0.queryArgv?.first == "issue" })
+                try await pane.send("q")
+                #expect(try await pane.waitForExit().status == 0)
+            }
+        } catch {
+            await tmux.stop()
+            throw error
+        }
+        await tmux.stop()
+    }
+
+    static func issue(_ number: Int, _ title: String) -> String {
+        #"{"author":"eve","created_at":"2026-09-20T10:00:00.000Z","number":\#(number),"state":"open","title":"\#(title)"}"#
     }
 
     // MARK: - The OpenURI portal

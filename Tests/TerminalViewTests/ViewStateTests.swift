@@ -10,7 +10,7 @@ import Testing
     static func itemView(_ details: ItemDetails = Items.issue, size: TerminalSize = size) -> ViewState {
         var (state, effects) = ViewState.item(account: "cmc@gitbay.org", destination: issue12, size: size, now: Items.now)
         #expect(effects == [.loadItem(screen: 1, account: "cmc@gitbay.org", destination: issue12)])
-        #expect(state.handle(.itemLoaded(screen: 1, .success(LoadedItem(account: Items.account, details: details)))) == [])
+        #expect(state.handle(.itemLoaded(screen: 1, account: Items.account, .success(details))) == [])
         return state
     }
 
@@ -100,14 +100,26 @@ import Testing
     @Test func aFailedLoadIsDrawnAndWaits() {
         var (state, _) = ViewState.item(account: "cmc@gitbay.org", destination: Self.issue12, size: Self.size, now: Items.now)
         let problem = ReadProblem(.notFound, "No such item", "issue #12 not found in krz/gitbay")
-        _ = state.handle(.itemLoaded(screen: 1, .failure(problem)))
+        _ = state.handle(.itemLoaded(screen: 1, account: Items.account, .failure(problem)))
         let text = Self.texts(state)
         #expect(text[1].hasPrefix(" ✗ No such item"))
         #expect(text[3].hasPrefix(" issue #12 not found in krz/gitbay"))
         #expect(text[9].hasPrefix("R reload · o open in browser · q quit"))
-        // Nothing to mark or open without the account the answer would have named.
-        #expect(state.handle(.key(.character("r"))) == [])
+        // The item is not there, but its page and its notices are the account's.
+        #expect(state.handle(.key(.character("o"))) == [.open(PushTarget(account: Items.account, destination: Self.issue12))])
+        #expect(state.handle(.key(.character("r"))) == [.markRead(account: Items.account, path: "krz/gitbay/issues/12")])
         #expect(state.exitStatus == nil)
+    }
+
+    @Test func anAccountThatIsNotThereLeavesNothingToOpenOrMark() {
+        var (state, _) = ViewState.item(account: "nobody@example.org", destination: Self.issue12, size: Self.size, now: Items.now)
+        let problem = ReadProblem(.noAccount, "No such account", "there is no account nobody@example.org")
+        _ = state.handle(.itemLoaded(screen: 1, account: nil, .failure(problem)))
+        #expect(Self.texts(state)[1].hasPrefix(" ✗ No such account"))
+        #expect(Self.texts(state)[9].hasPrefix("R reload · q quit"))
+        #expect(state.handle(.key(.character("o"))) == [])
+        #expect(state.handle(.key(.character("r"))) == [])
+        #expect(Self.texts(state)[9].hasPrefix("Nothing to mark read"))
     }
 
     @Test func theInboxSelectsRowsAndOpensTheSelectedOne() {
@@ -129,7 +141,7 @@ import Testing
         #expect(state.exitStatus == nil)
         #expect(state.frame()[3].spans.allSatisfy { $0.style.reverse })
         // A late answer for the closed screen changes nothing.
-        _ = state.handle(.itemLoaded(screen: 2, .success(LoadedItem(account: Items.account, details: Items.build))))
+        _ = state.handle(.itemLoaded(screen: 2, account: Items.account, .success(Items.build)))
         #expect(Self.texts(state)[0].hasPrefix(" Inbox"))
         _ = state.handle(.key(.character("q")))
         #expect(state.exitStatus == 0)

@@ -20,6 +20,12 @@ extension Standin {
         return reply.token
     }
 
+    /// Revokes a token: the server answers it 401 from now on.
+    public func revokeToken(_ token: String) async throws {
+        struct Body: Encodable { let token: String }
+        try await control.post("tokens/revoke", Body(token: token))
+    }
+
     /// A user with a full token of their own, the usual start of a test; returns the token.
     public func addUserWithToken(_ username: String, scope: TokenScope = .full) async throws -> String {
         try await addUser(username)
