@@ -67,8 +67,6 @@ extension Launcher {
 
     /// Whether `program` is an executable file in one of `PATH`'s directories.
     static func isInstalled(_ program: String, environment: [String: String]) -> Bool {
-        guard !program.contains("/") else { return access(program, X_OK) == 0 }
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
+        ExecutableSearch.isInstalled(program, path: environment["PATH"]) { access($0, X_OK) == 0 }
     }
 }

@@ -41,6 +41,27 @@ public struct CommandTemplate: Equatable, Sendable {
         [.text(viewerName)], [.text("show")], [.placeholder(.account)], [.placeholder(.path)],
     ])
 
+    /// The program, the first word: always fixed text.
+    public var program: String { Self.text(of: words[0]) }
+
+    /// The template as the config writes it: `gbnotifyctl show {account} {path}`, a word with
+    /// a space in double quotes.
+    public var text: String {
+        words.map { word in
+            let text = Self.text(of: word)
+            return text.contains(" ") ? "\"\(text)\"" : text
+        }.joined(separator: " ")
+    }
+
+    private static func text(of word: [Piece]) -> String {
+        word.map { piece in
+            switch piece {
+            case .text(let text): text
+            case .placeholder(let placeholder): "{\(placeholder.rawValue)}"
+            }
+        }.joined()
+    }
+
     /// The argv for one item of one account; `viewer` is what the program name `gbnotifyctl`
     /// becomes.
     public func expanded(for destination: NotificationDestination, account: Account, viewer: String) -> [String] {
