@@ -9,14 +9,17 @@ import sys
 from standin_model import KIND_SEGMENTS, iso_timestamp
 
 DEMO_USER = "demo"
-# (repo, kind, actor, summary, number) for the seeded inbox and the notices that follow.
+HOUR = 3600
+DAY = 24 * HOUR
+# (repo, kind, actor, summary, number, seconds ago) for the seeded inbox, oldest first, and the
+# notices that follow.
 DEMO_NOTICES = [
-    ("krz/gitbay", "issue", "cmc", "opened issue #12", 12),
-    ("krz/gitbay", "mr", "alba", "opened merge request #31", 31),
-    ("krz/gitbay", "build", "ci", "build #88 failed on main", 88),
-    ("cmc/dotfiles", "issue", "noor", "commented on issue #4", 4),
-    ("ops/infra", "mr", "tomasz", "approved merge request #7", 7),
-    ("ops/infra", "build", "ci", "build #203 passed on release", 203),
+    ("krz/gitbay", "issue", "cmc", "opened issue #12", 12, 2 * DAY),
+    ("krz/gitbay", "mr", "alba", "opened merge request #31", 31, 5 * HOUR),
+    ("krz/gitbay", "build", "ci", "build #88 failed on main", 88, 59 * 60),
+    ("cmc/dotfiles", "issue", "noor", "commented on issue #4", 4, 30 * 60),
+    ("ops/infra", "mr", "tomasz", "approved merge request #7", 7, 25 * 60),
+    ("ops/infra", "build", "ci", "build #203 passed on release", 203, 17 * 60),
 ]
 DEMO_FOLLOW_UPS = [
     ("krz/gitbay", "issue", "noor", "opened issue #{n}"),
@@ -24,10 +27,6 @@ DEMO_FOLLOW_UPS = [
     ("krz/gitbay", "build", "ci", "build #{n} failed on main"),
     ("cmc/dotfiles", "mr", "cmc", "merged merge request #{n}"),
 ]
-
-
-HOUR = 3600
-DAY = 24 * HOUR
 
 
 def demo_items(ago):
@@ -151,9 +150,10 @@ def seed_demo(store, token_file):
     now = store.clock.wall()
     for kind, repo, data in demo_items(lambda seconds: iso_timestamp(now - seconds)):
         store.items.add_item(kind, repo, data)
-    for repo, kind, actor, summary, number in DEMO_NOTICES:
+    for repo, kind, actor, summary, number, seconds in DEMO_NOTICES:
         store.add_notice(DEMO_USER, repo=repo, kind=kind, actor=actor, summary=summary,
-                         path=f"{repo}/{KIND_SEGMENTS[kind]}/{number}")
+                         path=f"{repo}/{KIND_SEGMENTS[kind]}/{number}",
+                         created_at=iso_timestamp(now - seconds))
     if token_file:
         write_private_file(token_file, token + "\n")
     return token
