@@ -60,6 +60,12 @@ public final class RawTerminal: @unchecked Sendable {
         _ = tcsetattr(0, TCSAFLUSH, &settings)
     }
 
+    /// Whether a shell with job control can continue this process after it stops: that shell
+    /// gives each job a process group of its own, apart from the session's. A program a terminal
+    /// runs directly (`x-terminal-emulator -e ...`, as a click does) leads its session, and
+    /// stopped there it would never be continued.
+    public static var canSuspend: Bool { getpgrp() != getsid(0) }
+
     /// The size in cells; nil when the terminal does not say (or says 0).
     public func size() -> (rows: Int, columns: Int)? {
         var size = winsize()

@@ -163,8 +163,10 @@ public enum ViewLoop {
             terminal.write(renderer.render(state.frame(), clearFirst: clear))
         }
 
-        /// ^Z: the terminal as it was found, stopped until continued, then the view again.
+        /// ^Z: the terminal as it was found, stopped until continued, then the view again; no
+        /// stop at all where no shell could continue it.
         func suspend() -> Bool {
+            guard RawTerminal.canSuspend else { return true }
             terminal.restore()
             kill(getpid(), SIGSTOP)
             return (try? terminal.enter()) != nil
