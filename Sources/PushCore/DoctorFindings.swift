@@ -122,7 +122,7 @@ extension DoctorFinding {
         var states: [AccountState: Int] = [:]
         for account in status.accounts { states[account.state, default: 0] += 1 }
         let tally = AccountState.allCases.compactMap { state in states[state].map { "\($0) \(state.rawValue)" } }
-        let accounts = DoctorReport.counted(status.accounts.count, "account")
+        let accounts = status.accounts.count.counted("account")
             + (tally.isEmpty ? "" : " (\(tally.joined(separator: ", ")))")
         let running = "running: gbnotifyd \(status.version.controlCharactersAsSpaces.truncated(to: 32)), up \(DaemonStatus.duration(status.uptimeSeconds)), \(accounts)"
         guard status.version == GBNotify.version else {
@@ -149,7 +149,7 @@ extension DoctorFinding {
 
     public static func secretService(holding accounts: Int) -> DoctorFinding {
         DoctorFinding(
-            "Secret Service", .ok, "present and unlocked, holding \(DoctorReport.counted(accounts, "gitbay account"))")
+            "Secret Service", .ok, "present and unlocked, holding \(accounts.counted("gitbay account"))")
     }
 
     /// A keyring item of the account schema that is not a usable account, described without its secret.

@@ -9,9 +9,9 @@ enum Age {
         switch elapsed {
         case ..<(-minute): return "in the future (\(timestamp.prefix(10)))"
         case ..<45: return "just now"
-        case ..<(59.5 * minute): return counted(Int((elapsed / minute).rounded()), "minute") + " ago"
-        case ..<(36 * hour): return counted(Int((elapsed / hour).rounded()), "hour") + " ago"
-        case ..<(30 * day): return counted(Int((elapsed / day).rounded()), "day") + " ago"
+        case ..<(59.5 * minute): return Int((elapsed / minute).rounded()).counted("minute") + " ago"
+        case ..<(36 * hour): return Int((elapsed / hour).rounded()).counted("hour") + " ago"
+        case ..<(30 * day): return Int((elapsed / day).rounded()).counted("day") + " ago"
         default: return "on " + String(timestamp.prefix(10))
         }
     }
@@ -22,10 +22,6 @@ enum Age {
         if seconds < 60 { return "\(seconds)s" }
         if seconds < 3600 { return "\(seconds / 60)m\(seconds % 60 == 0 ? "" : "\(seconds % 60)s")" }
         return "\(seconds / 3600)h\((seconds % 3600) / 60)m"
-    }
-
-    static func counted(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fff]Z` as seconds since the epoch; nil for any other shape.

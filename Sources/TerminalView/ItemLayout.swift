@@ -81,8 +81,8 @@ enum ItemLayout {
         guard !discussion.comments.isEmpty else { return lines }
         let count = discussion.comments.count(where: { !$0.isSystem })
         let events = discussion.comments.count - count
-        var title = Age.counted(count, "comment")
-        if events > 0 { title += ", " + Age.counted(events, "event") }
+        var title = count.counted("comment")
+        if events > 0 { title += ", " + events.counted("event") }
         lines += [StyledLine(), rule(title, context.width)]
         for comment in discussion.comments {
             if comment.isSystem {

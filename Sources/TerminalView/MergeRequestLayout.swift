@@ -62,7 +62,7 @@ enum MergeRequestLayout {
             title.append("✓ ready to merge", .colored(.green, bold: true))
             lines += ItemLayout.wrapped(title, context.width)
         } else {
-            title.append("✗ " + Age.counted(gates.unmet.count, "unmet gate"), .colored(.red, bold: true))
+            title.append("✗ " + gates.unmet.count.counted("unmet gate"), .colored(.red, bold: true))
             lines += ItemLayout.wrapped(title, context.width)
             for gate in gates.unmet {
                 var line = StyledLine("  ✗ ", .colored(.red))
@@ -125,7 +125,7 @@ enum MergeRequestLayout {
             lines += ItemLayout.wrapped(line, context.width, hanging: 4)
         }
         if let threads = mr.unresolvedThreads, threads > 0 {
-            lines += ItemLayout.wrapped(Age.counted(threads, "unresolved diff thread"), .colored(.yellow), context.width, indent: "  ")
+            lines += ItemLayout.wrapped(threads.counted("unresolved diff thread"), .colored(.yellow), context.width, indent: "  ")
         }
         return lines
     }

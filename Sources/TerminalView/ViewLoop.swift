@@ -87,6 +87,7 @@ public enum ViewLoop {
         let continuation: AsyncStream<Event>.Continuation
         var decoder = KeyDecoder()
         var escapeGeneration = 0
+        /// Cancelled when the view ends; at a person's pace of keys, they never pile up.
         var effects: [Task<Void, Never>] = []
 
         init(
@@ -183,7 +184,6 @@ public enum ViewLoop {
         }
 
         mutating func perform(_ requested: [ViewEffect]) {
-            effects.removeAll { $0.isCancelled }
             for effect in requested {
                 let (source, continuation) = (self.source, self.continuation)
                 effects.append(Task {

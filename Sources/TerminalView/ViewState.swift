@@ -46,8 +46,15 @@ public struct ViewState {
     private var nextScreenID = 1
 
     struct Message: Equatable {
+        enum Kind {
+            case done
+            case failed
+            /// Something under way; the answer replaces it.
+            case underWay
+        }
+
         let text: String
-        let isError: Bool
+        let kind: Kind
     }
 
     enum Content<Value: Equatable>: Equatable {
@@ -147,10 +154,10 @@ public struct ViewState {
         case .markedRead(let account, let path, let result):
             return markedRead(account: account, path: path, result)
         case .opened(.success(let url)):
-            message = Message(text: "Opened \(url) in the browser", isError: false)
+            message = Message(text: "Opened \(url) in the browser", kind: .done)
             return []
         case .opened(.failure(let problem)):
-            message = Message(text: "Could not open it: \(problem)", isError: true)
+            message = Message(text: "Could not open it: \(problem)", kind: .failed)
             return []
         }
     }
@@ -169,16 +176,16 @@ public struct ViewState {
             return [reload(screens.count - 1)]
         case .character("o"):
             guard let target = currentTarget() else {
-                message = Message(text: "Nothing to open yet", isError: true)
+                message = Message(text: "Nothing to open yet", kind: .failed)
                 return []
             }
             return [.open(target)]
         case .character("r"):
             guard let (account, path) = currentItemPath() else {
-                message = Message(text: "Nothing to mark read", isError: true)
+                message = Message(text: "Nothing to mark read", kind: .failed)
                 return []
             }
-            message = Message(text: "Marking \(Self.name(of: path)) read…", isError: false)
+            message = Message(text: "Marking \(Self.name(of: path)) read…", kind: .underWay)
             return [.markRead(account: account, path: path)]
         case .enter, .right, .character("l"):
             return openSelectedRow()
@@ -215,7 +222,7 @@ public struct ViewState {
 
     private mutating func reload(_ index: Int) -> ViewEffect {
         screens[index].isLoading = true
-        message = Message(text: "Reloading…", isError: false)
+        message = Message(text: "Reloading…", kind: .underWay)
         return loadEffect(index)
     }
 
@@ -231,7 +238,7 @@ public struct ViewState {
 
     private mutating func finishLoading(_ index: Int) {
         screens[index].isLoading = false
-        if message?.text == "Reloading…" { message = nil }
+        if message?.kind == .underWay { message = nil }
         relayout(index)
     }
 
@@ -240,7 +247,7 @@ public struct ViewState {
         guard case .inbox(let inbox) = screens.last?.kind, inbox.rows.indices.contains(inbox.selected) else { return [] }
         let row = inbox.rows[inbox.selected]
         guard let destination = NotificationDestination(path: row.item.path) else {
-            message = Message(text: "This notice names no issue, merge request or build; o opens the inbox in the browser", isError: true)
+            message = Message(text: "This notice names no issue, merge request or build; o opens the inbox in the browser", kind: .failed)
             return []
         }
         return [push(.item(ItemScreen(accountName: row.account.reference, account: row.account, destination: destination)))]
@@ -278,13 +285,13 @@ public struct ViewState {
     private mutating func markedRead(account: Account, path: String, _ result: Result<Int, ReadProblem>) -> [ViewEffect] {
         switch result {
         case .failure(let problem):
-            message = Message(text: "Could not mark \(Self.name(of: path)) read: \(problem)", isError: true)
+            message = Message(text: "Could not mark \(Self.name(of: path)) read: \(problem)", kind: .failed)
             return []
         case .success(let count):
             message = Message(
                 text: count == 0 ? "Nothing unread for \(Self.name(of: path)) on \(account.displayName)"
-                    : "Marked \(Age.counted(count, "notice")) of \(Self.name(of: path)) read",
-                isError: false)
+                    : "Marked \(count.counted("notice")) of \(Self.name(of: path)) read",
+                kind: .done)
         }
         // Every inbox in the stack is out of date: the one on top is read again now.
         var effects: [ViewEffect] = []
@@ -439,7 +446,7 @@ public struct ViewState {
             var text = " Inbox"
             if case .loaded(let inboxes) = inbox.content {
                 let unread = inbox.rows.count
-                text += " · \(unread) unread" + (inboxes.count > 1 ? " · \(Age.counted(inboxes.count, "account"))" : "")
+                text += " · \(unread) unread" + (inboxes.count > 1 ? " · \(inboxes.count.counted("account"))" : "")
             }
             if let name = inbox.accountName { text += " · \(name)" }
             title = text
@@ -460,7 +467,12 @@ public struct ViewState {
 
     private func statusLine(_ screen: Screen) -> StyledLine {
         if let message {
-            return StyledLine(message.text, message.isError ? .colored(.red, bold: true) : .colored(.green))
+            let style: Style = switch message.kind {
+            case .done: .colored(.green)
+            case .failed: .colored(.red, bold: true)
+            case .underWay: .plain
+            }
+            return StyledLine(message.text, style)
         }
         let back = screens.count > 1 ? "q back" : "q quit"
         switch screen.kind {
