@@ -65,9 +65,7 @@ enum InboxLayout {
     /// `krz/gitbay#12`, `krz/gitbay!31` (merge requests), or the path as sent when it names
     /// no item.
     static func reference(_ item: InboxItem) -> String {
-        guard let destination = NotificationDestination(path: item.path) else { return item.path }
-        let sign = destination.kind == .mr ? "!" : "#"
-        return "\(destination.repository)\(sign)\(destination.number)"
+        ViewState.name(of: item.path)
     }
 
     private static func color(of kind: ItemKind?) -> Color {

@@ -1,5 +1,10 @@
 import PushCore
 
+extension NotificationDestination {
+    /// How the view names an item: `krz/gitbay#12`, a merge request `krz/gitbay!31`.
+    var shortName: String { "\(repository)\(kind == .mr ? "!" : "#")\(number)" }
+}
+
 /// The terminal's size in character cells.
 public struct TerminalSize: Sendable, Equatable {
     public var rows: Int
@@ -70,8 +75,6 @@ public struct ViewState {
         var scroll = 0
         /// The content laid out for the current width.
         var lines: [StyledLine] = []
-        /// An answer for this screen is on its way.
-        var isLoading = true
 
         enum Kind {
             case item(ItemScreen)
@@ -221,7 +224,6 @@ public struct ViewState {
     }
 
     private mutating func reload(_ index: Int) -> ViewEffect {
-        screens[index].isLoading = true
         message = Message(text: "Reloading…", kind: .underWay)
         return loadEffect(index)
     }
@@ -237,7 +239,6 @@ public struct ViewState {
     }
 
     private mutating func finishLoading(_ index: Int) {
-        screens[index].isLoading = false
         if message?.kind == .underWay { message = nil }
         relayout(index)
     }
@@ -299,7 +300,6 @@ public struct ViewState {
             guard case .inbox(var inbox) = screens[index].kind else { continue }
             if index == screens.count - 1 {
                 effects.append(loadEffect(index))
-                screens[index].isLoading = true
             } else {
                 inbox.isStale = true
                 screens[index].kind = .inbox(inbox)
@@ -310,8 +310,7 @@ public struct ViewState {
 
     /// `krz/gitbay#12` for a path that names an item, else the path.
     static func name(of path: String) -> String {
-        guard let destination = NotificationDestination(path: path) else { return path }
-        return "\(destination.repository)\(destination.kind == .mr ? "!" : "#")\(destination.number)"
+        NotificationDestination(path: path)?.shortName ?? path
     }
 
     // MARK: - Scrolling and selection
@@ -378,7 +377,7 @@ public struct ViewState {
         case .item(let item):
             switch item.content {
             case .loading:
-                screens[index].lines = [StyledLine("Loading \(Self.name(of: item.destination.path)) for \(item.accountName)…", .dim)]
+                screens[index].lines = [StyledLine("Loading \(item.destination.shortName) for \(item.accountName)…", .dim)]
             case .loaded(let details):
                 screens[index].lines = ItemLayout.lines(details, width: width, now: now)
             case .failed(let problem):
@@ -441,7 +440,7 @@ public struct ViewState {
         switch screen.kind {
         case .item(let item):
             let account = item.account?.displayName ?? item.accountName
-            title = " \(Self.name(of: item.destination.path)) · \(account)"
+            title = " \(item.destination.shortName) · \(account)"
         case .inbox(let inbox):
             var text = " Inbox"
             if case .loaded(let inboxes) = inbox.content {
