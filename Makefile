@@ -52,6 +52,11 @@ bench:
 screenshot: build
 	scripts/screenshot
 
+# The README's pictures of the terminal view: capture-panes of gbnotifyctl show and inbox.
+.PHONY: view-captures
+view-captures: build
+	scripts/view-captures
+
 clean:
 	swift package clean
 

@@ -52,6 +52,11 @@ let package = Package(
         // The desktop stage: notifications on screen (and taken over after a restart), the
         // launcher badge, and what a click opens.
         .target(name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Spawn", "Threads"]),
+        // The terminal on standard input and output: raw mode and back, its size, keys and signals.
+        .target(name: "Terminal", dependencies: ["Threads"]),
+        // gbnotify's terminal view of items and the inbox: layout, keys and state (pure), and the
+        // loop that runs them at a terminal.
+        .target(name: "TerminalView", dependencies: ["PushCore", "Terminal"]),
 
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
         .target(name: "Daemon", dependencies: [
@@ -61,7 +66,8 @@ let package = Package(
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "Threads"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
-            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "Keyring", "Settings", "StateStore",
+            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "Keyring", "Settings", "Spawn", "StateStore",
+            "Terminal", "TerminalView", "Threads",
         ]),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
@@ -72,6 +78,7 @@ let package = Package(
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
+        .testTarget(name: "TerminalViewTests", dependencies: ["TerminalView", "PushCore"]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
         .testTarget(name: "GitbayClientTests", dependencies: ["GitbayClient", "PushCore", "TestSupport"]),

@@ -27,13 +27,17 @@ func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
     }
 
     let argvs = [(issue, alice), (build, bob)].map { destination, account in
-        config.terminalArgv(for: destination, account: account) { _ in false }
+        config.terminalArgv(for: PushTarget(account: account, destination: destination), viewer: viewer) { _ in false }
     }
     let programIndex = config.terminal?.count ?? Config.fallbackTerminals.last!.count
     invariant(argvs[0][programIndex] == argvs[1][programIndex], "the notice chose the program: \(argvs)")
+    // A summary's inbox view: the viewer the caller found, whatever the template.
+    let inbox = config.terminalArgv(for: PushTarget(account: alice, destination: nil), viewer: viewer) { _ in false }
+    invariant(Array(inbox[programIndex...]) == [viewer, "inbox", alice.reference], "the inbox view is \(inbox)")
 }
 
 private let issue = NotificationDestination(path: "krz/gitbay/issues/12")!
 private let build = NotificationDestination(path: "other/repo/builds/9")!
 private let alice = try! Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "alice")
+private let viewer = "/opt/gbnotify/bin/gbnotifyctl"
 private let bob = try! Account(instance: GitbayInstance(parsing: "https://example.com:8443/git"), username: "bob")

@@ -81,10 +81,7 @@ public enum Lifecycle {
         do {
             desktop = try await Desktop.start(
                 on: connection, state: stateFiles,
-                options: Desktop.Options(
-                    config: settings.config, environment: environment, icon: AppIcon.choose(
-                        dataDirectories: AppIcon.dataDirectories(environment: environment),
-                        executableDirectory: executableDirectory, exists: { access($0, F_OK) == 0 })),
+                options: Desktop.Options(config: settings.config, environment: environment),
                 markRead: { requestMarkRead.yield(($0, $1)) }, logger: logger)
         } catch {
             logger.error("cannot reach the desktop's notification server (\(error)); notices only go to the log")
@@ -180,15 +177,6 @@ public enum Lifecycle {
     /// The largest D-Bus message the daemon takes in: `Deliver`'s 8 KiB payload and the
     /// desktop's signals are far below it.
     static let maximumIncomingMessage = 64 * 1024
-
-    /// Where the running program is, for finding the icon beside it.
-    private static var executableDirectory: String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return path.lastIndex(of: "/").map { String(path[..<$0]) }
-    }
 
     private enum Event: Sendable {
         case signal(SignalRequest)

@@ -33,7 +33,7 @@ struct Clicks: Sendable {
         let environment = environment
         let launch = ClickLaunch.forClick(
             target, config: config, activationToken: activationToken, browser: browser,
-            isInstalled: { Launcher.isInstalled($0, environment: environment) })
+            programDirectory: Launcher.programDirectory, isInstalled: { Launcher.isInstalled($0, environment: environment) })
         if let url = launch.url {
             do {
                 try await portal.open(url, activationToken: launch.environment["XDG_ACTIVATION_TOKEN"])

@@ -1,4 +1,5 @@
 import DBus
+import Glibc
 import Logging
 import Notifications
 import PushCore
@@ -32,12 +33,12 @@ public final class Desktop: Sendable {
         public var environment: [String: String]
         /// The program a URL is handed to when no OpenURI portal takes it.
         public var browser: [String]
-        /// `app_icon` of every notification (`AppIcon`).
-        public var icon: String
+        /// `app_icon` of every notification; by default the one `AppIcon` finds.
+        public var icon: String?
         public var timeline: Timeline
 
         public init(
-            config: Config, environment: [String: String], icon: String, browser: [String] = ClickLaunch.defaultBrowser,
+            config: Config, environment: [String: String], icon: String? = nil, browser: [String] = ClickLaunch.defaultBrowser,
             timeline: Timeline = Timeline()
         ) {
             self.config = config
@@ -92,6 +93,10 @@ public final class Desktop: Sendable {
             logger.warning("cannot read which notifications an earlier gbnotifyd left open (\(error)); none is taken over")
         }
 
+        var options = options
+        options.icon = options.icon ?? AppIcon.choose(
+            dataDirectories: AppIcon.dataDirectories(environment: options.environment),
+            executableDirectory: Launcher.programDirectory, exists: { access($0, F_OK) == 0 })
         let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
         let screen = Screen(
             client: client, signals: ServerSignals(connection: connection), badge: Badge(connection: connection),

@@ -55,10 +55,19 @@ struct Launcher: Sendable {
 }
 
 extension Launcher {
+    /// The directory of the running executable, where a `gbnotifyctl` of the same build is
+    /// looked for to run the terminal view; nil when the kernel does not say.
+    static let programDirectory: String? = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(path[..<slash])
+    }()
+
     /// Whether `program` is an executable file in one of `PATH`'s directories.
     static func isInstalled(_ program: String, environment: [String: String]) -> Bool {
-        guard !program.contains("/") else { return access(program, X_OK) == 0 }
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").contains { access("\($0)/\(program)", X_OK) == 0 }
+        ExecutableSearch.isInstalled(program, path: environment["PATH"]) { access($0, X_OK) == 0 }
     }
 }

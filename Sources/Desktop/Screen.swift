@@ -181,7 +181,7 @@ actor Screen {
 
     private func notification(_ content: NotificationContent) -> Notification {
         Notification(
-            summary: content.summary, body: content.body, icon: options.icon,
+            summary: content.summary, body: content.body, icon: options.icon ?? AppIcon.name,
             actions: stride(from: 0, to: content.actions.count - 1, by: 2).map {
                 Notification.Action(key: content.actions[$0], label: content.actions[$0 + 1])
             },

@@ -172,6 +172,17 @@ public enum APIResult: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The envelope's `data` of a success, as compact JSON with object keys sorted: what gitbay
+    /// sends, since it encodes every answer through a generic map. Any other answer throws
+    /// `.notSuccess` with itself.
+    public func dataJSON() throws(APIDecodingError) -> [UInt8] {
+        guard case .success(let body, _) = self else { throw .notSuccess(self) }
+        guard case .object(let envelope)? = JSONValue(parsing: body), let data = envelope["data"] else {
+            throw .unexpectedShape(type: "the envelope", detail: "data: missing")
+        }
+        return data.serialized
+    }
+
     // MARK: - Pieces of the answer
 
     /// A body read as an envelope, or else how it looks, for the message.

@@ -25,6 +25,10 @@ public struct Account: Hashable, Sendable {
 
     /// For people: `cmc@gitbay.org`.
     public var displayName: String { "\(username)@\(instance.displayName)" }
+
+    /// For a command line: `cmc@gitbay.org`, with the instance's path prefix when it has one
+    /// (`cmc@example.com/git`), so that `AccountReference` finds this account and no other.
+    public var reference: String { "\(username)@\(instance.displayName)\(instance.path)" }
 }
 
 /// In state files, as `{"instance": URL, "user": NAME}`, checked again when read back.

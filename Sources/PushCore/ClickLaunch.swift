@@ -16,32 +16,54 @@ public struct ClickLaunch: Sendable, Equatable {
     ///   - target: the account and, when the path was routable, the item; no item opens the
     ///     account's inbox.
     ///   - browser: the program (and leading arguments) that opens a URL.
-    ///   - isInstalled: whether a program is on `PATH`, to pick a fallback terminal.
+    ///   - programDirectory: the directory of the running gbnotifyd, where a `gbnotifyctl` of
+    ///     the same build is looked for first (see `viewerProgram`).
+    ///   - isInstalled: whether a program is on `PATH` (or, given a path, executable there), to
+    ///     pick a fallback terminal and the `gbnotifyctl` that runs the view.
     public static func forClick(
         _ target: PushTarget, config: Config, activationToken: String?, browser: [String] = defaultBrowser,
-        isInstalled: (String) -> Bool
+        programDirectory: String? = nil, isInstalled: (String) -> Bool
     ) -> ClickLaunch {
-        var environment: [String: String] = [:]
-        if let activationToken = activationToken.flatMap(usableToken) {
-            environment["XDG_ACTIVATION_TOKEN"] = activationToken
-            environment["DESKTOP_STARTUP_ID"] = activationToken
+        guard config.openWith == .terminal else {
+            return inBrowser(target, activationToken: activationToken, browser: browser)
         }
-        switch (config.openWith, target.destination) {
-        case (.terminal, let destination?):
-            let argv = config.terminalArgv(for: destination, account: target.account, isInstalled: isInstalled)
-            return ClickLaunch(argv: argv, environment: environment, url: nil)
-        case (_, let destination?):
-            let url = Links.webURL(for: destination, on: target.account.instance)
-            return ClickLaunch(argv: browser + [url], environment: environment, url: url)
-        case (_, nil):
-            // A terminal has no inbox view: the inbox always opens in the browser.
-            let url = Links.inboxURL(on: target.account.instance)
-            return ClickLaunch(argv: browser + [url], environment: environment, url: url)
-        }
+        let viewer = viewerProgram(in: programDirectory, isInstalled: isInstalled)
+        let argv = config.terminalArgv(for: target, viewer: viewer, isInstalled: isInstalled)
+        return ClickLaunch(argv: argv, environment: activationEnvironment(activationToken), url: nil)
+    }
+
+    /// Opens `target` in the browser, whatever `open-with` says: the item's page, or the inbox
+    /// when there is no item. The terminal view's "open in the browser" key launches this too.
+    public static func inBrowser(
+        _ target: PushTarget, activationToken: String?, browser: [String] = defaultBrowser
+    ) -> ClickLaunch {
+        let instance = target.account.instance
+        let url = target.destination.map { Links.webURL(for: $0, on: instance) } ?? Links.inboxURL(on: instance)
+        return ClickLaunch(argv: browser + [url], environment: activationEnvironment(activationToken), url: url)
+    }
+
+    /// The `gbnotifyctl` that runs the terminal view: the one in `directory` (gbnotifyd's own)
+    /// when there is one, else whichever `PATH` finds.
+    ///
+    /// Beside the daemon first, because that one is of the daemon's own build and install (a
+    /// `make install PREFIX=~/.local`, a package, a build tree), while the `PATH` of a daemon
+    /// started by systemd or D-Bus activation is the service manager's, which often lacks the
+    /// user's own directories, and may find an older install first.
+    public static func viewerProgram(in directory: String?, isInstalled: (String) -> Bool) -> String {
+        let name = CommandTemplate.viewerName
+        guard let directory, directory.hasPrefix("/") else { return name }
+        let beside = directory.hasSuffix("/") ? directory + name : "\(directory)/\(name)"
+        return isInstalled(beside) ? beside : name
     }
 
     /// The longest activation token passed on; real ones are a few dozen characters.
     public static let maximumTokenLength = 256
+
+    /// The activation token under both names, when it is one to pass on.
+    private static func activationEnvironment(_ token: String?) -> [String: String] {
+        guard let token = token.flatMap(usableToken) else { return [:] }
+        return ["XDG_ACTIVATION_TOKEN": token, "DESKTOP_STARTUP_ID": token]
+    }
 
     /// A token comes from the notification server: it must still be a harmless environment
     /// value (printable ASCII, bounded), else it is left out rather than passed on.

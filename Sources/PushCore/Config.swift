@@ -35,12 +35,18 @@ public struct Config: Equatable, Sendable {
     public private(set) var terminal: [String]?
 
     /// `terminal-command`: the command that shows an item in the terminal; default
-    /// `gitbay {noun} show {repo} {number}`. Split into words like `terminal`, then these
-    /// placeholders are replaced inside their word (a value never splits into more words):
-    /// `{noun}` `issue`, `mr` or `build`; `{repo}` `OWNER/REPO`; `{number}` the item's number;
-    /// `{host}` the instance's host; `{user}` the account's username. Any other `{` or `}` is
-    /// an error, and so is a placeholder in the first word. For example
-    /// `ssh -t git@{host} {noun} show {repo} {number}`.
+    /// `gbnotifyctl show {account} {path}`, gbnotify's own view, which reads the item from the
+    /// notice's own instance with its account's token. Split into words like `terminal`, then
+    /// these placeholders are replaced inside their word (a value never splits into more
+    /// words): `{account}` the account as `USER@HOST`; `{path}` the item's path
+    /// `OWNER/REPO/issues/N`; `{noun}` `issue`, `mr` or `build`; `{repo}` `OWNER/REPO`;
+    /// `{number}` the item's number; `{host}` the instance's host; `{user}` the account's
+    /// username. Any other `{` or `}` is an error, and so is a placeholder in the first word. A
+    /// first word `gbnotifyctl` is the one installed beside gbnotifyd when there is one. For
+    /// example `ssh -t git@{host} {noun} show {repo} {number}`; the gitbay CLI
+    /// (`gitbay {noun} show {repo} {number}`) talks to its own default instance whatever
+    /// account a notice came from. A summary, or a notice with no item, runs
+    /// `gbnotifyctl inbox {account}` in the terminal whatever this says.
     public private(set) var terminalCommand = CommandTemplate.standard
 
     /// `relay-url`: an ntfy-compatible relay server (`https://ntfy.example.org`) to hear of new
@@ -133,17 +139,19 @@ public struct Config: Equatable, Sendable {
         return config
     }
 
-    /// The full argv that shows `destination` in a terminal: the terminal's words, then
-    /// `terminal-command` expanded. `isInstalled` tells whether a program is on `PATH`; it is
-    /// asked only when `terminal` is not set, to pick from `fallbackTerminals` (the last one
-    /// when none is found, so the launch fails with its name in the error).
-    public func terminalArgv(
-        for destination: NotificationDestination, account: Account, isInstalled: (String) -> Bool
-    ) -> [String] {
+    /// The full argv that shows `target` in a terminal: the terminal's words, then
+    /// `terminal-command` expanded for its item, or `gbnotifyctl inbox ACCOUNT` when it has
+    /// none. `viewer` is the `gbnotifyctl` to run. `isInstalled` tells whether a program is on
+    /// `PATH`; it is asked only when `terminal` is not set, to pick from `fallbackTerminals`
+    /// (the last one when none is found, so the launch fails with its name in the error).
+    public func terminalArgv(for target: PushTarget, viewer: String, isInstalled: (String) -> Bool) -> [String] {
         let prefix = terminal
             ?? Self.fallbackTerminals.first { isInstalled($0[0]) }
             ?? Self.fallbackTerminals[Self.fallbackTerminals.count - 1]
-        return prefix + terminalCommand.expanded(for: destination, account: account)
+        guard let destination = target.destination else {
+            return prefix + [viewer, "inbox", target.account.reference]
+        }
+        return prefix + terminalCommand.expanded(for: destination, account: target.account, viewer: viewer)
     }
 
     /// Keys of earlier versions, and why they are gone: an old config still starts the daemon.

@@ -1,4 +1,4 @@
-/// An argv template such as `gitbay {noun} show {repo} {number}`: the command a terminal runs to
+/// An argv template such as `gbnotifyctl show {account} {path}`: the command a terminal runs to
 /// show a clicked item.
 ///
 /// The template is split into words once, when the config is read; a placeholder is then
@@ -7,6 +7,10 @@
 /// notice (`{repo}` is `owner/name`, a relative path) would run whatever lies at that path.
 public struct CommandTemplate: Equatable, Sendable {
     public enum Placeholder: String, CaseIterable, Sendable {
+        /// The account as the command line names it: `USER@HOST` (`Account.reference`).
+        case account
+        /// The item's web path, `OWNER/REPO/issues/N` (or `mrs`, `builds`).
+        case path
         /// `issue`, `mr` or `build`: the gitbay CLI noun.
         case noun
         /// `OWNER/REPO`.
@@ -27,14 +31,41 @@ public struct CommandTemplate: Equatable, Sendable {
     /// One list of pieces per argv element.
     let words: [[Piece]]
 
-    /// `gitbay {noun} show {repo} {number}`: the gitbay CLI's view of the item.
+    /// The program that stands for gbnotify's own terminal view: as a template's first word it
+    /// runs the `gbnotifyctl` the caller found for it (see `ClickLaunch.viewerProgram`).
+    public static let viewerName = "gbnotifyctl"
+
+    /// `gbnotifyctl show {account} {path}`: gbnotify's own view of the item, read from the
+    /// account's own instance with its token.
     public static let standard = CommandTemplate(words: [
-        [.text("gitbay")], [.placeholder(.noun)], [.text("show")], [.placeholder(.repo)], [.placeholder(.number)],
+        [.text(viewerName)], [.text("show")], [.placeholder(.account)], [.placeholder(.path)],
     ])
 
-    /// The argv for one item of one account.
-    public func expanded(for destination: NotificationDestination, account: Account) -> [String] {
-        words.map { pieces in
+    /// The program, the first word: always fixed text.
+    public var program: String { Self.text(of: words[0]) }
+
+    /// The template as the config writes it: `gbnotifyctl show {account} {path}`, a word with
+    /// a space in double quotes.
+    public var text: String {
+        words.map { word in
+            let text = Self.text(of: word)
+            return text.contains(" ") ? "\"\(text)\"" : text
+        }.joined(separator: " ")
+    }
+
+    private static func text(of word: [Piece]) -> String {
+        word.map { piece in
+            switch piece {
+            case .text(let text): text
+            case .placeholder(let placeholder): "{\(placeholder.rawValue)}"
+            }
+        }.joined()
+    }
+
+    /// The argv for one item of one account; `viewer` is what the program name `gbnotifyctl`
+    /// becomes.
+    public func expanded(for destination: NotificationDestination, account: Account, viewer: String) -> [String] {
+        var argv = words.map { pieces in
             pieces.map { piece in
                 switch piece {
                 case .text(let text): text
@@ -43,9 +74,13 @@ public struct CommandTemplate: Equatable, Sendable {
                 case .placeholder(.number): String(destination.number)
                 case .placeholder(.host): account.instance.host
                 case .placeholder(.user): account.username
+                case .placeholder(.account): account.reference
+                case .placeholder(.path): destination.path
                 }
             }.joined()
         }
+        if words[0] == [.text(Self.viewerName)] { argv[0] = viewer }
+        return argv
     }
 }
 

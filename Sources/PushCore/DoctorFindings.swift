@@ -122,7 +122,7 @@ extension DoctorFinding {
         var states: [AccountState: Int] = [:]
         for account in status.accounts { states[account.state, default: 0] += 1 }
         let tally = AccountState.allCases.compactMap { state in states[state].map { "\($0) \(state.rawValue)" } }
-        let accounts = DoctorReport.counted(status.accounts.count, "account")
+        let accounts = status.accounts.count.counted("account")
             + (tally.isEmpty ? "" : " (\(tally.joined(separator: ", ")))")
         let running = "running: gbnotifyd \(status.version.displaySafe.truncated(to: 32)), up \(DaemonStatus.duration(status.uptimeSeconds)), \(accounts)"
         guard status.version == GBNotify.version else {
@@ -149,7 +149,7 @@ extension DoctorFinding {
 
     public static func secretService(holding accounts: Int) -> DoctorFinding {
         DoctorFinding(
-            "Secret Service", .ok, "present and unlocked, holding \(DoctorReport.counted(accounts, "gitbay account"))")
+            "Secret Service", .ok, "present and unlocked, holding \(accounts.counted("gitbay account"))")
     }
 
     /// A keyring item of the account schema that is not a usable account, described without its secret.
@@ -167,10 +167,7 @@ extension DoctorFinding {
     public static func account(_ account: Account, whoami result: APIResult) -> DoctorFinding {
         let check = "account \(account.displayName)"
         let url = account.instance.url
-        let newToken = """
-            mint a new token and store it: ssh git@\(account.instance.host) token create --name gbnotify \
-            --scope full | jq -r .token | gbnotifyctl account add \(url)
-            """
+        let newToken = ReadProblem.newToken(for: account)
         switch result {
         case .success:
             guard let whoami = try? result.decode(Whoami.self) else {
@@ -235,4 +232,57 @@ extension DoctorFinding {
     public static let noConfigPath = DoctorFinding(
         "config", .failure, "neither XDG_CONFIG_HOME nor HOME is set, so gbnotifyd has no config file to read",
         fix: "run gbnotifyd and gbnotifyctl in a login session, where HOME is set")
+}
+
+// MARK: - The terminal
+
+extension DoctorFinding {
+    /// The terminal a click starts with `open-with = terminal`, and the command it runs in it.
+    /// With `open-with = browser` neither is used: what would fail is only a note.
+    public static func terminal(_ config: Config, isInstalled: (String) -> Bool) -> [DoctorFinding] {
+        let used = config.openWith == .terminal
+        let problem: Verdict = used ? .failure : .note
+        let unused = used ? "" : " (used only with open-with = terminal)"
+        let configured = "set terminal = ... in the config (for example terminal = kitty -e)"
+        let terminal: DoctorFinding
+        if let words = config.terminal {
+            terminal = isInstalled(words[0])
+                ? DoctorFinding("terminal", .ok, "\(words.joined(separator: " "))\(unused)")
+                : DoctorFinding(
+                    "terminal", problem, "\(words[0]) is not installed, so a click opens nothing\(unused)",
+                    fix: "install it, or \(configured)")
+        } else if let found = Config.fallbackTerminals.first(where: { isInstalled($0[0]) }) {
+            terminal = DoctorFinding("terminal", .ok, "\(found.joined(separator: " ")), the first of xdg-terminal-exec and x-terminal-emulator installed\(unused)")
+        } else {
+            terminal = DoctorFinding(
+                "terminal", problem, "no terminal is set and neither xdg-terminal-exec nor x-terminal-emulator is installed, so a click opens nothing\(unused)",
+                fix: "install a terminal emulator (Debian: apt install xterm, or your desktop's own), or \(configured)")
+        }
+        return [terminal, terminalCommand(config.terminalCommand, used: used, isInstalled: isInstalled)]
+    }
+
+    private static func terminalCommand(_ template: CommandTemplate, used: Bool, isInstalled: (String) -> Bool) -> DoctorFinding {
+        let unused = used ? "" : " (used only with open-with = terminal)"
+        let program = template.program
+        if program == CommandTemplate.viewerName {
+            return DoctorFinding(
+                "terminal command", .ok,
+                "\(template.text): gbnotify's own view, read from each notice's own instance (the gbnotifyctl installed beside gbnotifyd)\(unused)")
+        }
+        guard isInstalled(program) else {
+            return DoctorFinding(
+                "terminal command", used ? .failure : .note, "\(program) (from terminal-command = \(template.text)) is not installed\(unused)",
+                fix: "install it, or remove terminal-command from the config to use gbnotifyctl show {account} {path}")
+        }
+        if program.split(separator: "/").last == "gitbay" {
+            return DoctorFinding(
+                "terminal command", used ? .warning : .note,
+                """
+                \(template.text) runs the gitbay CLI, which reads items from its own default instance whatever \
+                account a notice came from, and whose pager closes the terminal at once on a short item\(unused)
+                """,
+                fix: "remove terminal-command from the config, to use gbnotifyctl show {account} {path}")
+        }
+        return DoctorFinding("terminal command", .ok, "\(template.text)\(unused)")
+    }
 }

@@ -90,9 +90,9 @@ public struct DoctorReport: Sendable, Equatable {
     private var summary: String {
         let failures = findings.count { $0.verdict == .failure }
         let warnings = findings.count { $0.verdict == .warning }
-        let warned = warnings == 0 ? "" : ", with \(Self.counted(warnings, "warning"))"
+        let warned = warnings == 0 ? "" : ", with \(warnings.counted("warning"))"
         guard failures > 0 else { return "All checks passed\(warned)." }
-        return "\(Self.counted(failures, "check")) failed\(warned)."
+        return "\(failures.counted("check")) failed\(warned)."
     }
 
     private static func label(_ verdict: DoctorFinding.Verdict) -> String {
@@ -102,9 +102,5 @@ public struct DoctorReport: Sendable, Equatable {
         case .warning: "warning"
         case .failure: "FAIL"
         }
-    }
-
-    static func counted(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 }

@@ -13,6 +13,8 @@ public enum GitbayCommand: Sendable, Equatable {
     case deviceAdd(label: String)
     case deviceList
     case deviceRemove(id: Int64)
+    /// `issue show OWNER/REPO N` (or `mr`, `build`): the item, every comment with it.
+    case show(NotificationDestination)
 
     public static let listLimitRange = 1...200
 
@@ -45,6 +47,8 @@ public enum GitbayCommand: Sendable, Equatable {
             return ["notifications", "device", "list"]
         case .deviceRemove(let id):
             return ["notifications", "device", "remove", String(id)]
+        case .show(let destination):
+            return [destination.kind.cliNoun, "show", destination.repository, String(destination.number)]
         }
     }
 
@@ -52,7 +56,7 @@ public enum GitbayCommand: Sendable, Equatable {
     /// answers 400 when a state-changing command is sent there.
     public var isReadOnly: Bool {
         switch self {
-        case .whoami, .notificationsList, .dashboard, .settingsShow, .deviceList:
+        case .whoami, .notificationsList, .dashboard, .settingsShow, .deviceList, .show:
             true
         case .notificationsRead, .notificationsReadAll, .settingsPush, .deviceAdd, .deviceRemove:
             false

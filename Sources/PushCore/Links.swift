@@ -11,6 +11,6 @@ public enum Links {
         "\(instance.url)/notifications"
     }
 
-    // The terminal view (`gitbay issue|mr|build show OWNER/REPO N`) is `CommandTemplate.standard`,
-    // which the config can replace.
+    // The terminal view (`gbnotifyctl show ACCOUNT PATH`) is `CommandTemplate.standard`, which
+    // the config can replace.
 }

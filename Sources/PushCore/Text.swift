@@ -32,3 +32,10 @@ extension String {
         return String(result)
     }
 }
+
+extension Int {
+    /// The count and the noun, plural but for one: `1 comment`, `3 comments`.
+    public func counted(_ noun: String) -> String {
+        "\(self) \(noun)\(self == 1 ? "" : "s")"
+    }
+}

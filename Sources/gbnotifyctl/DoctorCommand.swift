@@ -1,6 +1,7 @@
 import CommandKit
 import DBus
 import FoundationEssentials
+import Glibc
 import PushCore
 
 /// `gbnotifyctl doctor [ACCOUNT] [--json]`: checks everything gbnotifyd needs and says what to do
@@ -17,9 +18,10 @@ struct DoctorCommand: Command {
             present and unlocked; each account's instance, reachable and accepting its token
             (within seconds even when an instance is down); the systemd user unit, enabled (a note
             when there is no systemd user manager); gbnotifyd, running, with its status, and its
-            relay stream when one is configured; and the config file, valid. Every line that is not
-            "ok" says what to do. It starts nothing and changes nothing, though a locked keyring
-            may ask to be unlocked.
+            relay stream when one is configured; the config file, valid; and the terminal a click
+            opens with open-with = terminal, installed, and the command it runs there (notes only
+            when clicks open the browser). Every line that is not "ok" says what to do. It starts
+            nothing and changes nothing, though a locked keyring may ask to be unlocked.
 
             ACCOUNT (USER@HOST as 'account list' prints it, or the instance URL) limits the account
             checks to that account. An account on plain http to another machine is not sent its
@@ -63,6 +65,9 @@ struct DoctorCommand: Command {
         }
         await connection?.close()
         findings.append(config.finding)
+        findings += DoctorFinding.terminal(config.config) { program in
+            ExecutableSearch.isInstalled(program, path: environment["PATH"]) { access($0, X_OK) == 0 }
+        }
 
         let report = DoctorReport(findings)
         print(json ? report.renderJSON() : report.renderText(), terminator: "")

@@ -12,7 +12,10 @@ struct Root: Command {
             without a running daemon; when gbnotifyd runs, it is told to reload.
             """,
         options: [("--version", "Print the version.")],
-        subcommands: [AccountCommand.self, RelayCommand.self, StatusCommand.self, TestCommand.self, OpenCommand.self, DeliverCommand.self, DoctorCommand.self]
+        subcommands: [
+            AccountCommand.self, RelayCommand.self, StatusCommand.self, ShowCommand.self, InboxCommand.self, TestCommand.self,
+            OpenCommand.self, DeliverCommand.self, DoctorCommand.self,
+        ]
     )
 }
 

@@ -107,8 +107,10 @@ struct DesktopTests {
     ///
     /// - Parameter config: the config file the supervisor reads on each reload; the defaults
     ///   at the start.
+    ///   - startConfig: the config the stage starts with.
     static func run(
-        _ count: Int = 1, serverAtStart: Bool = true, config: String? = nil, _ body: (World) async throws -> Void
+        _ count: Int = 1, serverAtStart: Bool = true, config: String? = nil, startConfig: Config = .defaults,
+        _ body: (World) async throws -> Void
     ) async throws {
         // A test that failed while the server was stopped does not take the next one with it.
         if try await !Dunst.isRunning() { try await Dunst.start() }
@@ -120,12 +122,16 @@ struct DesktopTests {
             let opener = try OpenerStub(at: harness.directory.appendingPathComponent("opener").path)
             let connection = try await DBusConnection.connect()
             let (markReads, requestMarkRead) = AsyncStream.makeStream(of: (Account, [Int64]).self)
-            let desktop = try await Self.desktop(for: harness, on: connection, opener: opener) { requestMarkRead.yield(($0, $1)) }
+            let desktop = try await Self.desktop(for: harness, on: connection, opener: opener, config: startConfig) {
+                requestMarkRead.yield(($0, $1))
+            }
             // The daemon's desktop methods, under its name on this bus, for gbnotifyctl.
             let accounts = harness.instances.map(\.account)
             try await DesktopService.export(desktop, accounts: { accounts }, on: connection)
             #expect(try await connection.requestName(DaemonInterface.busName))
-            let supervisor = harness.supervisor(desktop: desktop.hand, loadSettings: config.map(Self.testSettings))
+            var settings = DaemonSettings.forTests
+            settings.config = startConfig
+            let supervisor = harness.supervisor(settings, desktop: desktop.hand, loadSettings: config.map(Self.testSettings))
             let marking = Task {
                 for await (account, ids) in markReads { await supervisor.markRead(ids, for: account) }
             }
@@ -449,6 +455,48 @@ struct DesktopTests {
             try await Dunst.ctl("action", "0")
             #expect(try await world.opener.nextLaunch().arguments == ["--run", "gitbay", "mr", "view", "krz/other", "3"])
         }
+    }
+
+    // MARK: - The terminal view
+
+    /// The notice comes from the second of two instances, where the first has an item of the
+    /// same path: the click must show the second's, read with its account's token.
+    @Test func aTerminalClickForAnAccountOnASecondInstanceRunsTheViewForThatAccount() async throws {
+        let tmux = try await Tmux.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-click-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let terminal = directory.appendingPathComponent("terminal").path
+        let pane = try tmux.terminal(at: terminal)
+        let config = try Config.parse("open-with = terminal\nterminal = \(terminal)\n")
+        do {
+            try await Self.run(2, startConfig: config) { world in
+                let (first, second) = (world.harness.instances[0], world.harness.instances[1])
+                try await first.standin.addItem(.issue, repo: "krz/clicked", data: Self.issue(4, "Wrong: the first instance's"))
+                try await second.standin.addItem(.issue, repo: "krz/clicked", data: Self.issue(4, "Right: the second instance's"))
+                let id = try await second.standin.addNotification(
+                    for: Harness.username, repo: "krz/clicked", kind: "issue", path: "krz/clicked/issues/4")
+                try await world.harness.waitForLog("\(second.account.displayName): showing notice \(id) as notification")
+                try await Dunst.ctl("action", "0")
+                let screen = try await pane.waitFor("the second instance's item") { $0.contains(" Right: the second instance's") }
+                #expect(screen[0].hasPrefix(" krz/clicked#4 · \(second.account.displayName)"))
+                // gbnotifyctl beside the running program (here the test bundle, in the build
+                // directory beside gbnotifyctl), the account by its own reference.
+                #expect(try pane.arguments() == [Program.built("gbnotifyctl"), "show", second.account.reference, "krz/clicked/issues/4"])
+                #expect(try await second.standin.requests().contains { $0.queryArgv == ["issue", "show", "krz/clicked", "4"] })
+                #expect(try await !first.standin.requests().contains { $0.queryArgv?.first == "issue" })
+                try await pane.send("q")
+                #expect(try await pane.waitForExit().status == 0)
+            }
+        } catch {
+            await tmux.stop()
+            throw error
+        }
+        await tmux.stop()
+    }
+
+    static func issue(_ number: Int, _ title: String) -> String {
+        #"{"author":"eve","created_at":"2026-09-20T10:00:00.000Z","number":\#(number),"state":"open","title":"\#(title)"}"#
     }
 
     // MARK: - The OpenURI portal

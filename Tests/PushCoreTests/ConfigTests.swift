@@ -71,7 +71,7 @@ import Testing
         #expect(config.caFile == "/etc/ssl/private ca.pem")
         #expect(config.openWith == .terminal)
         #expect(config.terminal == ["/opt/my term/bin/t", "--exec"])
-        #expect(config.terminalArgv(for: Self.issue, account: Self.account, isInstalled: { _ in false }) == [
+        #expect(config.terminalArgv(for: PushTarget(account: Self.account, destination: Self.issue), viewer: "gbnotifyctl", isInstalled: { _ in false }) == [
             "/opt/my term/bin/t", "--exec", "ssh", "-t", "git@gitbay.org", "issue", "show", "krz/gitbay", "12",
         ])
         #expect(config.relayURL?.url == "https://ntfy.example.org")
@@ -154,21 +154,21 @@ import Testing
         (#"terminal = kitty "" -e"#, #"line 1: terminal: "kitty "" -e" contains an empty argument ("")"#),
         (#"terminal = """#, "line 1: terminal: the value is empty; remove the line to use the default"),
         ("terminal-command = gitbay {noun} show {repos} {number}",
-         #"line 1: terminal-command: "{repos}" is not a placeholder; the placeholders are {noun}, {repo}, {number}, {host}, {user}"#),
+         #"line 1: terminal-command: "{repos}" is not a placeholder; the placeholders are {account}, {path}, {noun}, {repo}, {number}, {host}, {user}"#),
         ("terminal-command = gitbay {} show",
-         #"line 1: terminal-command: "{}" is not a placeholder; the placeholders are {noun}, {repo}, {number}, {host}, {user}"#),
+         #"line 1: terminal-command: "{}" is not a placeholder; the placeholders are {account}, {path}, {noun}, {repo}, {number}, {host}, {user}"#),
         ("terminal-command = gitbay { repo }",
-         #"line 1: terminal-command: "{" has no closing "}"; the placeholders are {noun}, {repo}, {number}, {host}, {user}"#),
+         #"line 1: terminal-command: "{" has no closing "}"; the placeholders are {account}, {path}, {noun}, {repo}, {number}, {host}, {user}"#),
         ("terminal-command = gitbay --repo={repo",
-         #"line 1: terminal-command: "{repo" has no closing "}"; the placeholders are {noun}, {repo}, {number}, {host}, {user}"#),
+         #"line 1: terminal-command: "{repo" has no closing "}"; the placeholders are {account}, {path}, {noun}, {repo}, {number}, {host}, {user}"#),
         (#"terminal-command = gitbay "{repo number}""#,
-         #"line 1: terminal-command: "{repo number}" is not a placeholder; the placeholders are {noun}, {repo}, {number}, {host}, {user}"#),
+         #"line 1: terminal-command: "{repo number}" is not a placeholder; the placeholders are {account}, {path}, {noun}, {repo}, {number}, {host}, {user}"#),
         ("terminal-command = gitbay {{repo}}",
-         #"line 1: terminal-command: "{{repo}" is not a placeholder; the placeholders are {noun}, {repo}, {number}, {host}, {user}"#),
+         #"line 1: terminal-command: "{{repo}" is not a placeholder; the placeholders are {account}, {path}, {noun}, {repo}, {number}, {host}, {user}"#),
         ("terminal-command = awk {print}",
-         #"line 1: terminal-command: "{print}" is not a placeholder; the placeholders are {noun}, {repo}, {number}, {host}, {user}"#),
+         #"line 1: terminal-command: "{print}" is not a placeholder; the placeholders are {account}, {path}, {noun}, {repo}, {number}, {host}, {user}"#),
         ("terminal-command = gitbay repo}",
-         #"line 1: terminal-command: "}" closes no placeholder; the placeholders are {noun}, {repo}, {number}, {host}, {user}"#),
+         #"line 1: terminal-command: "}" closes no placeholder; the placeholders are {account}, {path}, {noun}, {repo}, {number}, {host}, {user}"#),
         ("terminal-command = {repo} show",
          "line 1: terminal-command: the program (the first word) must be fixed text, not a placeholder; a value from a notice must never choose what runs"),
         ("terminal-command = /opt/{user}/bin/gitbay show",
@@ -307,10 +307,26 @@ import Testing
 
     // MARK: - The terminal argv
 
-    @Test func theDefaultTemplateIsTheGitbayCLI() throws {
-        #expect(try Self.parse("terminal-command = gitbay {noun} show {repo} {number}") == Config.defaults)
-        #expect(Config.defaults.terminalCommand.expanded(for: Self.issue, account: Self.account)
-            == ["gitbay", "issue", "show", "krz/gitbay", "12"])
+    static func target(_ destination: NotificationDestination?) -> PushTarget {
+        PushTarget(account: account, destination: destination)
+    }
+
+    @Test func theDefaultTemplateIsGbnotifysOwnViewOfTheAccountsItem() throws {
+        #expect(try Self.parse("terminal-command = gbnotifyctl show {account} {path}") == Config.defaults)
+        #expect(Config.defaults.terminalCommand.expanded(for: Self.issue, account: Self.account, viewer: "gbnotifyctl")
+            == ["gbnotifyctl", "show", "cmc@gitbay.org:8443/git", "krz/gitbay/issues/12"])
+    }
+
+    @Test func theProgramNamedGbnotifyctlIsTheViewerFoundForIt() throws {
+        let viewer = "/opt/gbnotify/bin/gbnotifyctl"
+        #expect(Config.defaults.terminalCommand.expanded(for: Self.build, account: Self.account, viewer: viewer)
+            == [viewer, "show", "cmc@gitbay.org:8443/git", "krz/gitbay/builds/7"])
+        // Only the program itself, named bare: a path or a later word stays as written.
+        for template in ["/usr/bin/gbnotifyctl show {path}", "env gbnotifyctl show {path}", "gbnotifyctl2 {path}"] {
+            let config = try Self.parse("terminal = t\nterminal-command = \(template)")
+            let argv = config.terminalArgv(for: Self.target(Self.build), viewer: viewer, isInstalled: { _ in true })
+            #expect(!argv.contains(viewer), "\(template)")
+        }
     }
 
     @Test(arguments: [
@@ -319,18 +335,27 @@ import Testing
         ("gb --who={user}@{host} {repo}#{number}", ["gb", "--who=cmc@gitbay.org", "krz/gitbay#7"]),
         (#""/opt/git bay/gb" "{repo} {number}" x"#, ["/opt/git bay/gb", "krz/gitbay 7", "x"]),
         ("echo {user}{user}", ["echo", "cmccmc"]),
+        ("view --account={account} {path}", ["view", "--account=cmc@gitbay.org:8443/git", "krz/gitbay/builds/7"]),
     ])
     func templatesFillOneArgvElementPerWord(_ template: String, _ argv: [String]) throws {
         let config = try Self.parse("terminal = kitty -e\nterminal-command = \(template)")
-        #expect(config.terminalArgv(for: Self.build, account: Self.account, isInstalled: { _ in true })
+        #expect(config.terminalArgv(for: Self.target(Self.build), viewer: "gbnotifyctl", isInstalled: { _ in true })
             == ["kitty", "-e"] + argv)
+    }
+
+    @Test func withoutAnItemTheTerminalShowsTheAccountsInboxWhateverTheTemplate() throws {
+        for text in ["terminal = kitty -e", "terminal = kitty -e\nterminal-command = gitbay {noun} show {repo} {number}"] {
+            let config = try Self.parse(text)
+            #expect(config.terminalArgv(for: Self.target(nil), viewer: "/x/gbnotifyctl", isInstalled: { _ in true })
+                == ["kitty", "-e", "/x/gbnotifyctl", "inbox", "cmc@gitbay.org:8443/git"])
+        }
     }
 
     @Test func aValueWithSpacesStaysOneElement() throws {
         // No real gitbay value holds a space, so the template's own grouping stands in for one:
         // the expansion is never split again.
         let config = try Self.parse(#"terminal-command = run "{repo} is #{number}""#)
-        let argv = config.terminalArgv(for: Self.issue, account: Self.account, isInstalled: { _ in true })
+        let argv = config.terminalArgv(for: Self.target(Self.issue), viewer: "gbnotifyctl", isInstalled: { _ in true })
         #expect(argv == ["xdg-terminal-exec", "run", "krz/gitbay is #12"])
     }
 
@@ -340,16 +365,16 @@ import Testing
         (["x-terminal-emulator"], ["x-terminal-emulator", "-e"]),
     ])
     func withoutATerminalTheFallbacksAreTriedInOrder(_ installed: [String], _ prefix: [String]) {
-        let argv = Config.defaults.terminalArgv(for: Self.issue, account: Self.account, isInstalled: installed.contains)
-        #expect(argv == prefix + ["gitbay", "issue", "show", "krz/gitbay", "12"])
+        let argv = Config.defaults.terminalArgv(for: Self.target(Self.issue), viewer: "gbnotifyctl", isInstalled: installed.contains)
+        #expect(argv == prefix + ["gbnotifyctl", "show", "cmc@gitbay.org:8443/git", "krz/gitbay/issues/12"])
     }
 
     @Test func aConfiguredTerminalIsUsedWithoutLookingForOthers() throws {
         let config = try Self.parse("terminal = foot")
-        let argv = config.terminalArgv(for: Self.issue, account: Self.account) { program in
+        let argv = config.terminalArgv(for: Self.target(Self.issue), viewer: "gbnotifyctl") { program in
             Issue.record("looked for \(program)")
             return true
         }
-        #expect(argv == ["foot", "gitbay", "issue", "show", "krz/gitbay", "12"])
+        #expect(argv == ["foot", "gbnotifyctl", "show", "cmc@gitbay.org:8443/git", "krz/gitbay/issues/12"])
     }
 }

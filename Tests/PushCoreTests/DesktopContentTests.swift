@@ -178,16 +178,42 @@ import Testing
         #expect(launch.environment.isEmpty)
     }
 
-    @Test func terminalRunsTheTerminalCommand() throws {
+    @Test func terminalRunsGbnotifysViewOfTheItemOrTheInbox() throws {
         let config = try Config.parse("open-with = terminal\nterminal = kitty -e\n")
         let launch = ClickLaunch.forClick(
-            Self.target("krz/gitbay/mrs/3"), config: config, activationToken: nil, isInstalled: { _ in false })
-        #expect(launch.argv == ["kitty", "-e", "gitbay", "mr", "show", "krz/gitbay", "3"])
+            Self.target("krz/gitbay/mrs/3"), config: config, activationToken: "tok-2", isInstalled: { _ in false })
+        #expect(launch.argv == ["kitty", "-e", "gbnotifyctl", "show", "cmc@gitbay.org", "krz/gitbay/mrs/3"])
+        #expect(launch.environment == ["XDG_ACTIVATION_TOKEN": "tok-2", "DESKTOP_STARTUP_ID": "tok-2"])
         // Nothing for the OpenURI portal to open instead.
         #expect(launch.url == nil)
         let inbox = ClickLaunch.forClick(Self.target("krz"), config: config, activationToken: nil, isInstalled: { _ in false })
-        #expect(inbox.argv == ["xdg-open", "https://gitbay.org/notifications"])
-        #expect(inbox.url == "https://gitbay.org/notifications")
+        #expect(inbox.argv == ["kitty", "-e", "gbnotifyctl", "inbox", "cmc@gitbay.org"])
+        #expect(inbox.url == nil)
+    }
+
+    @Test func theViewerIsTheGbnotifyctlBesideTheDaemonWhenThereIsOne() throws {
+        let config = try Config.parse("open-with = terminal\nterminal = kitty -e\n")
+        let beside = ClickLaunch.forClick(
+            Self.target("krz/gitbay/issues/1"), config: config, activationToken: nil, programDirectory: "/opt/gb/bin",
+            isInstalled: { $0 == "/opt/gb/bin/gbnotifyctl" })
+        #expect(beside.argv == ["kitty", "-e", "/opt/gb/bin/gbnotifyctl", "show", "cmc@gitbay.org", "krz/gitbay/issues/1"])
+        // Not there (a split install): PATH's.
+        let onPath = ClickLaunch.forClick(
+            Self.target("krz/gitbay/issues/1"), config: config, activationToken: nil, programDirectory: "/opt/gb/bin",
+            isInstalled: { $0 == "gbnotifyctl" })
+        #expect(onPath.argv[2] == "gbnotifyctl")
+        #expect(ClickLaunch.viewerProgram(in: "/usr/bin/", isInstalled: { _ in true }) == "/usr/bin/gbnotifyctl")
+        #expect(ClickLaunch.viewerProgram(in: "relative/bin", isInstalled: { _ in true }) == "gbnotifyctl")
+        #expect(ClickLaunch.viewerProgram(in: nil, isInstalled: { _ in true }) == "gbnotifyctl")
+    }
+
+    @Test func inBrowserOpensTheItemOrTheInboxWhateverTheConfig() {
+        let item = ClickLaunch.inBrowser(Self.target("krz/gitbay/builds/9"), activationToken: nil)
+        #expect(item.argv == ["xdg-open", "https://gitbay.org/krz/gitbay/builds/9"])
+        #expect(item.url == "https://gitbay.org/krz/gitbay/builds/9")
+        #expect(item.environment.isEmpty)
+        let inbox = ClickLaunch.inBrowser(Self.target("krz"), activationToken: "t", browser: ["/stub"])
+        #expect(inbox.argv == ["/stub", "https://gitbay.org/notifications"])
     }
 
     @Test(arguments: ["", "a b", "tok\nEVIL=1", String(repeating: "x", count: 257)])

@@ -189,3 +189,66 @@ import Testing
         #expect(bad.finding == "/c: line 2: backoff-cap: \"5\" is below the minimum of 30 seconds")
     }
 }
+
+/// doctor's terminal checks, decided from the config and what is installed.
+@Suite struct DoctorTerminalTests {
+    static func findings(_ config: String, installed: Set<String>) throws -> [DoctorFinding] {
+        DoctorFinding.terminal(try Config.parse(config), isInstalled: installed.contains)
+    }
+
+    @Test func theDefaultsInTerminalModeWithAFallbackTerminal() throws {
+        let findings = try Self.findings("open-with = terminal", installed: ["x-terminal-emulator"])
+        #expect(findings == [
+            DoctorFinding("terminal", .ok, "x-terminal-emulator -e, the first of xdg-terminal-exec and x-terminal-emulator installed"),
+            DoctorFinding(
+                "terminal command", .ok,
+                "gbnotifyctl show {account} {path}: gbnotify's own view, read from each notice's own instance (the gbnotifyctl installed beside gbnotifyd)"),
+        ])
+    }
+
+    @Test func noTerminalFailsInTerminalModeAndIsANoteOtherwise() throws {
+        let terminal = try Self.findings("open-with = terminal", installed: [])[0]
+        #expect(terminal.verdict == .failure)
+        #expect(terminal.finding == "no terminal is set and neither xdg-terminal-exec nor x-terminal-emulator is installed, so a click opens nothing")
+        #expect(terminal.fix?.hasPrefix("install a terminal emulator") == true)
+        let browser = try Self.findings("", installed: [])
+        #expect(browser.map(\.verdict) == [.note, .ok])
+        #expect(browser[0].finding.hasSuffix("(used only with open-with = terminal)"))
+    }
+
+    @Test func aConfiguredTerminalMustBeInstalled() throws {
+        let missing = try Self.findings("open-with = terminal\nterminal = kitty -e", installed: ["xterm"])[0]
+        #expect(missing == DoctorFinding(
+            "terminal", .failure, "kitty is not installed, so a click opens nothing",
+            fix: "install it, or set terminal = ... in the config (for example terminal = kitty -e)"))
+        #expect(try Self.findings("open-with = terminal\nterminal = kitty -e", installed: ["kitty"])[0]
+            == DoctorFinding("terminal", .ok, "kitty -e"))
+    }
+
+    @Test func theGitbayCLIIsAWarningAndAMissingCommandAFailure() throws {
+        let gitbay = try Self.findings(
+            "open-with = terminal\nterminal = foot\nterminal-command = gitbay {noun} show {repo} {number}", installed: ["foot", "gitbay"])[1]
+        #expect(gitbay.verdict == .warning)
+        #expect(gitbay.finding.hasPrefix("gitbay {noun} show {repo} {number} runs the gitbay CLI, which reads items from its own default instance"))
+        #expect(gitbay.fix == "remove terminal-command from the config, to use gbnotifyctl show {account} {path}")
+        let missing = try Self.findings(
+            #"open-with = terminal\#nterminal = foot\#nterminal-command = "/opt/my tools/view" {path}"#, installed: ["foot"])[1]
+        #expect(missing.verdict == .failure)
+        #expect(missing.finding == #"/opt/my tools/view (from terminal-command = "/opt/my tools/view" {path}) is not installed"#)
+        let other = try Self.findings("open-with = terminal\nterminal = foot\nterminal-command = ssh -t git@{host} {noun} show {repo} {number}", installed: ["foot", "ssh"])[1]
+        #expect(other == DoctorFinding("terminal command", .ok, "ssh -t git@{host} {noun} show {repo} {number}"))
+    }
+}
+
+@Suite struct ExecutableSearchTests {
+    @Test func namesAreLookedForInPathAndPathsTakenAsTheyAre() {
+        let files: Set<String> = ["/usr/bin/xterm", "/opt/bin/kitty", "./local"]
+        #expect(ExecutableSearch.isInstalled("xterm", path: "/opt/bin:/usr/bin", isExecutable: files.contains))
+        #expect(ExecutableSearch.isInstalled("kitty", path: "/opt/bin:/usr/bin", isExecutable: files.contains))
+        #expect(!ExecutableSearch.isInstalled("kitty", path: "/usr/bin", isExecutable: files.contains))
+        #expect(ExecutableSearch.isInstalled("/opt/bin/kitty", path: "", isExecutable: files.contains))
+        #expect(ExecutableSearch.isInstalled("xterm", path: nil, isExecutable: files.contains))
+        #expect(!ExecutableSearch.isInstalled("", path: "/usr/bin", isExecutable: { _ in true }))
+        #expect(!ExecutableSearch.isInstalled("local", path: "/usr/bin", isExecutable: files.contains))
+    }
+}

@@ -28,6 +28,13 @@ import Testing
         (.deviceList, ["notifications", "device", "list"], true, "argv=notifications&argv=device&argv=list"),
         (.deviceRemove(id: 7), ["notifications", "device", "remove", "7"], false,
          "argv=notifications&argv=device&argv=remove&argv=7"),
+        (.show(NotificationDestination(path: "krz/gitbay/issues/12")!), ["issue", "show", "krz/gitbay", "12"], true,
+         "argv=issue&argv=show&argv=krz%2Fgitbay&argv=12"),
+        (.show(NotificationDestination(path: "o.x/r_y/mrs/3")!), ["mr", "show", "o.x/r_y", "3"], true,
+         "argv=mr&argv=show&argv=o.x%2Fr_y&argv=3"),
+        (.show(NotificationDestination(path: "krz/gitbay/builds/9223372036854775807")!),
+         ["build", "show", "krz/gitbay", "9223372036854775807"], true,
+         "argv=build&argv=show&argv=krz%2Fgitbay&argv=9223372036854775807"),
     ])
     func argvAndEndpoint(_ command: GitbayCommand, _ argv: [String], _ isReadOnly: Bool, _ query: String) {
         #expect(command.argv == argv)

@@ -21,15 +21,4 @@ import Testing
     func inboxURL(_ instance: String, _ url: String) throws {
         #expect(Links.inboxURL(on: try GitbayInstance(parsing: instance)) == url)
     }
-
-    @Test(arguments: [
-        ("krz/gitbay/issues/12", ["gitbay", "issue", "show", "krz/gitbay", "12"]),
-        ("krz/gitbay/mrs/3", ["gitbay", "mr", "show", "krz/gitbay", "3"]),
-        ("o.x/r-y/builds/9223372036854775807", ["gitbay", "build", "show", "o.x/r-y", "9223372036854775807"]),
-    ])
-    func standardTerminalCommand(_ path: String, _ argv: [String]) throws {
-        let destination = try #require(NotificationDestination(path: path))
-        let account = try Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "cmc")
-        #expect(CommandTemplate.standard.expanded(for: destination, account: account) == argv)
-    }
 }

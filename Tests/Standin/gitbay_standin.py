@@ -6,34 +6,15 @@ beside this file for the API it serves and the /_standin/ control API.
 """
 
 import argparse
-import itertools
 import json
-import os
 import signal
 import sys
 import threading
 
+from standin_demo import announce_demo, run_demo_notices, seed_demo
 from standin_http import StandinServer
 from standin_server import stop_when_orphaned, tls_context
-from standin_model import KIND_SEGMENTS, Store
-
-DEMO_USER = "demo"
-# (repo, kind, actor, summary, number) for the seeded inbox and the notices that follow.
-DEMO_NOTICES = [
-    ("krz/gitbay", "issue", "cmc", "opened issue #12", 12),
-    ("krz/gitbay", "mr", "alba", "opened merge request #31", 31),
-    ("krz/gitbay", "build", "ci", "build #88 failed on main", 88),
-    ("cmc/dotfiles", "issue", "noor", "commented on issue #4", 4),
-    ("ops/infra", "mr", "tomasz", "approved merge request #7", 7),
-    ("ops/infra", "build", "ci", "build #203 passed on release", 203),
-]
-DEMO_FOLLOW_UPS = [
-    ("krz/gitbay", "issue", "noor", "opened issue #{n}"),
-    ("ops/infra", "mr", "alba", "opened merge request #{n}"),
-    ("krz/gitbay", "build", "ci", "build #{n} failed on main"),
-    ("cmc/dotfiles", "mr", "cmc", "merged merge request #{n}"),
-]
-
+from standin_model import Store
 
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(description="A stand-in gitbay server (see README.md).")
@@ -56,52 +37,6 @@ def parse_arguments(argv):
     if arguments.demo_interval <= 0:
         parser.error("--demo-interval must be > 0")
     return arguments
-
-
-def write_private_file(path, text):
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w") as file:
-        os.fchmod(file.fileno(), 0o600)
-        file.write(text)
-
-
-def seed_demo(store, token_file):
-    store.add_user(DEMO_USER)
-    token = store.mint_token(DEMO_USER)
-    for repo, kind, actor, summary, number in DEMO_NOTICES:
-        store.add_notice(DEMO_USER, repo=repo, kind=kind, actor=actor, summary=summary,
-                         path=f"{repo}/{KIND_SEGMENTS[kind]}/{number}")
-    if token_file:
-        write_private_file(token_file, token + "\n")
-    return token
-
-
-def announce_demo(url, token, token_file, interval):
-    lines = [f"demo: user {DEMO_USER!r} with a full API token: {token}"]
-    if token_file:
-        lines += [f"demo: the token is also in {token_file} (mode 0600)",
-                  "demo: add the account with:",
-                  f"    gbnotifyctl account add {url} < {token_file}"]
-    else:
-        lines += ["demo: add the account with:",
-                  f"    printf '%s\\n' '{token}' | gbnotifyctl account add {url}"]
-    lines += [f"demo: a new notice every {interval:g} s; the inbox is {url}/notifications",
-              f"demo: script it further through {url}/_standin/ (see Tests/Standin/README.md)"]
-    print("\n".join(lines), file=sys.stderr, flush=True)
-
-
-def run_demo_notices(store, interval, stop):
-    for step in itertools.count():
-        if stop.wait(interval):
-            return
-        repo, kind, actor, summary = DEMO_FOLLOW_UPS[step % len(DEMO_FOLLOW_UPS)]
-        number = 100 + step
-        with store.lock:
-            if DEMO_USER not in store.accounts:  # a test reset the stand-in
-                continue
-            store.add_notice(DEMO_USER, repo=repo, kind=kind, actor=actor,
-                             summary=summary.format(n=number),
-                             path=f"{repo}/{KIND_SEGMENTS[kind]}/{number}")
 
 
 def main(argv=None):

@@ -6,6 +6,7 @@ plain-text output. The HTTP layer wraps the Outcome in the envelope.
 """
 
 import dataclasses
+import re
 
 from standin_model import decode_cursor, encode_cursor
 
@@ -17,6 +18,12 @@ MAX_INSTALL_TOKEN_BYTES = 512
 MAX_LABEL_BYTES = 255
 PUSH_DISABLED = ("this instance does not send push notifications ([push] enabled = false); "
                  "ask an admin")
+ACCOUNT_DISABLED = "this account is disabled; ask an admin of this instance"
+ACCOUNT_INACTIVE = "your account is not active yet: confirm your email address first"
+# How the item commands name their kind in errors: `bad MR number "x"`.
+ITEM_NOUNS = {"issue": "issue", "mr": "MR", "build": "build"}
+# A number as the server's integer parsing reads it: an optional sign and decimal digits.
+ITEM_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 
 @dataclasses.dataclass
@@ -222,6 +229,73 @@ def device_remove(call):
     return Outcome(EXIT_OK, data={"status": "removed"})
 
 
+# Fields the contract says are omitted when empty.
+ISSUE_OPTIONAL = ("milestone", "labels", "assignees", "body", "body_format", "reactions", "comments")
+MR_OPTIONAL = ISSUE_OPTIONAL + ("checks_combined",)
+MR_GATED_STATES = ("open", "source_gone")
+MR_STACKING = ("stacked_on", "stacked")
+
+
+def shown(kind, item):
+    """The item as the command returns it: the contract's omissions, keys sorted."""
+    data = dict(item)
+    optional = {"issue": ISSUE_OPTIONAL, "mr": MR_OPTIONAL, "build": ()}[kind]
+    for field in optional:
+        if field in data and data[field] in (None, "", [], {}):
+            del data[field]
+    if kind == "mr":
+        if data.get("state") not in MR_GATED_STATES:
+            data.pop("gates", None)
+        if data.get("state") != "open":
+            for field in MR_STACKING:
+                data.pop(field, None)
+        if not data.get("checks"):
+            data.pop("checks_combined", None)
+    return sorted_keys(data)
+
+
+def sorted_keys(value):
+    """What a round trip through a generic map does to a JSON value: object keys sorted."""
+    if isinstance(value, dict):
+        return {key: sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_keys(element) for element in value]
+    return value
+
+
+def item_show(kind):
+    """`KIND show OWNER/REPO N`: one item, every comment, review and system entry with it."""
+    usage_line = f"usage: {kind} show <owner/name> <n>"
+
+    def show(call):
+        if call.account.status == "disabled":
+            return Outcome(EXIT_DENIED, error=ACCOUNT_DISABLED)
+        if call.account.status == "unverified":
+            return Outcome(EXIT_DENIED, error=ACCOUNT_INACTIVE)
+        if len(call.args) < 2:
+            return usage(f"expected <owner/name> <number>\n{usage_line}")
+        if len(call.args) > 2:
+            return usage(usage_line)
+        repo, number_text = call.args
+        if not ITEM_NUMBER.fullmatch(number_text):
+            return usage(f'bad {ITEM_NOUNS[kind]} number "{number_text}"')
+        number = int(number_text, 10)
+        items = call.store.items
+        repository = items.repositories.get(repo)
+        # A repository the caller may not read answers exactly as a missing one.
+        if repository is None or not repository.readable_by(call.account.username):
+            return Outcome(EXIT_NOT_FOUND, error=f"repository {repo} not found")
+        item = items.items.get((kind, repo, number))
+        if item is None:
+            missing = {"issue": f"issue #{number} not found in {repo}",
+                       "mr": f"MR !{number} not found in {repo}",
+                       "build": f"no build {number} on {repo}"}[kind]
+            return Outcome(EXIT_NOT_FOUND, error=missing)
+        return Outcome(EXIT_OK, data=shown(kind, item))
+
+    return show
+
+
 COMMANDS = [
     Command(("whoami",), False, whoami, "whoami"),
     Command(("dashboard",), False, dashboard, "dashboard"),
@@ -240,6 +314,9 @@ COMMANDS = [
             "notifications device list"),
     Command(("notifications", "device", "remove"), True, device_remove,
             "notifications device remove ID"),
+    Command(("issue", "show"), False, item_show("issue"), "issue show <owner/name> <n>"),
+    Command(("mr", "show"), False, item_show("mr"), "mr show <owner/name> <n>"),
+    Command(("build", "show"), False, item_show("build"), "build show <owner/name> <n>"),
 ]
 _BY_PATH = {command.path: command for command in COMMANDS}
 _GROUPS = {command.path[:i] for command in COMMANDS for i in range(1, len(command.path))}

@@ -38,8 +38,9 @@ def query_number(query, key, default):
 
 
 def add_user(server, body, query):
-    account = server.store.add_user(required(body, "username"), optional_bool(body, "admin", False))
-    return {"username": account.username, "admin": account.admin}
+    account = server.store.add_user(required(body, "username"), optional_bool(body, "admin", False),
+                                    body.get("status"))
+    return {"username": account.username, "admin": account.admin, "status": account.status}
 
 
 def mint_token(server, body, query):
@@ -97,6 +98,21 @@ def mark_read(server, body, query):
         raise ModelError("ids must be an array of integers")
     changed, _ = server.store.mark_read(username, ids)
     return {"read": changed}
+
+
+def add_repository(server, body, query):
+    repository = server.store.items.add_repository(required(body, "repo"), body.get("readers"))
+    readers = None if repository.readers is None else sorted(repository.readers)
+    return {"repo": repository.name, "readers": readers}
+
+
+def add_item(server, body, query):
+    unknown = sorted(set(body) - {"kind", "repo", "data"})
+    if unknown:
+        raise ModelError("unknown keys: " + ", ".join(unknown))
+    number = server.store.items.add_item(required(body, "kind"), required(body, "repo"),
+                                         required(body, "data"))
+    return {"number": number}
 
 
 def reap_device(server, body, query):
@@ -167,6 +183,8 @@ ROUTES = {
     ("POST", "/_standin/notifications/bulk"): add_notices,
     ("POST", "/_standin/notifications/mark-read"): mark_read,
     ("POST", "/_standin/devices/reap"): reap_device,
+    ("POST", "/_standin/repos"): add_repository,
+    ("POST", "/_standin/items"): add_item,
     ("GET", "/_standin/config"): show_config,
     ("POST", "/_standin/config"): configure,
     ("POST", "/_standin/clock"): advance_clock,

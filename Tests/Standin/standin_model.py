@@ -17,6 +17,10 @@ import threading
 import time
 
 USERNAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
+# An account's standing: only an active one may read items.
+ACCOUNT_STATES = ("active", "disabled", "unverified")
+ITEM_KINDS = ("issue", "mr", "build")
+REPO_PATTERN = re.compile(r"[A-Za-z0-9._-]+/[A-Za-z0-9._-]+")
 KINDS = ("issue", "mr", "build")
 # The web path segment and summary noun of each kind.
 KIND_SEGMENTS = {"issue": "issues", "mr": "mrs", "build": "builds"}
@@ -99,6 +103,7 @@ class Account:
     write_bucket: TokenBucket
     write_times: collections.deque
     version: int = 1
+    status: str = "active"
     settings: dict = dataclasses.field(
         default_factory=lambda: {"mail": True, "watch": True, "push": True})
 
@@ -146,6 +151,67 @@ class Device:
     added: str
 
 
+@dataclasses.dataclass
+class Repository:
+    name: str
+    # None: every account may read it; otherwise only these usernames.
+    readers: set | None
+
+    def readable_by(self, username):
+        return self.readers is None or username in self.readers
+
+
+class ItemStore:
+    """Repositories and their issues, merge requests and builds, each item kept as the JSON its
+    `show` command answers with. Lives inside the Store and shares its lock."""
+
+    def __init__(self, store):
+        self.store = store
+        self.repositories = {}
+        self.items = {}  # (kind, repo, number) -> data
+        self.next_numbers = {}  # (kind, repo) -> next number
+
+    def add_repository(self, name, readers=None):
+        if not isinstance(name, str) or not REPO_PATTERN.fullmatch(name):
+            raise ModelError("repo must be OWNER/NAME of [A-Za-z0-9._-]")
+        if readers is not None and (not isinstance(readers, list)
+                                    or not all(isinstance(r, str) for r in readers)):
+            raise ModelError("readers must be an array of usernames")
+        with self.store.lock:
+            old = self.repositories.get(name)
+            self.repositories[name] = Repository(name, None if readers is None else set(readers))
+            self._changed(name, old)
+            return self.repositories[name]
+
+    def add_item(self, kind, repo, data):
+        if kind not in ITEM_KINDS:
+            raise ModelError("kind must be issue, mr or build")
+        if not isinstance(data, dict):
+            raise ModelError("data must be a JSON object")
+        number = data.get("number")
+        if number is not None and (isinstance(number, bool) or not isinstance(number, int)
+                                   or number < 1):
+            raise ModelError("number must be a positive integer")
+        with self.store.lock:
+            if repo not in self.repositories:
+                self.add_repository(repo)
+            if number is None:
+                number = self.next_numbers.get((kind, repo), 1)
+            self.next_numbers[(kind, repo)] = max(self.next_numbers.get((kind, repo), 1), number + 1)
+            item = dict(data, number=number)
+            item.setdefault("created_at", iso_timestamp(self.store.clock.wall()))
+            self.items[(kind, repo, number)] = item
+            self._changed(repo)
+            return number
+
+    def _changed(self, repo, old=None):
+        """An item or a repository's readers changed: what some accounts can read changed."""
+        now = self.repositories.get(repo)
+        for account in self.store.accounts.values():
+            if any(r is not None and r.readable_by(account.username) for r in (old, now)):
+                account.version += 1
+
+
 class Store:
     def __init__(self, site_url):
         self.lock = threading.RLock()
@@ -166,12 +232,15 @@ class Store:
             self.next_notice_seq = 1
             self.next_device_id = 1
             self.path_numbers = collections.Counter()
+            self.items = ItemStore(self)
 
     # Accounts and tokens
 
-    def add_user(self, username, admin=False):
+    def add_user(self, username, admin=False, status=None):
         if not isinstance(username, str) or not USERNAME_PATTERN.fullmatch(username):
             raise ModelError("username must match [A-Za-z0-9._-]{1,64}")
+        if status is not None and status not in ACCOUNT_STATES:
+            raise ModelError("status must be one of " + ", ".join(ACCOUNT_STATES))
         with self.lock:
             account = self.accounts.get(username)
             if account is None:
@@ -183,6 +252,9 @@ class Store:
                 self.accounts[username] = account
             elif account.admin != bool(admin):
                 account.admin = bool(admin)
+                account.version += 1
+            if status is not None and status != account.status:
+                account.status = status
                 account.version += 1
             return account
 
@@ -467,7 +539,8 @@ class Store:
     def snapshot(self):
         with self.lock:
             return {
-                "users": [{"username": a.username, "admin": a.admin, "settings": dict(a.settings),
+                "users": [{"username": a.username, "admin": a.admin, "status": a.status,
+                           "settings": dict(a.settings),
                            "unread": self.unread_count(a.username), "version": a.version,
                            "etag": a.etag()} for a in self.accounts.values()],
                 "tokens": [{"username": t.username, "scope": t.scope, "sha256": t.sha256,

@@ -733,6 +733,151 @@ class PushPayloadTests(StandinCase):
         self.assertEqual(len(self.s.control("state")["pushes"]), 1)
 
 
+class ItemShowTests(StandinCase):
+    ISSUE = {"number": 42, "title": "Crash on empty repo", "state": "open", "author": "alice",
+             "body": "Steps...", "body_format": "md", "labels": ["bug"], "assignees": ["cmc"],
+             "milestone": "v1", "created_at": "2026-01-01T09:00:00.000Z",
+             "reactions": [{"reaction": "heart", "me": True, "count": 2}],
+             "comments": [{"id": 17, "author": "bob", "body": "Reproduced.", "body_format": "md",
+                           "created_at": "2026-01-02T10:00:00.000Z",
+                           "reactions": [{"reaction": "+1", "me": False, "count": 1}]},
+                          {"id": 18, "author": "system", "body": "labelled bug",
+                           "created_at": "2026-01-02T10:01:00.000Z"}]}
+    MR = {"number": 7, "title": "Fix it", "state": "open", "author": "bob", "draft": True,
+          "source": "fix", "target_ref": "main", "head_sha": "0123", "checks": [],
+          "checks_combined": "success", "stacked_on": {"number": 6, "title": "Base"},
+          "stacked": [{"number": 8, "title": "Top"}], "labels": [], "milestone": "",
+          "gates": {"draft": True, "unmet": ["draft"]}}
+    BUILD = {"number": 431, "job": "test", "status": "failure", "sha": "0123", "ref": "main",
+             "failed_step": 2, "failed_reason": "exit 1", "duration_s": 72,
+             "steps": ["go vet ./...", "go test ./..."]}
+
+    def item(self, kind, data, repo="krz/gitbay"):
+        return self.s.control("items", {"kind": kind, "repo": repo, "data": data})["number"]
+
+    def test_issue_show_answers_the_seeded_item_with_sorted_keys(self):
+        self.item("issue", self.ISSUE)
+        reply = self.read("issue", "show", "krz/gitbay", "42")
+        self.assertEnvelope(reply, 200, 0)
+        self.assertEqual(reply.json["data"], self.ISSUE)
+        data = reply.body.decode().split('"data":', 1)[1]
+        self.assertTrue(data.startswith('{"assignees":["cmc"],"author":"alice","body":"Steps..."'), data)
+        self.assertIn('{"count":2,"me":true,"reaction":"heart"}', data)
+        self.assertIn('"author":"system","body":"labelled bug","created_at"', data)
+
+    def test_empty_optional_fields_are_omitted(self):
+        self.item("issue", {"number": 1, "title": "t", "state": "open", "author": "a",
+                            "labels": [], "assignees": [], "milestone": "", "body": "",
+                            "reactions": [], "comments": []})
+        data = self.read("issue", "show", "krz/gitbay", "1").json["data"]
+        self.assertEqual(set(data), {"number", "title", "state", "author", "created_at"})
+
+    def test_mr_gates_and_stacking_follow_the_state(self):
+        self.item("mr", self.MR)
+        data = self.read("mr", "show", "krz/gitbay", "7").json["data"]
+        self.assertEqual(data["stacked_on"], {"number": 6, "title": "Base"})
+        self.assertEqual(data["gates"], {"draft": True, "unmet": ["draft"]})
+        self.assertNotIn("checks_combined", data)  # absent with no checks
+        self.assertNotIn("labels", data)
+        self.assertEqual(data["source"], "fix")
+        self.item("mr", dict(self.MR, number=8, state="source_gone", source=""))
+        gone = self.read("mr", "show", "krz/gitbay", "8").json["data"]
+        self.assertIn("gates", gone)
+        self.assertNotIn("stacked", gone)
+        self.assertEqual(gone["source"], "")
+        self.item("mr", dict(self.MR, number=9, state="merged", merged_by="cmc",
+                             checks=[{"context": "ci", "state": "success"}]))
+        merged = self.read("mr", "show", "krz/gitbay", "9").json["data"]
+        self.assertNotIn("gates", merged)
+        self.assertNotIn("stacked_on", merged)
+        self.assertEqual(merged["checks_combined"], "success")
+
+    def test_build_show(self):
+        self.item("build", self.BUILD)
+        reply = self.read("build", "show", "krz/gitbay", "431")
+        self.assertEnvelope(reply, 200, 0)
+        self.assertEqual(reply.json["data"]["steps"], ["go vet ./...", "go test ./..."])
+        self.assertEqual(reply.json["data"]["failed_step"], 2)
+
+    def test_numbers_count_per_repository_and_kind(self):
+        self.assertEqual(self.item("issue", {"title": "a"}), 1)
+        self.assertEqual(self.item("issue", {"title": "b"}), 2)
+        self.assertEqual(self.item("mr", {"title": "c"}), 1)
+        self.assertEqual(self.item("issue", {"title": "d"}, repo="krz/other"), 1)
+
+    def test_show_is_read_only_and_answers_on_both_endpoints_with_an_etag(self):
+        self.item("build", self.BUILD)
+        reply = self.read("build", "show", "krz/gitbay", "431")
+        self.assertRegex(reply.headers["ETag"], ETAG_FORMAT)
+        self.assertEqual(self.read("build", "show", "krz/gitbay", "431",
+                                   headers={"If-None-Match": reply.headers["ETag"]}).status, 304)
+        self.assertEnvelope(self.cmd("build", "show", "krz/gitbay", "431"), 200, 0)
+
+    def test_usage_errors(self):
+        cases = [
+            (["issue", "show"], "expected <owner/name> <number>\nusage: issue show <owner/name> <n>"),
+            (["mr", "show", "krz/gitbay"], "expected <owner/name> <number>\nusage: mr show <owner/name> <n>"),
+            (["issue", "show", "krz/gitbay", "x"], 'bad issue number "x"'),
+            (["mr", "show", "krz/gitbay", "1.5"], 'bad MR number "1.5"'),
+            (["build", "show", "krz/gitbay", ""], 'bad build number ""'),
+            (["issue", "show", "krz/gitbay", "1", "extra"], "usage: issue show <owner/name> <n>"),
+            (["build", "show", "krz/gitbay", "1", "--json"], "usage: build show <owner/name> <n>"),
+        ]
+        for argv, error in cases:
+            with self.subTest(argv=argv):
+                self.assertEnvelope(self.read(*argv), 400, 2, error)
+
+    def test_missing_repositories_and_items(self):
+        self.item("issue", self.ISSUE)
+        cases = [
+            (["issue", "show", "krz/nothing", "1"], "repository krz/nothing not found"),
+            (["issue", "show", "krz/gitbay", "41"], "issue #41 not found in krz/gitbay"),
+            (["mr", "show", "krz/gitbay", "42"], "MR !42 not found in krz/gitbay"),
+            (["build", "show", "krz/gitbay", "42"], "no build 42 on krz/gitbay"),
+        ]
+        for argv, error in cases:
+            with self.subTest(argv=argv):
+                self.assertEnvelope(self.read(*argv), 404, 3, error)
+
+    def test_a_private_repository_answers_as_a_missing_one(self):
+        self.s.control("repos", {"repo": "krz/secret", "readers": ["alice"]})
+        self.item("issue", self.ISSUE, repo="krz/secret")
+        self.assertEnvelope(self.read("issue", "show", "krz/secret", "42"), 404, 3,
+                            "repository krz/secret not found")
+        alice = self.user_with_token("alice")
+        self.assertEnvelope(self.read("issue", "show", "krz/secret", "42", token=alice), 200, 0)
+
+    def test_seeding_changes_the_etag_only_of_accounts_that_can_read_it(self):
+        alice = self.user_with_token("alice")
+        self.s.control("repos", {"repo": "krz/secret", "readers": ["alice"]})
+        before = (self.etag(), self.etag(alice))
+        self.item("issue", self.ISSUE, repo="krz/secret")
+        self.assertEqual(self.etag(), before[0])
+        self.assertNotEqual(self.etag(alice), before[1])
+
+    def test_disabled_and_unverified_accounts_are_denied(self):
+        self.item("issue", self.ISSUE)
+        for status, error in (("disabled", "this account is disabled; "),
+                              ("unverified", "your account is not active yet: ")):
+            with self.subTest(status=status):
+                self.s.control("users", {"username": "cmc", "status": status})
+                reply = self.read("issue", "show", "krz/gitbay", "42")
+                self.assertEnvelope(reply, 403, 4)
+                self.assertTrue(reply.json["error"].startswith(error), reply.json["error"])
+        self.s.control("users", {"username": "cmc", "status": "active"})
+        self.assertEnvelope(self.read("issue", "show", "krz/gitbay", "42"), 200, 0)
+
+    def test_bad_seeds_are_refused(self):
+        for body in ({"kind": "wiki", "repo": "krz/gitbay", "data": {}},
+                     {"kind": "issue", "repo": "krz", "data": {}},
+                     {"kind": "issue", "repo": "krz/gitbay", "data": []},
+                     {"kind": "issue", "repo": "krz/gitbay", "data": {"number": 0}},
+                     {"kind": "issue", "repo": "krz/gitbay", "data": {}, "extra": 1}):
+            with self.subTest(body=body):
+                reply = self.s.request("POST", "/_standin/items", {}, json.dumps(body).encode())
+                self.assertEqual(reply.status, 400, reply.body)
+
+
 class WebRouteTests(StandinCase):
     def test_item_and_inbox_pages(self):
         for path in ("/krz/gitbay/issues/12", "/krz/gitbay/mrs/3", "/krz/gitbay/builds/88",
@@ -996,6 +1141,13 @@ class ProcessTests(unittest.TestCase):
                 self.assertGreater(len(standin.control("state")["notifications"]), len(seeded))
                 self.assertIn(f"gbnotifyctl account add {standin.url} < {token_file}",
                               standin.stderr_text())
+                # Every notice's item can be shown, the later ones' too.
+                rows = standin.read(["notifications", "list"], token).json["data"]
+                for row in rows:
+                    owner, repo, segment, number = row["path"].split("/")
+                    noun = {"issues": "issue", "mrs": "mr", "builds": "build"}[segment]
+                    shown = standin.read([noun, "show", f"{owner}/{repo}", number], token)
+                    self.assertEqual(shown.status, 200, row["path"])
             finally:
                 standin.stop()
 

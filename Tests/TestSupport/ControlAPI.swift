@@ -20,6 +20,11 @@ struct ControlAPI: Sendable {
         let _: Empty = try await post(route, body)
     }
 
+    /// A POST of JSON text as it is, for bodies that carry a value a test wrote as JSON.
+    func post<Reply: Decodable>(_ route: String, json: String) async throws -> Reply {
+        try await send(route, method: .post(body: Array(json.utf8)))
+    }
+
     /// A POST with an empty object as its body.
     func post(_ route: String) async throws {
         try await post(route, Empty())

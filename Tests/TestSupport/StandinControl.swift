@@ -20,6 +20,12 @@ extension Standin {
         return reply.token
     }
 
+    /// Revokes a token: the server answers it 401 from now on.
+    public func revokeToken(_ token: String) async throws {
+        struct Body: Encodable { let token: String }
+        try await control.post("tokens/revoke", Body(token: token))
+    }
+
     /// A user with a full token of their own, the usual start of a test; returns the token.
     public func addUserWithToken(_ username: String, scope: TokenScope = .full) async throws -> String {
         try await addUser(username)
@@ -53,6 +59,31 @@ extension Standin {
         struct Reply: Decodable { let ids: [Int] }
         let reply: Reply = try await control.post("notifications/bulk", Body(username: username, count: count, repo: repo))
         return reply.ids
+    }
+
+    /// An account's standing: a disabled or unverified one is denied the item commands.
+    public func setStatus(of username: String, _ status: AccountStatus) async throws {
+        struct Body: Encodable { let username: String; let status: AccountStatus }
+        try await control.post("users", Body(username: username, status: status))
+    }
+
+    /// Adds (or replaces) a repository; with `readers`, only those users may read it, and to
+    /// everyone else it answers as a missing one.
+    public func addRepository(_ repo: String, readers: [String]? = nil) async throws {
+        struct Body: Encodable { let repo: String; let readers: [String]? }
+        try await control.post("repos", Body(repo: repo, readers: readers))
+    }
+
+    /// Seeds an issue, merge request or build: `data` is the JSON object `KIND show` answers
+    /// with, which the stand-in keeps as written (its `number` and `created_at` filled in when
+    /// absent; the contract's omissions applied when shown). Returns its number.
+    @discardableResult
+    public func addItem(_ kind: ItemKind, repo: String, data: String) async throws -> Int {
+        struct Reply: Decodable { let number: Int }
+        func quoted(_ text: String) throws -> String { String(decoding: try JSONEncoder().encode(text), as: UTF8.self) }
+        let reply: Reply = try await control.post(
+            "items", json: #"{"kind":\#(try quoted(kind.rawValue)),"repo":\#(try quoted(repo)),"data":\#(data)}"#)
+        return reply.number
     }
 
     public func configure(_ config: Config) async throws {

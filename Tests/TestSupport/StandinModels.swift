@@ -6,6 +6,18 @@ extension Standin {
         case read
     }
 
+    public enum AccountStatus: String, Sendable, Codable {
+        case active
+        case disabled
+        case unverified
+    }
+
+    public enum ItemKind: String, Sendable {
+        case issue
+        case mr
+        case build
+    }
+
     /// `POST /_standin/config`: only the fields that are set change.
     public struct Config: Sendable, Encodable {
         public var apiEnabled: Bool?

@@ -52,6 +52,12 @@ enum SecretTool {
         return run.status == 0 ? run.stdout : nil
     }
 
+    static func clear(instance: String, user: String) async {
+        _ = try? await Program.run(
+            ["secret-tool", "clear", "xdg:schema", "org.gitbay.Account", "instance", instance, "user", user],
+            environment: ProcessInfo.processInfo.environment)
+    }
+
     static func store(instance: String, user: String, token: String) async throws {
         let run = try await Program.run(
             ["secret-tool", "store", "--label=gitbay test", "xdg:schema", "org.gitbay.Account", "instance", instance, "user", user],

@@ -23,6 +23,7 @@ import TestSupport
             // How many accounts it polls depends on whether it has read the keyring yet.
             #expect(lines.contains { $0.hasPrefix("ok       gbnotifyd: running: gbnotifyd \(GBNotify.version), up ") }, "\(run.stdout)")
             #expect(lines.contains("ok       config: \(desktop.configFile) is valid"))
+            #expect(lines.contains { $0.hasPrefix("ok       terminal command: gbnotifyctl show {account} {path}: gbnotify's own view") })
             #expect(lines.last == "All checks passed, with 1 warning.")
             try await desktop.stop()
         }
@@ -123,6 +124,33 @@ import TestSupport
 
         _ = try await ctl.run(["account", "remove", chosen.url])
         _ = try await ctl.run(["account", "remove", other.url])
+    }
+
+    /// In terminal mode a click needs the terminal and the command it runs: each checked as
+    /// installed, and the gitbay CLI named for what it gets wrong.
+    @Test func theTerminalAndItsCommandAreChecked() async throws {
+        let ctl = try Ctl()
+        let bin = ctl.home.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\n".write(to: bin.appendingPathComponent("gitbay"), atomically: true, encoding: .utf8)
+        chmod(bin.appendingPathComponent("gitbay").path, 0o755)
+        let config = ctl.home.appendingPathComponent("config/gbnotifyd")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "open-with = terminal\nterminal = no-such-terminal -e\nterminal-command = gitbay {noun} show {repo} {number}\n"
+            .write(to: config.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+        var environment = ctl.environment
+        environment["PATH"] = "\(bin.path):\(environment["PATH"] ?? "/usr/bin:/bin")"
+        // Checking one account that is not there keeps the other tests' accounts out of it.
+        let run = try await Program.run([Ctl.executable, "doctor", "nobody@terminal.invalid"], environment: environment)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("""
+            FAIL     terminal: no-such-terminal is not installed, so a click opens nothing. Fix: install it, or set \
+            terminal = ... in the config (for example terminal = kitty -e)
+            """), "\(run.stdout)")
+        #expect(run.stdout.contains("""
+            warning  terminal command: gitbay {noun} show {repo} {number} runs the gitbay CLI, which reads items \
+            from its own default instance whatever account a notice came from
+            """), "\(run.stdout)")
     }
 
     /// gbnotifyd does not send a token over plain http to another machine without

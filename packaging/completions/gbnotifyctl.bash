@@ -25,7 +25,7 @@ _gbnotifyctl() {
 
     local words_to_offer
     case $command in
-        "") words_to_offer="account relay status test open deliver doctor --help --version" ;;
+        "") words_to_offer="account relay status show inbox test open deliver doctor --help --version" ;;
         account)
             case $subcommand in
                 "") words_to_offer="add list remove --help" ;;
@@ -40,7 +40,7 @@ _gbnotifyctl() {
                 *) words_to_offer="--help" ;;
             esac
             ;;
-        status | doctor) words_to_offer="--json --help" ;;
+        status | doctor | show | inbox) words_to_offer="--json --help" ;;
         test | open | deliver) words_to_offer="--help" ;;
     esac
     # After a command, only options: its other arguments are URLs, accounts and paths.

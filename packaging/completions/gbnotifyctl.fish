@@ -1,7 +1,7 @@
 # fish completion for gbnotifyctl. Account names are not completed: listing them reads the
 # keyring, which may ask to be unlocked, and a Tab key must never pop up a prompt.
 
-set -l commands account relay status test open deliver doctor
+set -l commands account relay status show inbox test open deliver doctor
 set -l account_commands add list remove
 set -l relay_commands login logout
 
@@ -12,6 +12,8 @@ complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -l versio
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a account -d 'Add, list and remove gitbay accounts'
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a relay -d 'Store or delete the access token of a relay'
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show what the running gbnotifyd is doing'
+complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a show -d 'Show an issue, merge request or build'
+complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a inbox -d 'Show the unread inbox'
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a test -d 'Show a sample notification'
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a open -d 'Open an item or the inbox'
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a deliver -d 'Hand a push payload on standard input to gbnotifyd'
@@ -24,7 +26,7 @@ complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and __fish_seen
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and __fish_seen_subcommand_from remove" -l user -x -d "With a URL: the account's user"
 
-complete -c gbnotifyctl -n "__fish_seen_subcommand_from status doctor" -l json -d 'Print JSON'
+complete -c gbnotifyctl -n "__fish_seen_subcommand_from status doctor show inbox" -l json -d 'Print JSON'
 
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from relay; and not __fish_seen_subcommand_from $relay_commands" -a login -d 'Store the access token for a relay'
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from relay; and not __fish_seen_subcommand_from $relay_commands" -a logout -d 'Delete the access token for a relay'

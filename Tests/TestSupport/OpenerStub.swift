@@ -3,23 +3,28 @@ import Glibc
 
 /// A program in place of a browser or terminal that records each start, its argv and
 /// activation token, into a FIFO that `nextLaunch()` reads.
-final class OpenerStub: Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public final class OpenerStub: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// What the stub was started with.
-    struct Launch: Sendable, Equatable {
-        let arguments: [String]
-        let activationToken: String
+    public struct Launch: Sendable, Equatable {
+        public let arguments: [String]
+        public let activationToken: String
+
+        public init(arguments: [String], activationToken: String) {
+            self.arguments = arguments
+            self.activationToken = activationToken
+        }
     }
 
     /// The stub's path.
-    let path: String
+    public let path: String
     private let launches: Int32
 
     /// Writes the stub at `path` and its FIFO beside it; `close()` closes the FIFO.
-    init(at path: String) throws {
+    public init(at path: String) throws {
         self.path = path
         let fifo = path + ".launches"
         // One write(2) per launch, well under PIPE_BUF, so two launches never interleave.
@@ -39,12 +44,12 @@ final class OpenerStub: Sendable {
         launches = open(fifo, O_RDWR | O_CLOEXEC)
     }
 
-    func close() {
+    public func close() {
         _ = Glibc.close(launches)
     }
 
     /// Waits for the stub's next launch.
-    func nextLaunch(timeout: Int32 = 15) async throws -> Launch {
+    public func nextLaunch(timeout: Int32 = 15) async throws -> Launch {
         let lines = try await Self.readRecord(from: launches, lines: nil, timeout: timeout)
         guard let first = lines.first, first.hasPrefix("token=") else {
             throw Failure(description: "the opener stub was not started within \(timeout) s")
@@ -55,13 +60,13 @@ final class OpenerStub: Sendable {
     }
 
     /// Whether a launch arrives within `timeout` seconds, for "opens nothing" checks.
-    func launchArrives(within timeout: Int32) async throws -> Bool {
+    public func launchArrives(within timeout: Int32) async throws -> Bool {
         (try? await nextLaunch(timeout: timeout)) != nil
     }
 
     /// Reads one record from a FIFO: `lines` lines, or (nil) lines up to an empty one. Empty
     /// when nothing came within `timeout` seconds.
-    static func readRecord(from descriptor: Int32, lines count: Int?, timeout: Int32) async throws -> [String] {
+    public static func readRecord(from descriptor: Int32, lines count: Int?, timeout: Int32) async throws -> [String] {
         await withCheckedContinuation { continuation in
             DispatchQueue(label: "org.gitbay.tests.fifo").async {  // not global(): see offCooperativePool
                 var text = ""

@@ -1,0 +1,51 @@
+import PushCore
+
+/// Where the view's data comes from and where its actions go: the accounts in the keyring and
+/// their own instances. The view calls nothing else, so data flows one way, from these answers
+/// to the screen.
+public protocol ViewSource: Sendable {
+    /// Every account, sorted by its reference.
+    func accounts() async throws(ReadProblem) -> [Account]
+    /// The one account `reference` names: USER@HOST or an instance URL.
+    func account(_ reference: String) async throws(ReadProblem) -> Account
+    /// The item, from the account's own instance with its token.
+    func item(_ destination: NotificationDestination, of account: Account) async throws(ReadProblem) -> ItemDetails
+    /// The account's unread inbox, newest first.
+    func inbox(of account: Account) async throws(ReadProblem) -> InboxListing
+    /// Marks the account's unread rows whose path is `path` read; how many there were.
+    func markRead(_ path: String, of account: Account) async throws(ReadProblem) -> Int
+    /// Opens the item (or, without one, the inbox) in the browser the way a click does;
+    /// returns the URL opened.
+    func open(_ target: PushTarget) async throws(ReadProblem) -> String
+}
+
+extension ViewSource {
+    /// The one account `reference` names, or every account when it is nil.
+    public func accounts(named reference: String?) async throws(ReadProblem) -> [Account] {
+        if let reference { return [try await account(reference)] }
+        return try await accounts()
+    }
+}
+
+/// An account's unread rows, newest first, as many as the view reads.
+public struct InboxListing: Sendable, Equatable {
+    public let rows: [InboxItem]
+    /// More unread rows exist than were read.
+    public let hasMore: Bool
+
+    public init(rows: [InboxItem], hasMore: Bool) {
+        self.rows = rows
+        self.hasMore = hasMore
+    }
+}
+
+/// One account's part of the inbox view: its rows, or why they could not be read.
+public struct AccountInbox: Sendable, Equatable {
+    public let account: Account
+    public let listing: Result<InboxListing, ReadProblem>
+
+    public init(account: Account, listing: Result<InboxListing, ReadProblem>) {
+        self.account = account
+        self.listing = listing
+    }
+}

@@ -1,0 +1,493 @@
+import PushCore
+
+extension NotificationDestination {
+    /// How the view names an item: `krz/gitbay#12`, a merge request `krz/gitbay!31`.
+    var shortName: String { "\(repository)\(kind == .mr ? "!" : "#")\(number)" }
+}
+
+/// The terminal's size in character cells.
+public struct TerminalSize: Sendable, Equatable {
+    public var rows: Int
+    public var columns: Int
+
+    public init(rows: Int, columns: Int) {
+        self.rows = rows
+        self.columns = columns
+    }
+}
+
+/// What the view asks of the world (`ViewSource`); each answer comes back as a `ViewEvent`.
+public enum ViewEffect: Sendable, Equatable {
+    /// Resolve the account named `account`, then read the item from its instance.
+    case loadItem(screen: Int, account: String, destination: NotificationDestination)
+    /// Resolve the accounts `account` names (every one when nil), then read each inbox.
+    case loadInbox(screen: Int, account: String?)
+    case markRead(account: Account, path: String)
+    case open(PushTarget)
+}
+
+/// What happens to the view: a key, a resize, or the answer to an effect.
+public enum ViewEvent: Sendable, Equatable {
+    case key(Key)
+    case resized(TerminalSize)
+    /// `account` is the one the item was asked of, when the name resolved to one.
+    case itemLoaded(screen: Int, account: Account?, Result<ItemDetails, ReadProblem>)
+    case inboxLoaded(screen: Int, Result<[AccountInbox], ReadProblem>)
+    case markedRead(account: Account, path: String, Result<Int, ReadProblem>)
+    case opened(Result<String, ReadProblem>)
+}
+
+/// Everything the view shows, and how keys and answers change it: a stack of screens (the
+/// inbox, and an item opened from it), each scrolled on its own, and one line of status. Pure:
+/// events in, effects out; the loop (`ViewLoop`) runs the effects and draws `frame()`.
+public struct ViewState {
+    /// Set when the view is to end: 0 for `q`, 130 for ^C.
+    public private(set) var exitStatus: Int32?
+    private(set) var screens: [Screen]
+    private(set) var message: Message?
+    private(set) var size: TerminalSize
+    /// Seconds since the epoch, for ages; the moment the view started.
+    private let now: Double
+    private var nextScreenID = 1
+
+    struct Message: Equatable {
+        enum Kind {
+            case done
+            case failed
+            /// Something under way; the answer replaces it.
+            case underWay
+        }
+
+        let text: String
+        let kind: Kind
+    }
+
+    enum Content<Value: Equatable>: Equatable {
+        case loading
+        case loaded(Value)
+        case failed(ReadProblem)
+    }
+
+    struct Screen {
+        let id: Int
+        var kind: Kind
+        /// The first body line shown.
+        var scroll = 0
+        /// The content laid out for the current width.
+        var lines: [StyledLine] = []
+
+        enum Kind {
+            case item(ItemScreen)
+            case inbox(InboxScreen)
+        }
+    }
+
+    struct ItemScreen {
+        /// The account as given (`USER@HOST`), until the item's answer names it.
+        let accountName: String
+        var account: Account?
+        let destination: NotificationDestination
+        var content: Content<ItemDetails> = .loading
+    }
+
+    struct InboxScreen {
+        let accountName: String?
+        var content: Content<[AccountInbox]> = .loading
+        var rows: [InboxLayout.Row] = []
+        var selected = 0
+        /// Something was marked read since it was read: read it again when it is shown.
+        var isStale = false
+    }
+
+    // MARK: - Starting
+
+    /// The view of one item: `gbnotifyctl show ACCOUNT PATH`.
+    public static func item(
+        account: String, destination: NotificationDestination, size: TerminalSize, now: Double
+    ) -> (ViewState, [ViewEffect]) {
+        var state = ViewState(size: size, now: now)
+        let effect = state.push(.item(ItemScreen(accountName: account, destination: destination)))
+        return (state, [effect])
+    }
+
+    /// The inbox: `gbnotifyctl inbox [ACCOUNT]`.
+    public static func inbox(account: String?, size: TerminalSize, now: Double) -> (ViewState, [ViewEffect]) {
+        var state = ViewState(size: size, now: now)
+        let effect = state.push(.inbox(InboxScreen(accountName: account)))
+        return (state, [effect])
+    }
+
+    private init(size: TerminalSize, now: Double) {
+        self.size = size
+        self.now = now
+        screens = []
+    }
+
+    // MARK: - Events
+
+    public mutating func handle(_ event: ViewEvent) -> [ViewEffect] {
+        switch event {
+        case .key(let key):
+            message = nil
+            return handle(key)
+        case .resized(let newSize):
+            size = newSize
+            for index in screens.indices { relayout(index) }
+            return []
+        case .itemLoaded(let id, let account, let result):
+            guard let index = screens.firstIndex(where: { $0.id == id }), case .item(var item) = screens[index].kind else { return [] }
+            // Known even when the item is not: its page may still open, its notices be read.
+            item.account = account ?? item.account
+            switch result {
+            case .success(let details): item.content = .loaded(details)
+            case .failure(let problem): item.content = .failed(problem)
+            }
+            screens[index].kind = .item(item)
+            finishLoading(index)
+            return []
+        case .inboxLoaded(let id, let result):
+            guard let index = screens.firstIndex(where: { $0.id == id }), case .inbox(var inbox) = screens[index].kind else { return [] }
+            switch result {
+            case .success(let inboxes): inbox.content = .loaded(inboxes)
+            case .failure(let problem): inbox.content = .failed(problem)
+            }
+            screens[index].kind = .inbox(inbox)
+            finishLoading(index)
+            return []
+        case .markedRead(let account, let path, let result):
+            return markedRead(account: account, path: path, result)
+        case .opened(.success(let url)):
+            message = Message(text: "Opened \(url) in the browser", kind: .done)
+            return []
+        case .opened(.failure(let problem)):
+            message = Message(text: "Could not open it: \(problem)", kind: .failed)
+            return []
+        }
+    }
+
+    private mutating func handle(_ key: Key) -> [ViewEffect] {
+        guard !screens.isEmpty else { return [] }
+        switch key {
+        case .control("c"):
+            exitStatus = 130
+        case .character("q"):
+            if screens.count > 1 { return pop() }
+            exitStatus = 0
+        case .escape, .left, .backspace, .character("h"):
+            if screens.count > 1 { return pop() }
+        case .character("R"):
+            return [reload(screens.count - 1)]
+        case .character("o"):
+            guard let target = currentTarget() else {
+                message = Message(text: "Nothing to open yet", kind: .failed)
+                return []
+            }
+            return [.open(target)]
+        case .character("r"):
+            guard let (account, path) = currentItemPath() else {
+                message = Message(text: "Nothing to mark read", kind: .failed)
+                return []
+            }
+            message = Message(text: "Marking \(Self.name(of: path)) read…", kind: .underWay)
+            return [.markRead(account: account, path: path)]
+        case .enter, .right, .character("l"):
+            return openSelectedRow()
+        case .up, .character("k"): move(.by(-1))
+        case .down, .character("j"): move(.by(1))
+        case .pageUp, .character("b"): move(.by(-page))
+        case .pageDown, .character(" "), .character("f"): move(.by(page))
+        case .home, .character("g"): move(.start)
+        case .end, .character("G"): move(.end)
+        default:
+            break
+        }
+        return []
+    }
+
+    // MARK: - Screens
+
+    private mutating func push(_ kind: Screen.Kind) -> ViewEffect {
+        let id = nextScreenID
+        nextScreenID += 1
+        screens.append(Screen(id: id, kind: kind))
+        relayout(screens.count - 1)
+        return loadEffect(screens.count - 1)
+    }
+
+    private mutating func pop() -> [ViewEffect] {
+        screens.removeLast()
+        let top = screens.count - 1
+        guard case .inbox(var inbox) = screens[top].kind, inbox.isStale else { return [] }
+        inbox.isStale = false
+        screens[top].kind = .inbox(inbox)
+        return [reload(top)]
+    }
+
+    private mutating func reload(_ index: Int) -> ViewEffect {
+        message = Message(text: "Reloading…", kind: .underWay)
+        return loadEffect(index)
+    }
+
+    private func loadEffect(_ index: Int) -> ViewEffect {
+        let screen = screens[index]
+        switch screen.kind {
+        case .item(let item):
+            return .loadItem(screen: screen.id, account: item.account?.reference ?? item.accountName, destination: item.destination)
+        case .inbox(let inbox):
+            return .loadInbox(screen: screen.id, account: inbox.accountName)
+        }
+    }
+
+    private mutating func finishLoading(_ index: Int) {
+        if message?.kind == .underWay { message = nil }
+        relayout(index)
+    }
+
+    /// Enter on an inbox row: its item, from its own account.
+    private mutating func openSelectedRow() -> [ViewEffect] {
+        guard case .inbox(let inbox) = screens.last?.kind, inbox.rows.indices.contains(inbox.selected) else { return [] }
+        let row = inbox.rows[inbox.selected]
+        guard let destination = NotificationDestination(path: row.item.path) else {
+            message = Message(text: "This notice names no issue, merge request or build; o opens the inbox in the browser", kind: .failed)
+            return []
+        }
+        return [push(.item(ItemScreen(accountName: row.account.reference, account: row.account, destination: destination)))]
+    }
+
+    private func currentTarget() -> PushTarget? {
+        switch screens.last?.kind {
+        case .item(let item):
+            return item.account.map { PushTarget(account: $0, destination: item.destination) }
+        case .inbox(let inbox):
+            if inbox.rows.indices.contains(inbox.selected) {
+                let row = inbox.rows[inbox.selected]
+                return PushTarget(account: row.account, destination: NotificationDestination(path: row.item.path))
+            }
+            guard case .loaded(let inboxes) = inbox.content, let first = inboxes.first else { return nil }
+            return PushTarget(account: first.account, destination: nil)
+        case nil:
+            return nil
+        }
+    }
+
+    private func currentItemPath() -> (Account, String)? {
+        switch screens.last?.kind {
+        case .item(let item):
+            return item.account.map { ($0, item.destination.path) }
+        case .inbox(let inbox):
+            guard inbox.rows.indices.contains(inbox.selected) else { return nil }
+            let row = inbox.rows[inbox.selected]
+            return (row.account, row.item.path)
+        case nil:
+            return nil
+        }
+    }
+
+    private mutating func markedRead(account: Account, path: String, _ result: Result<Int, ReadProblem>) -> [ViewEffect] {
+        switch result {
+        case .failure(let problem):
+            message = Message(text: "Could not mark \(Self.name(of: path)) read: \(problem)", kind: .failed)
+            return []
+        case .success(let count):
+            message = Message(
+                text: count == 0 ? "Nothing unread for \(Self.name(of: path)) on \(account.displayName)"
+                    : "Marked \(count.counted("notice")) of \(Self.name(of: path)) read",
+                kind: .done)
+        }
+        // Every inbox in the stack is out of date: the one on top is read again now.
+        var effects: [ViewEffect] = []
+        for index in screens.indices {
+            guard case .inbox(var inbox) = screens[index].kind else { continue }
+            if index == screens.count - 1 {
+                effects.append(loadEffect(index))
+            } else {
+                inbox.isStale = true
+                screens[index].kind = .inbox(inbox)
+            }
+        }
+        return effects
+    }
+
+    /// `krz/gitbay#12` for a path that names an item, else the path.
+    static func name(of path: String) -> String {
+        NotificationDestination(path: path)?.shortName ?? path
+    }
+
+    // MARK: - Scrolling and selection
+
+    /// Body lines on screen: all but the title and status lines.
+    var bodyHeight: Int { max(size.rows - 2, 0) }
+
+    private var page: Int { max(bodyHeight - 1, 1) }
+
+    /// The content's width: the screen less a column of margin each side.
+    private var contentWidth: Int { max(size.columns - 2, 1) }
+
+    private enum Movement {
+        case by(Int)
+        case start
+        case end
+    }
+
+    /// Moves the inbox's selection, or scrolls an item.
+    private mutating func move(_ movement: Movement) {
+        guard let index = screens.indices.last else { return }
+        if case .inbox(var inbox) = screens[index].kind, !inbox.rows.isEmpty {
+            let target = switch movement {
+            case .by(let delta): inbox.selected + delta
+            case .start: 0
+            case .end: inbox.rows.count - 1
+            }
+            inbox.selected = min(max(target, 0), inbox.rows.count - 1)
+            screens[index].kind = .inbox(inbox)
+            reveal(index)
+            return
+        }
+        switch movement {
+        case .by(let delta): scroll(index, to: screens[index].scroll + delta)
+        case .start: scroll(index, to: 0)
+        case .end: scroll(index, to: screens[index].lines.count)
+        }
+    }
+
+    private mutating func scroll(_ index: Int, to line: Int) {
+        let last = max(screens[index].lines.count - bodyHeight, 0)
+        screens[index].scroll = min(max(line, 0), last)
+    }
+
+    /// Scrolls the inbox so that the selected row shows, with its account's heading when it
+    /// is the account's first row.
+    private mutating func reveal(_ index: Int) {
+        guard case .inbox(let inbox) = screens[index].kind, inbox.rows.indices.contains(inbox.selected) else {
+            scroll(index, to: screens[index].scroll)
+            return
+        }
+        let row = inbox.rows[inbox.selected]
+        let isFirstOfAccount = inbox.selected == 0 || inbox.rows[inbox.selected - 1].account != row.account
+        let top = isFirstOfAccount ? max(row.line - 1, 0) : row.line
+        var scroll = screens[index].scroll
+        if top < scroll { scroll = top }
+        if row.line >= scroll + bodyHeight { scroll = row.line - bodyHeight + 1 }
+        self.scroll(index, to: scroll)
+    }
+
+    private mutating func relayout(_ index: Int) {
+        let width = contentWidth
+        switch screens[index].kind {
+        case .item(let item):
+            switch item.content {
+            case .loading:
+                screens[index].lines = [StyledLine("Loading \(item.destination.shortName) for \(item.accountName)…", .dim)]
+            case .loaded(let details):
+                screens[index].lines = ItemLayout.lines(details, width: width, now: now)
+            case .failed(let problem):
+                screens[index].lines = ProblemLayout.lines(problem, width: width)
+            }
+            scroll(index, to: screens[index].scroll)
+        case .inbox(var inbox):
+            switch inbox.content {
+            case .loading:
+                screens[index].lines = [StyledLine("Loading the inbox…", .dim)]
+                inbox.rows = []
+            case .loaded(let inboxes):
+                let selectedRow = inbox.rows.indices.contains(inbox.selected) ? inbox.rows[inbox.selected] : nil
+                (screens[index].lines, inbox.rows) = InboxLayout.lines(inboxes, width: width, now: now)
+                // The selection stays on its row when the row is still there, else on its place.
+                if let selectedRow, let same = inbox.rows.firstIndex(where: { $0.item.id == selectedRow.item.id && $0.account == selectedRow.account }) {
+                    inbox.selected = same
+                }
+                inbox.selected = min(inbox.selected, max(inbox.rows.count - 1, 0))
+            case .failed(let problem):
+                screens[index].lines = ProblemLayout.lines(problem, width: width)
+                inbox.rows = []
+            }
+            screens[index].kind = .inbox(inbox)
+            reveal(index)
+        }
+    }
+
+    // MARK: - Drawing
+
+    /// The whole screen: exactly `size.rows` lines of `size.columns` columns, a title bar at
+    /// the top, the content, and the status line at the bottom.
+    public func frame() -> [StyledLine] {
+        guard let screen = screens.last, size.rows > 0, size.columns > 0 else { return [] }
+        let columns = size.columns
+        var frame = [titleBar(screen).fitted(to: columns, padding: Self.bar)]
+        let selectedLine: Int? = if case .inbox(let inbox) = screen.kind, inbox.rows.indices.contains(inbox.selected) {
+            inbox.rows[inbox.selected].line
+        } else {
+            nil
+        }
+        for offset in 0..<bodyHeight {
+            let index = screen.scroll + offset
+            let content = index < screen.lines.count ? screen.lines[index] : StyledLine()
+            if index == selectedLine {
+                let selected = Style(reverse: true)
+                frame.append((StyledLine(" ", selected) + content.restyled { $0.reverse = true }).fitted(to: columns, padding: selected))
+            } else {
+                frame.append((StyledLine(" ") + content).fitted(to: columns))
+            }
+        }
+        frame.append(statusLine(screen).fitted(to: columns))
+        return Array(frame.prefix(size.rows))
+    }
+
+    private static let bar = Style(reverse: true)
+
+    private func titleBar(_ screen: Screen) -> StyledLine {
+        let title: String
+        switch screen.kind {
+        case .item(let item):
+            let account = item.account?.displayName ?? item.accountName
+            title = " \(item.destination.shortName) · \(account)"
+        case .inbox(let inbox):
+            var text = " Inbox"
+            if case .loaded(let inboxes) = inbox.content {
+                let unread = inbox.rows.count
+                text += " · \(unread) unread" + (inboxes.count > 1 ? " · \(inboxes.count.counted("account"))" : "")
+            }
+            if let name = inbox.accountName { text += " · \(name)" }
+            title = text
+        }
+        let position = positionText(screen)
+        let left = StyledLine(title, Style(bold: true, reverse: true)).truncated(to: max(size.columns - position.count - 1, 1))
+        let gap = max(size.columns - left.width - position.count, 1)
+        return left + StyledLine(String(repeating: " ", count: gap) + position, Self.bar)
+    }
+
+    /// `12-40/80` lines shown, or `all`.
+    private func positionText(_ screen: Screen) -> String {
+        let total = screen.lines.count
+        guard total > bodyHeight else { return "all " }
+        let last = min(screen.scroll + bodyHeight, total)
+        return "\(screen.scroll + 1)-\(last)/\(total) "
+    }
+
+    private func statusLine(_ screen: Screen) -> StyledLine {
+        if let message {
+            let style: Style = switch message.kind {
+            case .done: .colored(.green)
+            case .failed: .colored(.red, bold: true)
+            case .underWay: .plain
+            }
+            return StyledLine(message.text, style)
+        }
+        let back = screens.count > 1 ? "q back" : "q quit"
+        switch screen.kind {
+        case .item(let item):
+            switch item.content {
+            case .loading: return StyledLine("Loading… · \(back)", .dim)
+            case .failed where item.account == nil: return StyledLine("R reload · \(back)", .dim)
+            case .failed: return StyledLine("R reload · o open in browser · \(back)", .dim)
+            case .loaded: return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · o open in browser · R reload · \(back)", .dim)
+            }
+        case .inbox(let inbox):
+            switch inbox.content {
+            case .loading: return StyledLine("Loading… · \(back)", .dim)
+            case .failed: return StyledLine("R reload · \(back)", .dim)
+            case .loaded: return StyledLine("↑↓ select · Enter view · r mark read · o open in browser · R reload · \(back)", .dim)
+            }
+        }
+    }
+}
