@@ -23,7 +23,7 @@ let package = Package(
 
         // Threads gbnotify owns: a worker for blocking calls, and the executor that runs the
         // daemon's tasks and sleeps without a timer while it waits.
-        .target(name: "Threads"),
+        .target(name: "Threads", dependencies: ["CGlibc"]),
 
         // Pure logic: no I/O, no C.
         .target(name: "PushCore"),

@@ -22,6 +22,7 @@ static const int CDBUS_TYPE_ARRAY = DBUS_TYPE_ARRAY;
 static const int CDBUS_TYPE_VARIANT = DBUS_TYPE_VARIANT;
 static const int CDBUS_TYPE_STRUCT = DBUS_TYPE_STRUCT;
 static const int CDBUS_TYPE_DICT_ENTRY = DBUS_TYPE_DICT_ENTRY;
+static const int CDBUS_TYPE_UNIX_FD = DBUS_TYPE_UNIX_FD;
 
 /* DBUS_TIMEOUT_INFINITE is ((int) 0x7fffffff): a timeout at or above it never fires. */
 static const int CDBUS_TIMEOUT_INFINITE = DBUS_TIMEOUT_INFINITE;

@@ -1,10 +1,13 @@
+import Glibc
+import Synchronization
+
 /// One D-Bus value of any type this wrapper sends and receives.
 ///
 /// Containers carry their element types explicitly, so an empty array still has a signature.
 /// Nothing here is checked on construction: a message refuses a malformed value (an array
 /// element of the wrong type, an invalid object path, a NUL in a string, ...) with a thrown
 /// `DBusError` when the value is appended, before libdbus sees it.
-/// Unix file descriptors (`h`) are not supported.
+/// Unix file descriptors (`h`) are received (logind's `Inhibit` answers one) but never sent.
 public enum DBusValue: Sendable, Hashable {
     case byte(UInt8)
     case bool(Bool)
@@ -24,6 +27,8 @@ public enum DBusValue: Sendable, Hashable {
     case dictionary(keySignature: String, valueSignature: String, [DBusDictEntry])
     case `struct`([DBusValue])
     indirect case variant(DBusValue)
+    /// A descriptor a peer passed, ours to keep: it closes when the last reference goes.
+    case fileDescriptor(DBusFileDescriptor)
 
     /// The D-Bus type signature of this value.
     public var signature: String {
@@ -44,8 +49,35 @@ public enum DBusValue: Sendable, Hashable {
         case .dictionary(let keySignature, let valueSignature, _): "a{" + keySignature + valueSignature + "}"
         case .struct(let fields): "(" + fields.map(\.signature).joined() + ")"
         case .variant: "v"
+        case .fileDescriptor: "h"
         }
     }
+}
+
+/// A file descriptor received in a message, owned by whoever holds this: closed when the last
+/// reference goes (or at `close()`), so holding it holds whatever it stands for (a logind lock).
+public final class DBusFileDescriptor: Sendable, Hashable {
+    private let descriptor: Mutex<Int32>
+
+    init(taking descriptor: Int32) {
+        self.descriptor = Mutex(descriptor)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes it now; later calls do nothing.
+    public func close() {
+        let taken = descriptor.withLock { descriptor in
+            defer { descriptor = -1 }
+            return descriptor
+        }
+        if taken >= 0 { _ = Glibc.close(taken) }
+    }
+
+    public static func == (lhs: DBusFileDescriptor, rhs: DBusFileDescriptor) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// One key and value of a `DBusValue.dictionary`.
@@ -94,6 +126,7 @@ extension DBusValue {
     public var arrayValue: [DBusValue]? { if case .array(_, let elements) = self { elements } else { nil } }
     public var structValue: [DBusValue]? { if case .struct(let fields) = self { fields } else { nil } }
     public var variantValue: DBusValue? { if case .variant(let value) = self { value } else { nil } }
+    public var fileDescriptorValue: DBusFileDescriptor? { if case .fileDescriptor(let value) = self { value } else { nil } }
 
     public var dictionaryValue: [DBusDictEntry]? {
         if case .dictionary(_, _, let entries) = self { entries } else { nil }

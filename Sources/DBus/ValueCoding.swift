@@ -89,6 +89,8 @@ private struct ValueWriter {
                     try writer.append(field, to: &sub, depth: depth + 1)
                 }
             }
+        case .fileDescriptor:
+            throw DBusError.invalidArgs("sending file descriptors is not supported")
         case .variant(let inner):
             let innerSignature = inner.signature
             try Syntax.checkSingleType(innerSignature)
@@ -179,6 +181,8 @@ private enum ValueReader {
         case CDBUS_TYPE_STRING: return .string(text(&iter))
         case CDBUS_TYPE_OBJECT_PATH: return .objectPath(text(&iter))
         case CDBUS_TYPE_SIGNATURE: return .signature(text(&iter))
+        // libdbus hands over a duplicate of the descriptor, ours to close.
+        case CDBUS_TYPE_UNIX_FD: return .fileDescriptor(DBusFileDescriptor(taking: basic(&iter, Int32(-1))))
         case CDBUS_TYPE_ARRAY: return try array(&iter)
         case CDBUS_TYPE_STRUCT:
             var sub = DBusMessageIter()

@@ -132,6 +132,8 @@ public enum Lifecycle {
             if (try? await connection.waitUntilClosed()) == .disconnected { feed.yield(.busLost) }
         }
 
+        let system = await followTheSystem(supervisor, logger: logger)
+
         let notifier = SystemdNotifier(environment: environment)
         Task {
             do {
@@ -166,6 +168,7 @@ public enum Lifecycle {
         // The handlers served the loop above; the signals stay ignored, so a second SIGTERM
         // cannot cut the clean stop short.
         _ = consume signals
+        _ = consume system
         await supervisor.stop()
         await desktop?.stop()
         requestMarkRead.finish()
@@ -177,6 +180,30 @@ public enum Lifecycle {
     /// The largest D-Bus message the daemon takes in: `Deliver`'s 8 KiB payload and the
     /// desktop's signals are far below it.
     static let maximumIncomingMessage = 64 * 1024
+
+    /// What the system bus tells of sleep (logind) and the network (NetworkManager), handed to
+    /// the supervisor. Neither, nor the system bus itself, has to be there (containers, other
+    /// inits, no NetworkManager): then polling goes on as without them, and `doctor` says so.
+    /// The watches live as long as what this returns.
+    private static func followTheSystem(_ supervisor: Supervisor, logger: Logger) async -> [AnyObject] {
+        let bus: DBusConnection
+        do {
+            bus = try await DBusConnection.connect(to: .system, limitingIncomingMessagesTo: maximumIncomingMessage)
+        } catch {
+            logger.notice("no system bus (\(error)); sleep and network changes are not followed")
+            return []
+        }
+        do {
+            let sleep = try await SleepWatch.start(
+                on: bus, logger: logger, beforeSleep: { await supervisor.flushState() },
+                afterResume: { await supervisor.networkReturned("the system resumed") })
+            let network = try await NetworkWatch.start(on: bus, logger: logger) { await supervisor.networkChanged($0) }
+            return [bus, sleep, network]
+        } catch {
+            logger.warning("cannot follow sleep and the network on the system bus: \(error)")
+            return [bus]
+        }
+    }
 
     private enum Event: Sendable {
         case signal(SignalRequest)

@@ -253,3 +253,20 @@ extension AccountStatus {
         return DaemonStatus.clean("\(user)@\(host)", 80)
     }
 }
+
+extension NetworkState {
+    /// NetworkManager's `State` (NMState) and `Connectivity` (NMConnectivityState), nil where
+    /// it did not say. Offline only when there is no connection at all (asleep, disconnected,
+    /// disconnecting, connecting): a connection to the local network alone still reaches an
+    /// instance on it. `Connectivity` decides only when `State` is unknown (0): none (1) is
+    /// offline, anything above online.
+    public init(networkManagerState state: UInt32?, connectivity: UInt32?) {
+        switch (state, connectivity) {
+        case (let state?, _) where (10..<50).contains(state): self = .offline
+        case (let state?, _) where state >= 50: self = .online
+        case (_, 1?): self = .offline
+        case (_, let connectivity?) where connectivity >= 2: self = .online
+        default: self = .unknown
+        }
+    }
+}

@@ -28,20 +28,15 @@ final class Lock: @unchecked Sendable {
     }
 }
 
-/// A pthread condition variable, waited on with its `Lock` held. Timed waits count on
-/// CLOCK_MONOTONIC, so that setting the wall clock neither shortens nor stretches them; a wait
-/// without a deadline costs nothing until the condition is signalled.
+/// A pthread condition variable, waited on with its `Lock` held: a wait costs nothing until
+/// the condition is signalled. (Waits with a deadline are `Alarm`'s.)
 final class Condition: @unchecked Sendable {
     private let lock: Lock
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     init(_ lock: Lock) {
         self.lock = lock
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
+        pthread_cond_init(condition, nil)
     }
 
     deinit {
@@ -49,26 +44,13 @@ final class Condition: @unchecked Sendable {
         condition.deallocate()
     }
 
-    /// Waits until signalled or until `deadline` (CLOCK_MONOTONIC nanoseconds, see
-    /// `monotonicNanoseconds()`); nil waits for a signal alone. May return early, as pthread
-    /// waits do: callers loop on their own state.
-    func wait(untilMonotonicNanoseconds deadline: UInt64? = nil) {
-        guard let deadline else {
-            pthread_cond_wait(condition, lock.mutex)
-            return
-        }
-        var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        pthread_cond_timedwait(condition, lock.mutex, &time)
+    /// Waits until signalled. May return early, as pthread waits do: callers loop on their own
+    /// state.
+    func wait() {
+        pthread_cond_wait(condition, lock.mutex)
     }
 
     func signal() {
         pthread_cond_signal(condition)
     }
-}
-
-/// CLOCK_MONOTONIC now, in nanoseconds: the clock of `Condition`'s timed waits.
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

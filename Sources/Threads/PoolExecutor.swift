@@ -10,9 +10,8 @@ import Glibc
 /// thread sleeps in the kernel: all but one without a deadline, and that one (the timekeeper)
 /// until the earliest timer, so the process wakes only when there is work.
 ///
-/// Timers wait on CLOCK_MONOTONIC, which stops while the system is suspended: a sleep that
-/// spans a suspend ends its remaining time after the resume rather than at once. For a poll
-/// that means it comes at most one interval after the resume.
+/// The timekeeper waits on CLOCK_BOOTTIME (`Alarm`), as `ContinuousClock` counts: a sleep
+/// whose deadline passed while the system was suspended ends at the resume.
 ///
 /// Jobs run first come, first served; task priorities are not looked at, since the daemon's
 /// tasks are all of one kind.
@@ -24,8 +23,9 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     private let lock = Lock()
     /// Idle threads wait here with no deadline.
     private let jobArrived: Condition
-    /// The timekeeper waits here until the earliest deadline, or until an earlier one is set.
-    private let timersChanged: Condition
+    /// The timekeeper sleeps on this until the earliest deadline, or until an earlier one is
+    /// set (or a job arrives while no thread is idle).
+    let timersChanged: Alarm
     // Guarded by `lock`.
     private var ready: [UnownedJob] = []
     private var readyHead = 0
@@ -38,7 +38,8 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     /// it will make none, since nothing could run.
     init(threads: Int) {
         jobArrived = Condition(lock)
-        timersChanged = Condition(lock)
+        guard let alarm = Alarm() else { fatalError("no descriptors for the executor's timer") }
+        timersChanged = alarm
         let started = (0..<threads).filter { _ in startDetachedThread { self.serve() } }.count
         precondition(started > 0, "cannot start a thread to run tasks on")
     }
@@ -50,7 +51,7 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
             if idleThreads > 0 {
                 jobArrived.signal()
             } else if hasTimekeeper {
-                timersChanged.signal()
+                timersChanged.wake()
             }
         }
     }
@@ -71,7 +72,7 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
                 isEarliest = true
             }
             if hasTimekeeper {
-                if isEarliest { timersChanged.signal() }
+                if isEarliest { timersChanged.wake() }
             } else if idleThreads > 0 {
                 // Someone must keep the timers.
                 jobArrived.signal()
@@ -102,7 +103,10 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
                 lock.lock()
             } else if let untilNextTimer, !hasTimekeeper {
                 hasTimekeeper = true
-                timersChanged.wait(untilMonotonicNanoseconds: monotonicNanoseconds() + untilNextTimer)
+                let deadline = Alarm.now + untilNextTimer
+                lock.unlock()
+                timersChanged.sleep(until: deadline)
+                lock.lock()
                 hasTimekeeper = false
             } else {
                 idleThreads += 1

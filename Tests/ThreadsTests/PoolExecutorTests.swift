@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -60,6 +61,24 @@ import Testing
         }
         long.cancel()
         await #expect(throws: CancellationError.self) { try await long.value }
+    }
+
+    /// The machine cannot be suspended in a test; what can be checked is the clock the
+    /// timekeeper's timer counts on: CLOCK_BOOTTIME (7 in the kernel's numbering), which goes on
+    /// counting during a suspend, so a poll that fell due then comes at the resume.
+    @Test func theTimekeepersTimerCountsTheTimeSpentSuspended() async throws {
+        let executor = PoolExecutor(threads: 2)
+        let sleeper = Task(executorPreference: executor) { try await Task.sleep(for: .seconds(3_600)) }
+        defer { sleeper.cancel() }
+        // The timer is armed once a thread takes up the sleep: read until it is (or two seconds).
+        var info = ""
+        for _ in 0..<200 {
+            info = try String(contentsOfFile: "/proc/self/fdinfo/\(executor.timersChanged.timer)", encoding: .utf8)
+            if !info.contains("it_value: (0, 0)") { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(info.contains("clockid: 7\n"), "\(info)")
+        #expect(!info.contains("it_value: (0, 0)"), "the hour-long sleep's deadline is not on the timer: \(info)")
     }
 
     @Test func aCancelledSleepEndsAtOnce() async {

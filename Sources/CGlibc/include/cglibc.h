@@ -17,4 +17,18 @@ int gbn_spawn_closefrom(posix_spawn_file_actions_t *actions, int from);
 /// of the same user may attach to it or read its memory. Returns 0, or -1 with errno set.
 int gbn_forbid_core_dumps(void);
 
+/// A timer on CLOCK_BOOTTIME, which goes on counting while the system is suspended, so a
+/// deadline that passed during a suspend fires at the resume (timerfd_create). A descriptor, or
+/// -1 with errno set.
+int gbn_boottime_timer(void);
+
+/// Arms `timer` to fire once at `deadline`, CLOCK_BOOTTIME nanoseconds; 0 disarms it.
+int gbn_boottime_timer_arm(int timer, unsigned long long deadline);
+
+/// CLOCK_BOOTTIME now, in nanoseconds.
+unsigned long long gbn_boottime_now(void);
+
+/// An eventfd, non-blocking and close-on-exec, for one thread to wake another in poll(2).
+int gbn_wakeup_fd(void);
+
 #endif

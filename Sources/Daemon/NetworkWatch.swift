@@ -1,0 +1,103 @@
+import DBus
+import Synchronization
+import Logging
+import PushCore
+
+/// NetworkManager's word on the network, over the system bus: its `State` and `Connectivity`
+/// properties, followed through `StateChanged` and `PropertiesChanged`. Where it does not run,
+/// the network is `unknown` and the daemon behaves as without it.
+final class NetworkWatch: Sendable {
+    static let busName = "org.freedesktop.NetworkManager"
+    static let path = "/org/freedesktop/NetworkManager"
+    static let interface = "org.freedesktop.NetworkManager"
+
+    private let tasks: [Task<Void, Never>]
+
+    private init(tasks: [Task<Void, Never>]) {
+        self.tasks = tasks
+    }
+
+    deinit {
+        tasks.forEach { $0.cancel() }
+    }
+
+    /// Follows NetworkManager on `connection`; `changed` hears each state, the first one too.
+    static func start(
+        on connection: DBusConnection, logger: Logger, changed: @escaping @Sendable (NetworkState) async -> Void
+    ) async throws -> NetworkWatch {
+        let owners = try await connection.watchNameOwner(busName)
+        let signals = try await connection.signals(matching: DBusMatchRule(path: path))
+        let reading = Reading()
+        let (states, feed) = AsyncStream.makeStream(of: NetworkState.self)
+        return NetworkWatch(tasks: [
+            Task {
+                for await owner in owners {
+                    reading.reset(owner: owner)
+                    guard owner != nil else {
+                        feed.yield(.unknown)
+                        continue
+                    }
+                    let state = await property("State", on: connection)
+                    let connectivity = await property("Connectivity", on: connection)
+                    feed.yield(reading.read(state: state, connectivity: connectivity))
+                }
+            },
+            Task {
+                for await signal in signals where signal.sender == reading.owner {
+                    switch (signal.interface, signal.member) {
+                    case (interface, "StateChanged"):
+                        guard let state = signal.arguments.first?.uint32Value else { continue }
+                        feed.yield(reading.read(state: state, connectivity: nil))
+                    case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+                        guard signal.arguments.first?.stringValue == interface,
+                              let changed = signal.arguments.dropFirst().first?.vardictValue
+                        else { continue }
+                        let state = changed["State"]?.variantValue?.uint32Value ?? changed["State"]?.uint32Value
+                        let connectivity = changed["Connectivity"]?.variantValue?.uint32Value ?? changed["Connectivity"]?.uint32Value
+                        guard state != nil || connectivity != nil else { continue }
+                        feed.yield(reading.read(state: state, connectivity: connectivity))
+                    default:
+                        continue
+                    }
+                }
+            },
+            Task {
+                for await state in states { await changed(state) }
+            },
+        ])
+    }
+
+    private static func property(_ name: String, on connection: DBusConnection) async -> UInt32? {
+        let reply = try? await connection.call(
+            destination: busName, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+            arguments: [.string(interface), .string(name)])
+        return reply?.first?.variantValue?.uint32Value
+    }
+
+    /// NetworkManager's owner and the last `State` and `Connectivity` it gave.
+    private final class Reading: Sendable {
+        private struct Values {
+            var owner: String?
+            var state: UInt32?
+            var connectivity: UInt32?
+        }
+
+        private let values = Mutex(Values())
+
+        var owner: String? { values.withLock { $0.owner } }
+
+        func reset(owner: String?) {
+            values.withLock { $0 = Values(owner: owner) }
+        }
+
+        /// The network as the values known now say, `state` and `connectivity` replacing the
+        /// ones before where given.
+        func read(state: UInt32?, connectivity: UInt32?) -> NetworkState {
+            values.withLock { values in
+                if let state { values.state = state }
+                if let connectivity { values.connectivity = connectivity }
+                return NetworkState(networkManagerState: values.state, connectivity: values.connectivity)
+            }
+        }
+    }
+}
