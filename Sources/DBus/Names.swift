@@ -24,6 +24,11 @@ extension DBusConnection {
         return try await callBus("NameHasOwner", [.string(name)]).first?.boolValue ?? false
     }
 
+    /// The names the bus would start a service for on first use (D-Bus activation).
+    public func activatableNames() async throws -> [String] {
+        try await callBus("ListActivatableNames", []).first?.stringArrayValue ?? []
+    }
+
     /// The unique name of `name`'s owner, or nil when nobody owns it.
     public func nameOwner(_ name: String) async throws -> String? {
         try Syntax.checkBusName(name)

@@ -70,6 +70,65 @@ extension DoctorFinding {
         return DoctorFinding("dock", .ok, "a dock that shows badges is present (com.canonical.Unity)")
     }
 
+    /// How a click brings the browser to the front. On Wayland a window may take focus only
+    /// with an activation token: the OpenURI portal passes one on (and starts the browser
+    /// itself); without a portal only a notification server that sends `ActivationToken` with
+    /// the click gives one to xdg-open (KDE Plasma does; GNOME Shell 43 does not).
+    public static func focus(portal: Bool, wayland: Bool) -> DoctorFinding {
+        if portal {
+            return DoctorFinding("opening items", .ok, "through the OpenURI portal (xdg-desktop-portal), which brings the browser to the front")
+        }
+        guard wayland else {
+            return DoctorFinding("opening items", .ok, "with xdg-open (no OpenURI portal; on X11 the browser comes to the front by itself)")
+        }
+        return DoctorFinding(
+            "opening items", .note,
+            """
+            with xdg-open: there is no OpenURI portal, so the browser comes to the front only where the \
+            notification server hands over an activation token with the click (KDE Plasma does; GNOME Shell 43 does not)
+            """,
+            fix: "apt install xdg-desktop-portal and your desktop's backend (xdg-desktop-portal-gnome, -kde or -gtk)")
+    }
+
+    // MARK: - The system bus
+
+    /// What answers on the system bus, for sleep (systemd-logind) and the network (NetworkManager).
+    public struct SystemServices: Sendable, Equatable {
+        public var logind: Bool
+        public var networkManager: Bool
+
+        public init(logind: Bool, networkManager: Bool) {
+            self.logind = logind
+            self.networkManager = networkManager
+        }
+    }
+
+    /// Neither service is required: without them gbnotifyd polls as it would anyway, and this
+    /// says what it then cannot do.
+    public static func system(_ services: SystemServices?, unreachable reason: String? = nil) -> DoctorFinding {
+        let noSleep = "after a resume, polls come when due rather than at once"
+        let noNetwork = "network changes are not followed (polls that fail for want of a network are tried again within 60 s)"
+        guard let services else {
+            return DoctorFinding(
+                "system bus", .note,
+                "cannot connect\(reason.map { " (\($0))" } ?? ""), so \(noSleep), and \(noNetwork)",
+                fix: "nothing to do in a container; on a desktop, start the system bus (apt install dbus)")
+        }
+        switch (services.logind, services.networkManager) {
+        case (true, true):
+            return DoctorFinding(
+                "system bus", .ok,
+                "systemd-logind and NetworkManager: gbnotifyd polls at once after a resume and when the network returns")
+        case (true, false):
+            return DoctorFinding("system bus", .note, "systemd-logind, but no NetworkManager: \(noNetwork)")
+        case (false, true):
+            return DoctorFinding(
+                "system bus", .note, "NetworkManager, but no systemd-logind: \(noSleep), and suspends do not wait for state to be saved")
+        case (false, false):
+            return DoctorFinding("system bus", .note, "neither systemd-logind nor NetworkManager: \(noSleep), and \(noNetwork)")
+        }
+    }
+
     // MARK: - systemd
 
     public static let unitName = "gbnotifyd.service"

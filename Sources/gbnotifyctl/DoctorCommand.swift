@@ -15,7 +15,10 @@ struct DoctorCommand: Command {
         discussion: """
             Checks, one line each: the session bus; the notification server, and whether it shows
             actions and body markup; a dock that shows badges (a warning only); the Secret Service,
-            present and unlocked; each account's instance, reachable and accepting its token
+            present and unlocked; how a click brings the browser to the front (the OpenURI
+            portal, or a note on Wayland without one); systemd-logind and NetworkManager on the
+            system bus (notes when missing: gbnotifyd then cannot poll at once after a resume or
+            when the network returns); each account's instance, reachable and accepting its token
             (within seconds even when an instance is down); the systemd user unit, enabled (a note
             when there is no systemd user manager); gbnotifyd, running, with its status, and its
             relay stream when one is configured; the config file, valid; and the terminal a click
@@ -57,7 +60,9 @@ struct DoctorCommand: Command {
         if let desktop {
             findings.append(await desktop.notificationServer())
             findings.append(await desktop.dock())
+            findings.append(await desktop.focus(wayland: environment["WAYLAND_DISPLAY"] != nil))
         }
+        findings.append(await DoctorDesktop.system())
         findings += await DoctorAccounts.check(only: account, config: config)
         if let desktop {
             findings.append(await desktop.systemdUnit())

@@ -31,6 +31,31 @@ struct DoctorDesktop {
         .dock(present: (try? await connection.nameHasOwner("com.canonical.Unity")) == true)
     }
 
+    /// Whether a click can go through the OpenURI portal, running or startable.
+    func focus(wayland: Bool) async -> DoctorFinding {
+        .focus(portal: await Self.isAvailable("org.freedesktop.portal.Desktop", on: connection), wayland: wayland)
+    }
+
+    /// systemd-logind and NetworkManager on the system bus, each running or startable.
+    static func system() async -> DoctorFinding {
+        let bus: DBusConnection
+        do {
+            bus = try await DBusConnection.connect(to: .system)
+        } catch {
+            return .system(nil, unreachable: "\(error)")
+        }
+        let services = DoctorFinding.SystemServices(
+            logind: await isAvailable("org.freedesktop.login1", on: bus),
+            networkManager: await isAvailable("org.freedesktop.NetworkManager", on: bus))
+        await bus.close()
+        return .system(services)
+    }
+
+    private static func isAvailable(_ name: String, on bus: DBusConnection) async -> Bool {
+        if (try? await bus.nameHasOwner(name)) == true { return true }
+        return (try? await bus.activatableNames())?.contains(name) == true
+    }
+
     func systemdUnit() async -> DoctorFinding {
         let manager = "org.freedesktop.systemd1"
         do {

@@ -91,6 +91,31 @@ import Testing
         #expect(DoctorFinding.dock(present: false).finding.contains("com.canonical.Unity"))
     }
 
+    @Test func withoutAPortalOnlyWaylandGetsANote() {
+        #expect(DoctorFinding.focus(portal: true, wayland: true).verdict == .ok)
+        #expect(DoctorFinding.focus(portal: false, wayland: false).verdict == .ok)
+        let wayland = DoctorFinding.focus(portal: false, wayland: true)
+        #expect(wayland.verdict == .note)
+        #expect(wayland.finding.contains("activation token"))
+        #expect(wayland.fix?.contains("xdg-desktop-portal") == true)
+    }
+
+    @Test func whatIsMissingOnTheSystemBusIsNamedAndNeverFails() {
+        let both = DoctorFinding.SystemServices(logind: true, networkManager: true)
+        #expect(DoctorFinding.system(both).verdict == .ok)
+        let noNetworkManager = DoctorFinding.system(.init(logind: true, networkManager: false))
+        #expect(noNetworkManager.verdict == .note)
+        #expect(noNetworkManager.finding.contains("no NetworkManager"))
+        #expect(noNetworkManager.finding.contains("60 s"))
+        let noLogind = DoctorFinding.system(.init(logind: false, networkManager: true))
+        #expect(noLogind.finding.contains("no systemd-logind"))
+        #expect(!noLogind.finding.contains("60 s"))
+        let noBus = DoctorFinding.system(nil, unreachable: "no such file")
+        #expect(noBus.verdict == .note)
+        #expect(noBus.finding.contains("no such file"))
+        #expect(noBus.finding.contains("resume") && noBus.finding.contains("network"))
+    }
+
     @Test func unitStatesAreReadTheWaySystemctlMeansThem() {
         for state in ["enabled", "enabled-runtime", "linked", "alias", "indirect", "generated"] {
             #expect(DoctorFinding.unit(state: state).verdict == .ok, "\(state)")
