@@ -57,6 +57,7 @@ CONF
     DBUS_SYSTEM_BUS_ADDRESS=$ready_line gnome-shell --headless --virtual-monitor 1280x800 --no-x11 \
         </dev/null >>"$session_root/logs/gnome-shell.log" 2>&1 &
     service_pids+=("$!")
-    wait_for_bus_name org.gbnotify.test.GnomeShell gnome-shell
-    wait_for_bus_name org.freedesktop.Notifications gnome-shell
+    # About 1 s on an idle machine; minutes on one busy compiling (its JavaScript starves).
+    wait_for_bus_name org.gbnotify.test.GnomeShell gnome-shell 180
+    wait_for_bus_name org.freedesktop.Notifications gnome-shell 180
 }

@@ -27,13 +27,13 @@ prepare_server() {
     export LANG=${LANG:-C.UTF-8}
 }
 
-# One request to the probe, its answer printed; fails after 30 s without one.
+# One request to the probe, its answer printed; fails after 180 s without one.
 plasma_probe() {
     local request=$1 fifos=$XDG_RUNTIME_DIR/gbnotify-probe writer
     # Read-write: never blocks, and keeps the line in the FIFO until the probe reads it.
     exec {writer}<>"$fifos/requests"
     printf '%s\n' "$request" >&"$writer"
-    timeout 30 cat "$fifos/responses"
+    timeout 180 cat "$fifos/responses"
     local status=$?
     exec {writer}>&-
     return "$status"
@@ -42,12 +42,13 @@ plasma_probe() {
 start_server() {
     kwin_x11 </dev/null >>"$session_root/logs/kwin_x11.log" 2>&1 &
     service_pids+=("$!")
-    wait_for_bus_name org.kde.KWin kwin_x11
+    # Each about 1 s on an idle machine; minutes on one busy compiling.
+    wait_for_bus_name org.kde.KWin kwin_x11 180
     plasmashell </dev/null >>"$session_root/logs/plasmashell.log" 2>&1 &
     service_pids+=("$!")
-    wait_for_bus_name org.freedesktop.Notifications plasmashell
-    wait_for_bus_name org.kde.plasmashell plasmashell
-    gdbus call --session --dest org.kde.plasmashell --object-path /PlasmaShell \
+    wait_for_bus_name org.freedesktop.Notifications plasmashell 180
+    wait_for_bus_name org.kde.plasmashell plasmashell 180
+    gdbus call --session --timeout 180 --dest org.kde.plasmashell --object-path /PlasmaShell \
         --method org.kde.PlasmaShell.evaluateScript 'desktops()[0].addWidget("org.gbnotify.probe")' \
         >>"$session_root/logs/plasmashell.log" 2>&1 || fail_start plasmashell "did not take the probe applet"
     [[ $(plasma_probe '{"seq":0,"op":"ping"}' 2>>"$session_root/logs/plasmashell.log") == '{"seq":0}' ]] ||

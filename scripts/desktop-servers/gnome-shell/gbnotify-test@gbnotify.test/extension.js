@@ -5,8 +5,8 @@
 // once the shell is ready for a test: start-up over, overview hidden. The shell's own notices
 // ("unsafe mode", "Logged in as a privileged user", "Screen Lock disabled") are dropped as they
 // come, so that only what came through Notify takes the banner. Each time the message tray
-// updates its state (a notification shown, replaced, gone; the banner in, out, expanded) it
-// sends the signal org.gbnotify.test.GnomeShell.Changed, on which tests wait.
+// updates its state (a notification shown, replaced, gone; the banner in, out, hovered,
+// expanded) it sends the signal org.gbnotify.test.GnomeShell.Changed, on which tests wait.
 /* exported init */
 const { Clutter, Gio, GLib, Pango } = imports.gi;
 const Main = imports.ui.main;
@@ -107,14 +107,27 @@ function bannerButtons(b) {
     return box ? box.get_children().map(button => ({ label: button.label, area: area(button) })) : [];
 }
 
-// A real pointer event through Clutter's input pipeline: motion, press, release.
+// Real pointer events through Clutter's input pipeline, from one virtual pointer.
+let virtualPointer = null;
+
+function pointer() {
+    if (!virtualPointer) {
+        const seat = Clutter.get_default_backend().get_default_seat();
+        virtualPointer = seat.create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
+    }
+    return virtualPointer;
+}
+
+function pointerMove(x, y) {
+    pointer().notify_absolute_motion(GLib.get_monotonic_time(), x, y);
+    return { x, y };
+}
+
 function pointerClick(x, y) {
-    const seat = Clutter.get_default_backend().get_default_seat();
-    const device = seat.create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
     const now = GLib.get_monotonic_time();
-    device.notify_absolute_motion(now, x, y);
-    device.notify_button(now + 10000, Clutter.BUTTON_PRIMARY, Clutter.ButtonState.PRESSED);
-    device.notify_button(now + 20000, Clutter.BUTTON_PRIMARY, Clutter.ButtonState.RELEASED);
+    pointer().notify_absolute_motion(now, x, y);
+    pointer().notify_button(now + 10000, Clutter.BUTTON_PRIMARY, Clutter.ButtonState.PRESSED);
+    pointer().notify_button(now + 20000, Clutter.BUTTON_PRIMARY, Clutter.ButtonState.RELEASED);
     return { x, y };
 }
 
@@ -161,22 +174,47 @@ const probe = {
         return JSON.stringify(true);
     },
 
-    // Expands the banner without animation, as hovering it would, so that its buttons are on
-    // screen; Changed follows once the stage has painted it.
-    expandBanner() {
-        const b = banner();
-        if (!b)
-            throw new Error('no banner on screen');
-        b.expand(false);
-        const painted = global.stage.connect('after-paint', () => {
-            global.stage.disconnect(painted);
-            announceChange();
-        });
-        b.queue_redraw();
+    // A real pointer click on the banner showing `id` (in the upper part of its body, clear of
+    // its buttons) or on its button `label`, once what is to be clicked is what the pointer
+    // would hit there: checked after each painted frame, so never mid-layout. Returns at once;
+    // the signal Clicked(x, y) follows the click.
+    pointerClickWhenReady(id, label) {
+        const attempt = () => {
+            const b = banner();
+            if (!b || serverId(b.notification) !== id)
+                return false;
+            const target = label === null ? b
+                : (b._buttonBox ? b._buttonBox.get_children() : []).find(child => child.label === label);
+            const where = target ? area(target) : null;
+            if (!where)
+                return false;
+            const x = where.x + Math.floor(where.width / 2);
+            const y = where.y + Math.floor(label === null ? where.height / 4 : where.height / 2);
+            const hit = global.stage.get_actor_at_pos(Clutter.PickMode.REACTIVE, x, y);
+            if (!hit || !target.contains(hit))
+                return false;
+            pointerClick(x, y);
+            Gio.DBus.session.emit_signal(null, probePath, readyName, 'Clicked', new GLib.Variant('(ii)', [x, y]));
+            return true;
+        };
+        if (!attempt()) {
+            const painted = global.stage.connect('after-paint', () => {
+                if (attempt())
+                    global.stage.disconnect(painted);
+                else
+                    global.stage.queue_redraw();
+            });
+            global.stage.queue_redraw();
+        }
         return JSON.stringify(true);
     },
 
-    // A real pointer click at (x, y) in stage coordinates.
+    // The pointer moves to (x, y) in stage coordinates.
+    pointerMove(x, y) {
+        return JSON.stringify(pointerMove(x, y));
+    },
+
+    // A real pointer click at (x, y): motion, press, release.
     pointerClick(x, y) {
         return JSON.stringify(pointerClick(x, y));
     },
