@@ -63,10 +63,16 @@ public final class DesktopSession: Sendable {
         // The command prints what the test needs, then waits for the lifeline to close.
         argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec cat >/dev/null"#]
         let command = argv
-        return try await offCooperativePool {
-            try DesktopSession(server: server, argv: command, environment: environment, readyTimeout: readyTimeout)
+        return try await starting.oneAtATime {
+            try await offCooperativePool {
+                try DesktopSession(server: server, argv: command, environment: environment, readyTimeout: readyTimeout)
+            }
         }
     }
+
+    /// Sessions start one after another: GNOME Shell and Plasma each take a core for a second or
+    /// more while starting (and idle after), and all the suites begin at once.
+    private static let starting = OneAtATime()
 
     private init(server: Server, argv: [String], environment: [String: String], readyTimeout: Duration) throws {
         do {
@@ -203,6 +209,23 @@ public final class DesktopSession: Sendable {
         // No --sync: it waits for the pointer to move, forever when it is already there. The X
         // server handles one client's events in order, motion before the button.
         try await runChecked(["xdotool", "mousemove", String(point.x), String(point.y), "click", "1"])
+    }
+}
+
+/// Runs one body at a time, the others waiting in turn.
+private actor OneAtATime {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func oneAtATime<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        busy = true
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await body()
     }
 }
 
