@@ -73,8 +73,11 @@ let package = Package(
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
         .executableTarget(name: "gbnotify-bench", dependencies: ["Curl", "DBus", "Daemon", "PushCore", "TestSupport", "Threads"], path: "Benchmarks/InProcess"),
 
-        // Starts and scripts the gitbay stand-in (Tests/Standin) for Swift tests.
-        .target(name: "TestSupport", dependencies: ["Curl", "Spawn"], path: "Tests/TestSupport"),
+        // Starts and scripts the stand-ins (Tests/Standin) for Swift tests, and the rigs they
+        // stand on: desktop sessions with real notification servers, a stand-in system bus.
+        .target(
+            name: "TestSupport", dependencies: ["Curl", "DBus", "Spawn"], path: "Tests/TestSupport",
+            exclude: ["Rigs/README.md"]),
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
@@ -95,5 +98,8 @@ let package = Package(
             exclude: ["FaultCatalogue.md"]),
         // Runs the built gbnotifyctl against the stand-in and the session's real keyring.
         .testTarget(name: "gbnotifyctlTests", dependencies: ["TestSupport", "PushCore"]),
+        // The rigs themselves (Tests/TestSupport/Rigs), proven with plain tools: notify-send,
+        // gdbus, systemd-inhibit, and subscribers on the bus.
+        .testTarget(name: "RigTests", dependencies: ["TestSupport", "DBus"]),
     ]
 )

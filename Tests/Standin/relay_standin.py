@@ -77,7 +77,7 @@ import threading
 import time
 import urllib.parse
 
-from standin_server import ThreadedServer, compact_json, stop_when_orphaned, tls_context
+from standin_server import ThreadedServer, compact_json, send_json, stop_when_orphaned, tls_context
 
 # ntfy's topicRegex and jsonPathRegex (server/server.go).
 TOPIC = re.compile(r"[-_A-Za-z0-9]{1,64}")
@@ -443,12 +443,7 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
             return True
 
     def reply(self, status, value):
-        body = compact_json(value)
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_json(self, status, value)
 
 
 def parse_arguments(argv):

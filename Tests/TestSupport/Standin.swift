@@ -1,7 +1,5 @@
 import Dispatch
 import Foundation
-import Glibc
-import Synchronization
 
 /// The gitbay stand-in (`Tests/Standin/gitbay_standin.py`) running as a child of the test
 /// process, on a free port of its own, with typed helpers for its control API.
@@ -34,10 +32,7 @@ public final class Standin: Sendable {
     /// The CA file that verifies this stand-in, when it serves HTTPS.
     public let caFile: String?
 
-    private let guardPID: pid_t
-    /// The write end of the lifeline; nil once closed.
-    private let lifeline: Mutex<Int32?>
-    private let logPath: String
+    private let process: LifelineProcess
 
     /// The package root, found from this file's place in it.
     public static let packageRoot = URL(fileURLWithPath: #filePath)
@@ -90,85 +85,24 @@ public final class Standin: Sendable {
     }
 
     private init(argv: [String], caFile: String?, readyTimeout: Duration) throws {
-        let lifeline = try Subprocess.pipe()
-        let ready = try Subprocess.pipe()
-        let log = try Subprocess.temporaryFile()
-        let pid: pid_t
-        do {
-            pid = try Subprocess.spawn(argv, stdin: lifeline.read, stdout: ready.write, stderr: log.descriptor)
-        } catch {
-            [lifeline.read, lifeline.write, ready.read, ready.write, log.descriptor].forEach { _ = close($0) }
-            unlink(log.path)
-            throw error
-        }
-        [lifeline.read, ready.write, log.descriptor].forEach { _ = close($0) }
-        defer { close(ready.read) }
-
-        guardPID = pid
-        self.lifeline = Mutex(lifeline.write)
-        logPath = log.path
-        self.caFile = caFile
-
         struct ReadyLine: Decodable {
             let url: String
             let port: Int
         }
         do {
-            let line = try Self.readLine(from: ready.read, timeout: readyTimeout)
-            let decoded = try JSONDecoder().decode(ReadyLine.self, from: Data(line.utf8))
+            process = try LifelineProcess(argv, readyLines: 1, readyTimeout: readyTimeout)
+            let decoded = try JSONDecoder().decode(ReadyLine.self, from: Data(process.readyLines[0].utf8))
             url = decoded.url
             port = decoded.port
         } catch {
-            // deinit does not run for a partly initialised instance: clean up here.
-            _ = close(lifeline.write)
-            Subprocess.waitForExit(pid)
-            let output = (try? String(contentsOfFile: log.path, encoding: .utf8)) ?? ""
-            unlink(log.path)
-            throw StartFailure(description: "the stand-in did not start (\(error)); its stderr:\n\(output)")
+            throw StartFailure(description: "the stand-in did not start: \(error)")
         }
+        self.caFile = caFile
     }
 
     /// Closes the lifeline and waits until the stand-in has exited.
     public func stop() async {
-        guard let pid = closeLifeline() else { return }
-        _ = await offCooperativePool { Subprocess.waitForExit(pid) }
-    }
-
-    deinit {
-        // Nothing can wait here; the guard is reaped in the background.
-        if let pid = closeLifeline() {
-            blockingQueue().async { Subprocess.waitForExit(pid) }
-        }
-    }
-
-    /// The guard's pid the first time, so exactly one caller reaps it; nil after.
-    private func closeLifeline() -> pid_t? {
-        guard let descriptor = lifeline.withLock({ value in defer { value = nil }; return value }) else {
-            return nil
-        }
-        close(descriptor)
-        unlink(logPath)
-        return guardPID
-    }
-
-    /// Reads up to the first newline, failing on end of file, on more than 64 KiB, or at the deadline.
-    private static func readLine(from descriptor: Int32, timeout: Duration) throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        var collected: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !collected.contains(UInt8(ascii: "\n")) {
-            let left = deadline - .now
-            guard left > .zero else { throw StartFailure(description: "no ready line within \(timeout)") }
-            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(left.components.seconds * 1000 + 1, 60_000))
-            guard poll(&request, 1, milliseconds) > 0 else { continue }
-            let count = read(descriptor, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw StartFailure(description: "it exited before printing its ready line") }
-            collected += buffer[..<count]
-            guard collected.count <= 64 * 1024 else { throw StartFailure(description: "its ready line is too long") }
-        }
-        return String(decoding: collected.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        await process.stop()
     }
 }
 

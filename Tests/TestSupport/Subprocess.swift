@@ -49,6 +49,28 @@ public enum Subprocess {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
+    /// Reads `count` lines (a child's ready lines), failing on end of file, on more than 64 KiB,
+    /// or at the deadline. Blocks: call it off the cooperative pool.
+    static func readLines(_ count: Int, from descriptor: Int32, timeout: Duration) throws -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        var collected: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while collected.count(where: { $0 == UInt8(ascii: "\n") }) < count {
+            let left = deadline - .now
+            guard left > .zero else { throw Failure(description: "no ready line within \(timeout)") }
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(min(left.components.seconds * 1000 + 1, 60_000))
+            guard poll(&request, 1, milliseconds) > 0 else { continue }
+            let bytes = read(descriptor, &buffer, buffer.count)
+            if bytes < 0 && errno == EINTR { continue }
+            guard bytes > 0 else { throw Failure(description: "it exited before printing its ready lines") }
+            collected += buffer[..<bytes]
+            guard collected.count <= 64 * 1024 else { throw Failure(description: "its ready lines are too long") }
+        }
+        return collected.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).prefix(count)
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// A connected pair of sockets, both ends close-on-exec from birth, used as a pipe. (glibc's
     /// `pipe2` is not visible to Swift, and `pipe` plus `fcntl` leaves a window in which a
     /// concurrent spawn inherits the ends.)

@@ -1,0 +1,165 @@
+import DBus
+import Foundation
+import TestSupport
+import Testing
+
+/// The Plasma rig against plain clients: plasmashell's own model, popups, clicks and badges.
+@Suite(.serialized, .desktop(.plasma))
+struct PlasmaRigTests {
+    let session: DesktopSession
+    let plasma: PlasmaShell
+    let screen: OnScreen
+
+    init() throws {
+        session = try SharedDesktop.session()
+        plasma = PlasmaShell(session)
+        screen = OnScreen(session)
+    }
+
+    @Test func listsANotificationWithItsTitleAndItsBodyAsRendered() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        let id = try await client.notify(
+            app: "Listed", title: "Listed title", body: "A <b>bold</b> &amp; <i>plain</i> body",
+            actions: [("default", "Open"), ("read", "Mark read")], timeout: 0)
+
+        let held = try #require(try await plasma.notifications().first { $0.id == id })
+        #expect(held.title == "Listed title")
+        #expect(held.body == "A bold & plain body")
+        #expect(held.appName == "Listed")
+        #expect(held.actions.map(\.key) == ["default", "read"])
+        #expect(held.actions.map(\.label) == ["Open", "Mark read"])
+        #expect(!held.expired)
+
+        let popup = try await screen.waitForPopup(titled: "Listed title")
+        #expect(popup.body == "A bold & plain body")
+        #expect(popup.app == "Listed")
+        #expect(popup.buttons.map(\.label).contains("Mark read"))
+        try await client.closeNotification(id)
+        try await screen.waitUntilGone(titled: "Listed title")
+    }
+
+    @Test func aClickThroughThePopupsCodeSendsATokenThenTheDefaultAction() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        let id = try await client.notify(title: "Activated", actions: [("default", "Open")], timeout: 0)
+
+        try await plasma.activate(id)
+
+        let token = try await client.next("ActivationToken", id: id)
+        let invoked = try await client.next("ActionInvoked", id: id)
+        #expect(invoked.arguments == [.uint32(id), .string("default")])
+        let plasmashell = try await owner(of: NotificationsInterface.name, on: client.connection)
+        #expect(invoked.sender == plasmashell && invoked.destination == nil)
+        #expect(token.arguments.last?.stringValue?.isEmpty == false)
+        // The popup closes: reason 3, as if the sender had closed it.
+        #expect(try await client.next("NotificationClosed", id: id).arguments == [.uint32(id), .uint32(3)])
+    }
+
+    @Test func theManagersInvokeActionSendsTheActionAlone() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        let id = try await client.notify(title: "Invoked over D-Bus", actions: [("default", "Open"), ("read", "Mark read")], timeout: 0)
+
+        try await plasma.managerInvokeAction("read", on: id)
+
+        #expect(try await client.next("ActionInvoked", id: id).arguments == [.uint32(id), .string("read")])
+        #expect(!client.received(about: id).contains { $0.member == "ActivationToken" })
+        try await client.closeNotification(id)
+    }
+
+    @Test func aRealPointerClickOnThePopupSendsATokenThenTheDefaultAction() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        let id = try await client.notify(title: "Clicked by pointer", body: "on the popup", actions: [("default", "Open")], timeout: 0)
+
+        try await screen.pointerClickBody(ofPopupTitled: "Clicked by pointer")
+
+        try await client.next("ActivationToken", id: id)
+        #expect(try await client.next("ActionInvoked", id: id).arguments == [.uint32(id), .string("default")])
+        try await screen.waitUntilGone(titled: "Clicked by pointer")
+    }
+
+    @Test func anActionButtonOnThePopupInvokesItsAction() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        let pressed = try await client.notify(title: "Pressed", actions: [("default", "Open"), ("read", "Mark read")], timeout: 0)
+        try await screen.waitForPopup(titled: "Pressed")
+
+        try await screen.pressButton("Mark read", onPopupTitled: "Pressed")
+
+        #expect(try await client.next("ActionInvoked", id: pressed).arguments == [.uint32(pressed), .string("read")])
+
+        let clicked = try await client.notify(title: "Pointer on a button", actions: [("default", "Open"), ("read", "Mark read")], timeout: 0)
+
+        try await screen.pointerClickButton("Mark read", onPopupTitled: "Pointer on a button")
+
+        #expect(try await client.next("ActionInvoked", id: clicked).arguments == [.uint32(clicked), .string("read")])
+    }
+
+    @Test func aScreenshotOfThePopupIsAPictureOfIt() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        let id = try await client.notify(title: "Pictured", body: "A popup worth a picture", timeout: 0)
+        let popup = try await screen.waitForPopup(titled: "Pictured")
+        let path = FileManager.default.temporaryDirectory.appending(path: "plasma-\(UUID().uuidString).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        try await session.screenshot(to: path, area: popup.area)
+
+        try await expectPicture(path, width: popup.area.width, height: popup.area.height, on: session)
+        try await client.closeNotification(id)
+    }
+
+    @Test func aPopupExpiresAfterAboutFiveSecondsAndStaysInTheHistoryWithoutItsActions() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        // Not over the popup (where an earlier test's click may have left it): Plasma expires no
+        // popup while it is hovered. The middle of the desktop is far from every popup.
+        try await session.pointerMove(to: ScreenPoint(x: 640, y: 400))
+        let sent = ContinuousClock.now
+        let id = try await client.notify(title: "Expiring", actions: [("default", "Open"), ("read", "Mark read")])
+
+        #expect(try await client.next("NotificationClosed", id: id).arguments == [.uint32(id), .uint32(1)])
+        let lived = ContinuousClock.now - sent
+        // Plasma's default popup timeout, not a speed measurement: well over the time a Notify takes.
+        #expect(lived > .seconds(3), "expired after \(lived)")
+
+        let held = try #require(try await plasma.notifications().first { $0.id == id })
+        #expect(held.expired)
+        #expect(held.actions.isEmpty)
+    }
+
+    @Test func anIdenticalNotifyWithinASecondIsRefused() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        let id = try await client.notify(app: "Twice", title: "The same", body: "twice", timeout: 0)
+
+        await #expect {
+            try await client.notify(app: "Twice", title: "The same", body: "twice", timeout: 0)
+        } throws: { error in
+            (error as? DBusError)?.name == "org.freedesktop.Notifications.Error.ExcessNotificationGeneration"
+        }
+        try await client.closeNotification(id)
+    }
+
+    @Test func theBadgeIsWhatTheLastLauncherEntryUpdateSaidEvenAfterItsSenderLeft() async throws {
+        let entry = SharedDesktop.desktopEntry
+        let sender = try await session.connect()
+        try sender.emitSignal(
+            path: "/com/canonical/unity/launcherentry/1", interface: "com.canonical.Unity.LauncherEntry", member: "Update",
+            arguments: [.string("application://\(entry).desktop"), .vardict(["count": .int64(7), "count-visible": .bool(true)])])
+        // Messages from one connection reach plasmashell in order, and it handles them in order:
+        // once this call is answered, the signal has been handled too.
+        _ = try await sender.call(
+            destination: NotificationsInterface.name, path: NotificationsInterface.path,
+            interface: NotificationsInterface.name, member: "GetCapabilities")
+        await sender.close()
+
+        let badge = try await plasma.badge(for: entry)
+        #expect(badge.count == 7)
+        #expect(badge.countVisible)
+        let none = try await plasma.badge(for: "no-such-application")
+        #expect(none.count == 0 && !none.countVisible)
+    }
+}

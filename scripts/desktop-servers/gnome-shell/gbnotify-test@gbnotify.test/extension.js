@@ -1,0 +1,282 @@
+// Test only (scripts/desktop-servers/gnome-shell.sh installs it in a private session). GNOME 43
+// has no --unsafe-mode flag, so this turns unsafe mode on: org.gnome.Shell.Eval and the
+// Screenshot interface then answer any caller. It also defines globalThis.gbnotifyTest, which
+// Eval calls (Tests/TestSupport/Rigs/GnomeShell.swift), and owns org.gbnotify.test.GnomeShell
+// once the shell is ready for a test: start-up over, overview hidden. The shell's own notices
+// ("unsafe mode", "Logged in as a privileged user", "Screen Lock disabled") are dropped as they
+// come, so that only what came through Notify takes the banner. Each time the message tray
+// updates its state (a notification shown, replaced, gone; the banner in, out, hovered,
+// expanded) it sends the signal org.gbnotify.test.GnomeShell.Changed, on which tests wait.
+/* exported init */
+const { Clutter, Gio, GLib, Pango } = imports.gi;
+const Main = imports.ui.main;
+const MessageList = imports.ui.messageList;
+const NotificationDaemon = imports.ui.notificationDaemon;
+
+const readyName = 'org.gbnotify.test.GnomeShell';
+const probePath = '/org/gbnotify/test/GnomeShell';
+
+function fdoDaemon() {
+    return Main.notificationDaemon._fdoNotificationDaemon;
+}
+
+// The notification's server id, or null for one that did not come through Notify.
+function serverId(notification) {
+    for (const [id, ndata] of Object.entries(fdoDaemon()._notifications)) {
+        if (ndata.notification === notification)
+            return Number(id);
+    }
+    return null;
+}
+
+// What a label shows for the body: GNOME's own markup repair, then Pango's parse.
+function renderedBody(notification) {
+    const text = notification.bannerBodyText ?? '';
+    const markup = MessageList._fixMarkup(text, notification.bannerBodyMarkup);
+    return Pango.parse_markup(markup, -1, '')[2];
+}
+
+function iconName(gicon) {
+    return gicon ? gicon.to_string() : null;
+}
+
+function describe(source, notification) {
+    const id = serverId(notification);
+    const ndata = id === null ? null : fdoDaemon()._notifications[id];
+    const actions = [];
+    if (ndata) {
+        for (let i = 0; i + 1 < ndata.actions.length; i += 2)
+            actions.push({ key: ndata.actions[i], label: ndata.actions[i + 1] });
+    } else {
+        notification.actions.forEach(a => actions.push({ key: null, label: a.label }));
+    }
+    return {
+        id,
+        appName: ndata ? ndata.appName : null,
+        source: source.title,
+        sourceApp: source.app ? source.app.get_id() : null,
+        fromNotify: source instanceof NotificationDaemon.FdoNotificationDaemonSource,
+        icon: iconName(notification.gicon),
+        sourceIcon: iconName(source.app ? source.app.get_icon() : source._gicon),
+        title: notification.title,
+        body: renderedBody(notification),
+        bodyMarkup: notification.bannerBodyText ?? '',
+        markup: notification.bannerBodyMarkup,
+        urgency: notification.urgency,
+        resident: notification.resident,
+        transient: notification.isTransient,
+        acknowledged: notification.acknowledged,
+        desktopEntry: ndata ? (ndata.hints['desktop-entry'] ?? null) : null,
+        actions,
+    };
+}
+
+function allNotifications() {
+    const found = [];
+    for (const source of Main.messageTray.getSources())
+        for (const notification of source.notifications)
+            found.push([source, notification]);
+    return found;
+}
+
+function find(id) {
+    const found = allNotifications().find(([, n]) => serverId(n) === id);
+    if (!found)
+        throw new Error(`no notification with id ${id}`);
+    return found[1];
+}
+
+function banner() {
+    return Main.messageTray._banner;
+}
+
+// Where the actor is on screen; null while it is not: not shown (a button of a banner not
+// expanded), or shown but not laid out yet (its position is then NaN).
+function area(actor) {
+    if (!actor.is_mapped() || !actor.has_allocation())
+        return null;
+    const [x, y] = actor.get_transformed_position();
+    const [width, height] = actor.get_transformed_size();
+    if (![x, y, width, height].every(Number.isFinite))
+        return null;
+    return { x: Math.round(x), y: Math.round(y), width: Math.round(width), height: Math.round(height) };
+}
+
+function bannerButtons(b) {
+    const box = b._buttonBox;
+    return box ? box.get_children().map(button => ({ label: button.label, area: area(button) })) : [];
+}
+
+// Real pointer events through Clutter's input pipeline, from one virtual pointer.
+let virtualPointer = null;
+
+function pointer() {
+    if (!virtualPointer) {
+        const seat = Clutter.get_default_backend().get_default_seat();
+        virtualPointer = seat.create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
+    }
+    return virtualPointer;
+}
+
+function pointerMove(x, y) {
+    pointer().notify_absolute_motion(GLib.get_monotonic_time(), x, y);
+    return { x, y };
+}
+
+function pointerClick(x, y) {
+    const now = GLib.get_monotonic_time();
+    pointer().notify_absolute_motion(now, x, y);
+    pointer().notify_button(now + 10000, Clutter.BUTTON_PRIMARY, Clutter.ButtonState.PRESSED);
+    pointer().notify_button(now + 20000, Clutter.BUTTON_PRIMARY, Clutter.ButtonState.RELEASED);
+    return { x, y };
+}
+
+const probe = {
+    // Every notification the message tray holds, source by source, oldest first.
+    notifications() {
+        return JSON.stringify(allNotifications().map(([s, n]) => describe(s, n)));
+    },
+
+    // The banner on screen now, or null.
+    banner() {
+        const b = banner();
+        if (!b)
+            return JSON.stringify(null);
+        return JSON.stringify({
+            id: serverId(b.notification),
+            title: b.titleLabel.get_text(),
+            body: b.bodyLabel.clutter_text.get_text(),
+            expanded: b.expanded,
+            area: area(b),
+            buttons: bannerButtons(b),
+            state: Main.messageTray._notificationState,
+            queued: Main.messageTray.queueCount,
+        });
+    },
+
+    // What a click on the banner or list entry runs: Notification.activate().
+    activate(id) {
+        find(id).activate();
+        return JSON.stringify(true);
+    },
+
+    // Emits 'clicked' on the action button labelled `label` of the banner showing `id`: its own
+    // handler runs (the action, then the banner closes unless resident). Only a banner has the
+    // buttons in GNOME 43; the list does not.
+    pressButton(id, label) {
+        const b = banner();
+        if (!b || serverId(b.notification) !== id)
+            throw new Error(`notification ${id} is not on the banner`);
+        const button = (b._buttonBox ? b._buttonBox.get_children() : []).find(child => child.label === label);
+        if (!button)
+            throw new Error(`the banner has no button "${label}"`);
+        button.emit('clicked', Clutter.BUTTON_PRIMARY);
+        return JSON.stringify(true);
+    },
+
+    // A real pointer click on the banner showing `id` (in the upper part of its body, clear of
+    // its buttons) or on its button `label`, once what is to be clicked is what the pointer
+    // would hit there: checked after each painted frame, so never mid-layout. Returns at once;
+    // the signal Clicked(x, y) follows the click.
+    pointerClickWhenReady(id, label) {
+        const attempt = () => {
+            const b = banner();
+            if (!b || serverId(b.notification) !== id)
+                return false;
+            const target = label === null ? b
+                : (b._buttonBox ? b._buttonBox.get_children() : []).find(child => child.label === label);
+            const where = target ? area(target) : null;
+            if (!where)
+                return false;
+            const x = where.x + Math.floor(where.width / 2);
+            const y = where.y + Math.floor(label === null ? where.height / 4 : where.height / 2);
+            const hit = global.stage.get_actor_at_pos(Clutter.PickMode.REACTIVE, x, y);
+            if (!hit || !target.contains(hit))
+                return false;
+            pointerClick(x, y);
+            Gio.DBus.session.emit_signal(null, probePath, readyName, 'Clicked', new GLib.Variant('(ii)', [x, y]));
+            return true;
+        };
+        if (!attempt()) {
+            const painted = global.stage.connect('after-paint', () => {
+                if (attempt())
+                    global.stage.disconnect(painted);
+                else
+                    global.stage.queue_redraw();
+            });
+            global.stage.queue_redraw();
+        }
+        return JSON.stringify(true);
+    },
+
+    // The pointer moves to (x, y) in stage coordinates.
+    pointerMove(x, y) {
+        return JSON.stringify(pointerMove(x, y));
+    },
+
+    // A real pointer click at (x, y): motion, press, release.
+    pointerClick(x, y) {
+        return JSON.stringify(pointerClick(x, y));
+    },
+
+    // Drops every notification the tray holds (without NotificationClosed to their senders
+    // mattering: reason 2, dismissed), and every source with it.
+    clear() {
+        Main.messageTray.getSources().forEach(source => source.destroy());
+        return JSON.stringify(true);
+    },
+};
+
+let readyOwner = 0;
+let sourceAddedHandler = 0;
+let originalUpdateState = null;
+
+function announceChange() {
+    Gio.DBus.session.emit_signal(null, probePath, readyName, 'Changed', null);
+}
+
+function isShellOwn(source) {
+    return !(source instanceof NotificationDaemon.FdoNotificationDaemonSource);
+}
+
+function becomeReady() {
+    Main.overview.hide();
+    Main.messageTray.getSources().filter(isShellOwn).forEach(source => source.destroy());
+    // On the next idle: the source is added before its first notification is shown.
+    sourceAddedHandler = Main.messageTray.connect('source-added', (tray, source) => {
+        if (isShellOwn(source))
+            GLib.idle_add(GLib.PRIORITY_DEFAULT, () => source.destroy() ?? GLib.SOURCE_REMOVE);
+    });
+    originalUpdateState = Main.messageTray._updateState;
+    Main.messageTray._updateState = function () {
+        originalUpdateState.call(this);
+        announceChange();
+    };
+    readyOwner = Gio.bus_own_name(Gio.BusType.SESSION, readyName, Gio.BusNameOwnerFlags.NONE, null, null, null);
+}
+
+function init() {
+    return {
+        enable() {
+            global.context.unsafe_mode = true;
+            globalThis.gbnotifyTest = probe;
+            if (Main.layoutManager._startingUp)
+                Main.layoutManager.connect('startup-complete', () => becomeReady());
+            else
+                becomeReady();
+        },
+        disable() {
+            if (sourceAddedHandler)
+                Main.messageTray.disconnect(sourceAddedHandler);
+            sourceAddedHandler = 0;
+            if (originalUpdateState)
+                Main.messageTray._updateState = originalUpdateState;
+            originalUpdateState = null;
+            if (readyOwner)
+                Gio.bus_unown_name(readyOwner);
+            readyOwner = 0;
+            delete globalThis.gbnotifyTest;
+            global.context.unsafe_mode = false;
+        },
+    };
+}
