@@ -181,10 +181,9 @@ public enum Lifecycle {
     /// desktop's signals are far below it.
     static let maximumIncomingMessage = 64 * 1024
 
-    /// What the system bus tells of sleep (logind) and the network (NetworkManager), handed to
-    /// the supervisor. Neither, nor the system bus itself, has to be there (containers, other
-    /// inits, no NetworkManager): then polling goes on as without them, and `doctor` says so.
-    /// The watches live as long as what this returns.
+    /// The system bus's word on sleep and the network, for the supervisor; nothing where there
+    /// is no system bus (then polling goes on as without it, and `doctor` says so). The watch
+    /// lives as long as what this returns.
     private static func followTheSystem(_ supervisor: Supervisor, logger: Logger) async -> [AnyObject] {
         let bus: DBusConnection
         do {
@@ -194,11 +193,7 @@ public enum Lifecycle {
             return []
         }
         do {
-            let sleep = try await SleepWatch.start(
-                on: bus, logger: logger, beforeSleep: { await supervisor.flushState() },
-                afterResume: { await supervisor.networkReturned("the system resumed") })
-            let network = try await NetworkWatch.start(on: bus, logger: logger) { await supervisor.networkChanged($0) }
-            return [bus, sleep, network]
+            return [bus, try await SystemWatch.start(for: supervisor, on: bus, logger: logger)]
         } catch {
             logger.warning("cannot follow sleep and the network on the system bus: \(error)")
             return [bus]

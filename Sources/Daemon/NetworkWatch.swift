@@ -27,19 +27,16 @@ final class NetworkWatch: Sendable {
     ) async throws -> NetworkWatch {
         let owners = try await connection.watchNameOwner(busName)
         let signals = try await connection.signals(matching: DBusMatchRule(path: path))
-        let reading = Reading()
         let (states, feed) = AsyncStream.makeStream(of: NetworkState.self)
+        let reading = Reading(feed: feed)
         return NetworkWatch(tasks: [
             Task {
                 for await owner in owners {
                     reading.reset(owner: owner)
-                    guard owner != nil else {
-                        feed.yield(.unknown)
-                        continue
-                    }
+                    guard owner != nil else { continue }
                     let state = await property("State", on: connection)
                     let connectivity = await property("Connectivity", on: connection)
-                    feed.yield(reading.read(state: state, connectivity: connectivity))
+                    reading.learn(state: state, connectivity: connectivity, isNews: false)
                 }
             },
             Task {
@@ -47,7 +44,7 @@ final class NetworkWatch: Sendable {
                     switch (signal.interface, signal.member) {
                     case (interface, "StateChanged"):
                         guard let state = signal.arguments.first?.uint32Value else { continue }
-                        feed.yield(reading.read(state: state, connectivity: nil))
+                        reading.learn(state: state, connectivity: nil, isNews: true)
                     case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
                         guard signal.arguments.first?.stringValue == interface,
                               let changed = signal.arguments.dropFirst().first?.vardictValue
@@ -55,7 +52,7 @@ final class NetworkWatch: Sendable {
                         let state = changed["State"]?.variantValue?.uint32Value ?? changed["State"]?.uint32Value
                         let connectivity = changed["Connectivity"]?.variantValue?.uint32Value ?? changed["Connectivity"]?.uint32Value
                         guard state != nil || connectivity != nil else { continue }
-                        feed.yield(reading.read(state: state, connectivity: connectivity))
+                        reading.learn(state: state, connectivity: connectivity, isNews: true)
                     default:
                         continue
                     }
@@ -74,7 +71,12 @@ final class NetworkWatch: Sendable {
         return reply?.first?.variantValue?.uint32Value
     }
 
-    /// NetworkManager's owner and the last `State` and `Connectivity` it gave.
+    /// NetworkManager's owner and the last `State` and `Connectivity` it gave, and the network
+    /// they make, handed on in the order they were learnt.
+    ///
+    /// The first values (read with `Get` when NetworkManager appears) and its signals arrive on
+    /// two tasks, so an answer to `Get` can be handled after a signal sent later: a value a
+    /// signal gave is never replaced by a first read.
     private final class Reading: Sendable {
         private struct Values {
             var owner: String?
@@ -83,20 +85,29 @@ final class NetworkWatch: Sendable {
         }
 
         private let values = Mutex(Values())
+        private let feed: AsyncStream<NetworkState>.Continuation
+
+        init(feed: AsyncStream<NetworkState>.Continuation) {
+            self.feed = feed
+        }
 
         var owner: String? { values.withLock { $0.owner } }
 
+        /// A new owner (nil: none, so the network is unknown); nothing is known of it yet.
         func reset(owner: String?) {
-            values.withLock { $0 = Values(owner: owner) }
+            values.withLock { values in
+                values = Values(owner: owner)
+                if owner == nil { feed.yield(.unknown) }
+            }
         }
 
-        /// The network as the values known now say, `state` and `connectivity` replacing the
-        /// ones before where given.
-        func read(state: UInt32?, connectivity: UInt32?) -> NetworkState {
+        /// Takes what NetworkManager said (`isNews`: in a signal, so newer than anything known)
+        /// and hands on the network it makes.
+        func learn(state: UInt32?, connectivity: UInt32?, isNews: Bool) {
             values.withLock { values in
-                if let state { values.state = state }
-                if let connectivity { values.connectivity = connectivity }
-                return NetworkState(networkManagerState: values.state, connectivity: values.connectivity)
+                if let state, isNews || values.state == nil { values.state = state }
+                if let connectivity, isNews || values.connectivity == nil { values.connectivity = connectivity }
+                feed.yield(NetworkState(networkManagerState: values.state, connectivity: values.connectivity))
             }
         }
     }

@@ -57,7 +57,7 @@ import Threads
         try await Self.run(refusals: 1) { desktop, server, clock, log in
             Task { await desktop.hand(Self.update(7)) }
             try await log.wait(for: "the refusal") { $0.contains { $0.contains("refused notice 7") } }
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(server.notifyCalls.value == ["krz/repo7"])
             clock.advance(by: .seconds(1))
             try await log.wait(for: "the notice shown") { $0.contains { $0.contains("showing notice 7 as notification 1") } }
@@ -69,7 +69,7 @@ import Threads
     @Test func aNotificationRefusedTwiceIsLoggedAndDroppedAndTheNextIsShown() async throws {
         try await Self.run(refusals: 2) { desktop, server, clock, log in
             Task { await desktop.hand(Self.update(7)) }
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             clock.advance(by: .seconds(1))
             let dropped = try await log.wait(for: "the drop") { $0.contains { $0.contains("refused notice 7 again") } }
                 .filter { $0.contains("refused notice 7 again") }

@@ -49,7 +49,7 @@ import Threads
         if let clock {
             // The stream's watch for silence, and the account's first poll.
             try await harness.waitForLog("registered its device token")
-            await clock.waitForSleepers(2)
+            try await clock.waitForSleepers(2)
             clock.advance(by: .seconds(1))
         }
         for instance in harness.instances where try await harness.isInKeyring(instance) {
@@ -145,7 +145,7 @@ import Threads
             clock.advance(by: .seconds(1))
             try await harness.waitForLog("no bytes for 90 s (two keepalive periods); taken for dead")
             // The reconnect waits 125 to 250 ms of the clock's time.
-            await clock.waitForSleepers(2)
+            try await clock.waitForSleepers(2)
             clock.advance(by: .milliseconds(250))
             // No message came before the stall: the reconnect resumes from the relay's time at
             // the first open, so nothing published in between is lost.

@@ -37,12 +37,12 @@ import Threads
         let supervisor = harness.supervisor(wakeOnly, timeline: Timeline(clock))
         try await supervisor.start()
         // The first polls come within half a second of the start.
-        await clock.waitForSleepers(harness.instances.count)
+        try await clock.waitForSleepers(harness.instances.count)
         clock.advance(by: .seconds(1))
         for index in harness.instances.indices {
             try await harness.desktop.waitForUpdates(1, for: harness.instances[index].account)
         }
-        await clock.waitForSleepers(harness.instances.count)
+        try await clock.waitForSleepers(harness.instances.count)
         return supervisor
     }
 
@@ -92,7 +92,7 @@ import Threads
             // The first poll was at most a second ago: a wake-up now waits for the gap's end.
             for _ in 1...20 { _ = try await supervisor.deliver(Self.wakeUp(for: account)) }
             try await harness.waitForLog("\(account.displayName): woken up; polling in")
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(try await harness.listRequests(0).count == 1)
             clock.advance(by: .seconds(2))
             try await harness.waitForListRequests(2, on: 0)
@@ -100,13 +100,13 @@ import Threads
             // A burst right after that poll: one more poll, two seconds later, not twenty.
             for _ in 1...20 { _ = try await supervisor.deliver(Self.wakeUp(for: account)) }
             try await harness.waitForLog("\(account.displayName): woken up; polling in", occurrence: 2)
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             clock.advance(by: .milliseconds(1900))
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(try await harness.listRequests(0).count == 2)
             clock.advance(by: .milliseconds(100))
             try await harness.waitForListRequests(3, on: 0)
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             #expect(try await harness.listRequests(0).count == 3)
             #expect(await supervisor.status().deliveries == DeliveryCounts(wakeUps: 40))
         }

@@ -99,6 +99,35 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect((30...60).contains(wait))
     }
 
+    @Test func noNetworkBacksOffForAMinuteAtMost() {
+        var random = SeededGenerator(state: 11)
+        var schedule = PollSchedule(interval: 30, backoffCap: 900)
+        let waits = (0..<50).compactMap { _ in Self.seconds(schedule.record(.unreachable, random: &random)) }
+        #expect(waits.count == 50)
+        #expect(waits.allSatisfy { (30...PollSchedule.unreachableCap).contains($0) })
+        #expect(schedule.consecutiveFailures == 50)
+        // A server error after them backs off as far as the configured cap again.
+        let serverError = (0..<50).compactMap { _ in Self.seconds(schedule.record(.failed(retryAfter: nil), random: &random)) }
+        #expect(serverError.max()! > 800)
+    }
+
+    @Test func aLowerConfiguredCapHoldsForNoNetworkToo() {
+        var random = SeededGenerator(state: 12)
+        var schedule = PollSchedule(interval: 10, backoffCap: 20)
+        let waits = (0..<20).compactMap { _ in Self.seconds(schedule.record(.unreachable, random: &random)) }
+        #expect(waits.allSatisfy { (10...20).contains($0) })
+    }
+
+    @Test func theNetworksReturnForgetsTheFailuresOfItsAbsence() {
+        var random = SeededGenerator(state: 13)
+        var schedule = PollSchedule(interval: 30, backoffCap: 900)
+        for _ in 0..<6 { _ = schedule.record(.failed(retryAfter: nil), random: &random) }
+        schedule.networkReturned()
+        #expect(schedule.consecutiveFailures == 0)
+        let wait = Self.seconds(schedule.record(.failed(retryAfter: nil), random: &random))!
+        #expect((30...60).contains(wait))
+    }
+
     // MARK: - Retry-After
 
     @Test(arguments: [

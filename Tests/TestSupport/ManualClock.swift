@@ -88,12 +88,42 @@ public final class ManualClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Returns once at least `count` sleeps are pending.
-    public func waitForSleepers(_ count: Int) async {
-        while pendingSleeps < count {
+    /// Returns once at least `count` sleeps are pending; throws when that takes longer than
+    /// `timeout` of real time (the code under test never reached its wait).
+    public func waitForSleepers(_ count: Int, timeout: Duration = .seconds(20)) async throws {
+        try await waitForPendingSleeps("\(count) pending sleeps", timeout: timeout) { $0 >= count }
+    }
+
+    /// Returns once no sleep is pending: nothing waits on this clock.
+    public func waitUntilNothingSleeps(timeout: Duration = .seconds(20)) async throws {
+        try await waitForPendingSleeps("no pending sleep", timeout: timeout) { $0 == 0 }
+    }
+
+    private func waitForPendingSleeps(
+        _ what: String, timeout: Duration, until isReached: @escaping @Sendable (Int) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        // Wakes the watchers from the deadline on (a watcher may come just after a wake-up),
+        // so the loop below sees that it passed.
+        let alarm = Task { [self] in
+            try? await Task.sleep(until: deadline)
+            while !Task.isCancelled {
+                let watchers = state.withLock { state in
+                    defer { state.watchers = [] }
+                    return state.watchers
+                }
+                watchers.forEach { $0.resume() }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        defer { alarm.cancel() }
+        while !isReached(pendingSleeps) {
+            guard ContinuousClock.now < deadline else {
+                throw TimedOut(description: "waited \(timeout) for \(what); \(pendingSleeps) pending")
+            }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let isReady = state.withLock { state in
-                    if state.sleepers.count >= count { return true }
+                    if isReached(state.sleepers.count) { return true }
                     state.watchers.append(continuation)
                     return false
                 }

@@ -1,0 +1,25 @@
+import DBus
+import Logging
+
+/// What the system bus tells of sleep (systemd-logind) and the network (NetworkManager), handed
+/// to the supervisor. Neither has to be there (containers, other inits, no NetworkManager): a
+/// missing one is simply never heard from, and polling goes on as without it. The watches live
+/// as long as this does.
+public final class SystemWatch: Sendable {
+    private let sleep: SleepWatch
+    private let network: NetworkWatch
+
+    private init(sleep: SleepWatch, network: NetworkWatch) {
+        self.sleep = sleep
+        self.network = network
+    }
+
+    /// Follows logind and NetworkManager on `bus` (the system bus, or a stand-in for it).
+    public static func start(for supervisor: Supervisor, on bus: DBusConnection, logger: Logger) async throws -> SystemWatch {
+        let sleep = try await SleepWatch.start(
+            on: bus, logger: logger, beforeSleep: { await supervisor.flushState() },
+            afterResume: { await supervisor.networkReturned("the system resumed") })
+        let network = try await NetworkWatch.start(on: bus, logger: logger) { await supervisor.networkChanged($0) }
+        return SystemWatch(sleep: sleep, network: network)
+    }
+}

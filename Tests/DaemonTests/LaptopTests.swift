@@ -1,0 +1,149 @@
+import Daemon
+import DBus
+import Foundation
+import PushCore
+import Settings
+import TestSupport
+import Testing
+import Threads
+
+/// A laptop's day, with systemd-logind and NetworkManager played on a stand-in system bus:
+/// suspends and resumes, the network going and coming back, and the gitbay and relay stand-ins
+/// unreachable meanwhile.
+@Suite struct LaptopTests {
+    /// Polls only when woken (or after an hour), so every poll after the start came of a resume
+    /// or the network's return.
+    static var hourly: DaemonSettings {
+        var settings = DaemonSettings.forTests
+        settings.pollInterval = 3600
+        return settings
+    }
+
+    /// Runs `body` with a stand-in system bus, stopped afterwards.
+    static func withSystemBus(_ body: (SystemBusStandin) async throws -> Void) async throws {
+        let system = try await SystemBusStandin.start()
+        do {
+            try await body(system)
+        } catch {
+            await system.stop()
+            throw error
+        }
+        await system.stop()
+    }
+
+    /// `supervisor` following `system`'s logind and NetworkManager, as gbnotifyd does.
+    static func follow(_ system: SystemBusStandin, _ supervisor: Supervisor, _ harness: Harness) async throws -> (DBusConnection, SystemWatch) {
+        let bus = try await system.connect()
+        return (bus, try await SystemWatch.start(for: supervisor, on: bus, logger: harness.logger))
+    }
+
+    @Test func aNoticeAddedDuringSleepIsShownAtTheResumeAndTheRelayResumesWhereItStopped() async throws {
+        try await Self.withSystemBus { system in
+            let relay = try await RelayStandin.start()
+            try await Harness.run(1) { harness in
+                var settings = try RelayStreamTests.settings(relay)
+                settings.pollInterval = 3600
+                let supervisor = harness.supervisor(settings)
+                try await supervisor.start()
+                try await relay.waitForSubscriptions(count: 1)
+                let account = harness.instances[0].account
+                try await harness.desktop.waitForUpdates(1, for: account)
+                let (bus, watch) = try await Self.follow(system, supervisor, harness)
+                let held = try await system.waitForInhibitors(held: 1)
+                #expect(held.map { [$0.what, $0.who, $0.mode] } == [["sleep", "gbnotifyd", "delay"]])
+                let before = try await RelayStreamTests.wake(0, harness, relay, issue: 1)
+
+                // logind waited for the daemon's delay inhibitor, which it let go of well within
+                // the limit, once the state was saved.
+                let slept = try await system.sleep()
+                #expect(!slept.timedOut)
+                #expect(slept.delayedBy.map(\.who) == ["gbnotifyd"])
+                let released = try await system.waitForInhibitors(released: 1)
+                #expect(released.first?.released != nil)
+                let saved = try harness.state.loadAccounts().state.accounts[account.id]
+                #expect(saved?.highWater != nil)
+
+                // Asleep: a row is added, and its relay message waits in the relay's cache.
+                let issue = try await harness.instances[0].standin.addNotification(
+                    for: Harness.username, repo: "krz/gitbay", kind: "issue", actor: "noor", summary: "opened issue #2",
+                    path: "krz/gitbay/issues/2")
+                let whileAsleep = try await relay.publish(RelayStreamTests.message(2), to: try harness.topic(of: 0))
+                let shown = harness.desktop.notices(for: account).count
+
+                try await system.resume()
+                try await harness.desktop.news.wait(for: "the row added during sleep", timeout: .seconds(5)) { news in
+                    RecordingDesktop.updates(in: news, for: account).flatMap(\.notices).count > shown
+                }
+                let resumed = try await relay.waitForSubscriptions(count: 2, timeout: .seconds(5))
+                #expect(resumed.last?.since == before.id)
+                // Taken again for the next suspend.
+                try await system.waitForInhibitors(held: 1, released: 1)
+
+                // Shown once, whether the poll came of the resume or of the relay's message.
+                try await harness.waitForLog("relay message \(whileAsleep.id)")
+                let notices = harness.desktop.notices(for: account)
+                #expect(notices.count == shown + 1)
+                #expect(notices.last?.gist == .item(Int64(issue)))
+                _ = consume watch
+                await bus.close()
+            }
+            await relay.stop()
+        }
+    }
+
+    @Test func offlineNothingPollsOrWaitsOrFailsAndOnlineEveryAccountPollsAtOnce() async throws {
+        try await Self.withSystemBus { system in
+            try await Harness.run(2) { harness in
+                let clock = ManualClock()
+                var settings = DaemonSettings.forTests
+                settings.pollInterval = 30
+                let supervisor = harness.supervisor(settings, timeline: Timeline(clock))
+                try await supervisor.start()
+                try await clock.waitForSleepers(2)
+                clock.advance(by: .seconds(1))
+                for instance in harness.instances { try await harness.desktop.waitForUpdates(1, for: instance.account) }
+                let (bus, watch) = try await Self.follow(system, supervisor, harness)
+                try await clock.waitForSleepers(2)
+
+                try await system.goOffline()
+                try await harness.waitForLog("the system is offline")
+                // No timer at all: an offline daemon does not wake up.
+                try await clock.waitUntilNothingSleeps()
+                let status = await supervisor.status()
+                #expect(status.network == .offline)
+                #expect(status.accounts.map(\.state) == [.offline, .offline])
+
+                // The instances go away, rows are added, an hour passes: nothing is asked,
+                // nothing fails, nothing backs off.
+                let polled = try await [harness.listRequests(0).count, harness.listRequests(1).count]
+                var added: [[Int]] = []
+                for instance in harness.instances {
+                    _ = try await instance.standin.addFault(.init(.close, times: 1000))
+                    added.append(try await instance.standin.addNotifications(for: Harness.username, count: 2))
+                }
+                clock.advance(by: .seconds(3600))
+                #expect(clock.pendingSleeps == 0)
+                #expect(try await [harness.listRequests(0).count, harness.listRequests(1).count] == polled)
+                let quiet = await supervisor.status().accounts
+                #expect(quiet.map(\.state) == [.offline, .offline])
+                #expect(quiet.allSatisfy { $0.lastError == nil })
+                #expect(!harness.log.value.contains { $0.contains("poll failed") })
+                #expect(harness.desktop.rejectedTokens.isEmpty)
+
+                // Back: each account polls within the return window, its rows shown once.
+                for instance in harness.instances { try await instance.standin.clearFaults() }
+                try await system.goOnline()
+                try await harness.waitForLog("the network is back")
+                try await clock.waitForSleepers(2)
+                clock.advance(by: .seconds(PollSchedule.returnWindow))
+                for (index, instance) in harness.instances.enumerated() {
+                    let notices = try await harness.desktop.waitForNotices(2, for: instance.account)
+                    #expect(notices.map(\.gist) == added[index].map { .item(Int64($0)) })
+                }
+                #expect(await supervisor.status().network == .online)
+                _ = consume watch
+                await bus.close()
+            }
+        }
+    }
+}
