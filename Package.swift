@@ -12,8 +12,7 @@ let package = Package(
     targets: [
         // Thin system-library shims: a header and a module map each.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        // libcrypto (OpenSSL 3), already loaded by Debian's libcurl: the Secret Service session's crypto.
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // glibc's posix_spawn closefrom action, which needs _GNU_SOURCE to be declared.
         .target(name: "CSpawn"),
@@ -32,8 +31,9 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl", "Threads"]),
         // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
         .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"]),
-        // Accounts in the Secret Service, spoken over the DBus wrapper.
-        .target(name: "Keyring", dependencies: ["PushCore", "DBus", "CCrypto"]),
+        // Accounts in the Secret Service through libsecret, on a thread of its own; the Secret
+        // Service's signals followed over the daemon's DBus connection.
+        .target(name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "Threads"]),
         // Typed wrapper over libdbus: one connection, messages, calls, signals, names.
         .target(name: "DBus", dependencies: ["CDBus", "Threads"]),
         // The state directory: install token and per-account state, written atomically.

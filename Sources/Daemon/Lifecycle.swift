@@ -57,8 +57,8 @@ public enum Lifecycle {
             logger.error("cannot connect to the session bus: \(error)")
             return 1
         }
-        // The keyring speaks to the Secret Service over the daemon's one connection.
-        let keyring = Keyring(connection: connection)
+        // The keyring speaks to the Secret Service through libsecret, on a thread of its own.
+        let keyring = Keyring()
         let desktop: DesktopPresenter?
         do {
             desktop = try await DesktopPresenter.start(

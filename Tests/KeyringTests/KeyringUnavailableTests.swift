@@ -15,7 +15,7 @@ struct KeyringUnavailableTests {
     }
 
     @Test func withoutSecretServiceEveryCallSaysWhatToInstall() async throws {
-        try await PrivateSession.run(keyring: false) {
+        try await PrivateSession.run(keyring: .none) {
             try await expectEveryCall(toThrow: .serviceUnavailable)
             let advice = KeyringError.serviceUnavailable.description
             #expect(advice.contains("gnome-keyring") && advice.contains("KeePassXC") && advice.contains("session bus"))
