@@ -10,7 +10,7 @@ enum DoctorAccounts {
     static func check(only reference: String?, config: DoctorConfig) async -> [DoctorFinding] {
         let listing: KeyringListing
         do {
-            listing = try await Keyring().list()
+            listing = try await Setup.keyring().list()
         } catch {
             return [keyring(error)]
         }

@@ -1,0 +1,143 @@
+import DBus
+import Keyring
+import PushCore
+import Synchronization
+import TestSupport
+import Testing
+
+/// A keyring that is locked, unlocked, and written to by another program, on each Secret
+/// Service: what the keyring's calls answer, and the changes `KeyringChanges` reports. Each
+/// test runs in a session of its own, since locking the keyring would upset every test beside it.
+@Suite(.timeLimit(.minutes(1)))
+struct LockedKeyringTests {
+    /// Headless, gnome-keyring cannot show its unlock prompt (no prompter on this bus), which the
+    /// keyring sees as a dismissed one.
+    @Test func gnomeKeyringLockedIsLockedAndItsChangesAreFollowed() async throws {
+        try await PrivateSession.run(keyring: .gnome) {
+            let connection = try await DBusConnection.connect()
+            let account = try testAccount("locked-out", on: "https://locked.example")
+            let token = try uniqueToken()
+            try await expectChange(on: connection, "a store by secret-tool") {
+                try await SecretTool.store(
+                    label: "by hand", attributes: ["instance": account.instance.url, "user": account.username],
+                    secret: token.secret)
+            }
+            try await SecretServiceControl.lockGnomeKeyring()
+
+            try await expectEveryCall(toThrow: .locked, account: account)
+
+            try await expectChange(on: connection, "an unlock") {
+                try await GnomeKeyring.unlockLogin(with: SecretServiceControl.password, on: connection)
+            }
+            #expect(try await Keyring().token(for: account) == token)
+        }
+    }
+
+    /// KeePassXC shows its unlock dialog inside the search itself, and answers it with no items
+    /// when the dialog is closed: that is "locked", not an empty keyring.
+    @Test func keepassxcUnlockClosedIsLockedAndUnlockingThroughItsDialogIsFollowed() async throws {
+        try await PrivateSession.run(keyring: .keepassxc) {
+            let connection = try await DBusConnection.connect()
+            let account = try testAccount("kept", on: "https://keepassxc.example")
+            let token = try uniqueToken()
+            try await expectChange(on: connection, "a store by secret-tool") {
+                try await SecretTool.store(
+                    label: "by hand", attributes: ["instance": account.instance.url, "user": account.username],
+                    secret: token.secret)
+            }
+            try await SecretServiceControl.lockKeePassXC()
+
+            let waits = WaitRecorder()
+            let keyring = Keyring(reportingWaits: KeyringWaitReport(after: .zero) { waits.add($0) })
+            let closed = Task { try await keyring.list() }
+            try await SecretServiceControl.focusWindow(titled: "Unlock Database")
+            try await SecretServiceControl.press("Escape")
+            await #expect(throws: KeyringError.locked) { try await closed.value }
+            #expect(waits.seen == [.unlock])
+
+            try await expectChange(on: connection, "an unlock through its dialog") {
+                let unlocked = Task { try await keyring.token(for: account) }
+                try await SecretServiceControl.focusWindow(titled: "Unlock Database")
+                try await SecretServiceControl.type(SecretServiceControl.password)
+                try await SecretServiceControl.press("Return")
+                #expect(try await unlocked.value == token)
+            }
+        }
+    }
+
+    /// KeePassXC's access dialog (its default), closed without allowing: the keyring is open, the
+    /// items are closed to this program, and that is what the error says.
+    @Test func keepassxcAccessDialogRefusedIsAccessRefused() async throws {
+        try await PrivateSession.run(keyring: .keepassxcConfirm) {
+            let account = try testAccount("guarded", on: "https://guarded.example")
+            try await SecretTool.store(
+                label: "by hand", attributes: ["instance": account.instance.url, "user": account.username],
+                secret: try uniqueToken().secret)
+
+            let waits = WaitRecorder()
+            let keyring = Keyring(reportingWaits: KeyringWaitReport(after: .zero) { waits.add($0) })
+            let refused = Task { try await keyring.list() }
+            try await SecretServiceControl.focusWindow(titled: "Access Request")
+            try await SecretServiceControl.press("Escape")
+            await #expect(throws: KeyringError.accessRefused) { try await refused.value }
+            #expect(waits.seen.contains(.access))
+            #expect(KeyringError.accessRefused.isWaitingForKeyring)
+        }
+    }
+
+    /// Subscribes, runs `action`, and waits (within the test's time limit) for a change. The
+    /// subscription starts after everything before it has been answered, so a change from
+    /// earlier steps cannot stand in for one from `action`.
+    private func expectChange(
+        on connection: DBusConnection, _ what: Comment, _ action: () async throws -> Void
+    ) async throws {
+        let changes = try await KeyringChanges.follow(on: connection)
+        try await action()
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() != nil, what)
+    }
+
+    private func expectEveryCall(toThrow expected: KeyringError, account: Account) async throws {
+        let keyring = Keyring()
+        let token = try uniqueToken()
+        await #expect(throws: expected) { try await keyring.list() }
+        await #expect(throws: expected) { try await keyring.token(for: account) }
+        await #expect(throws: expected) { try await keyring.delete(account) }
+        let storeError = await #expect(throws: expected) { try await keyring.store(token, for: account) }
+        #expect(storeError.map { !"\($0)".contains(token.secret) } ?? false)
+        #expect(expected.isWaitingForKeyring)
+    }
+}
+
+/// What a keyring call reported waiting for.
+final class WaitRecorder: Sendable {
+    private let waits = Mutex<[KeyringWait]>([])
+
+    func add(_ wait: KeyringWait) {
+        waits.withLock { $0.append(wait) }
+    }
+
+    var seen: [KeyringWait] { waits.withLock { $0 } }
+}
+
+/// gnome-keyring's own unlock, as its login does it: the password handed over in a plain
+/// session on the caller's connection (only ever the test session's throw-away keyring).
+enum GnomeKeyring {
+    static func unlockLogin(with password: String, on connection: DBusConnection) async throws {
+        let opened = try await connection.call(
+            destination: "org.freedesktop.secrets", path: "/org/freedesktop/secrets",
+            interface: "org.freedesktop.Secret.Service", member: "OpenSession",
+            arguments: [.string("plain"), .variant(.string(""))])
+        let session = try #require(opened.last?.objectPathValue)
+        _ = try await connection.call(
+            destination: "org.freedesktop.secrets", path: "/org/freedesktop/secrets",
+            interface: "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", member: "UnlockWithMasterPassword",
+            arguments: [
+                .objectPath("/org/freedesktop/secrets/collection/login"),
+                .struct([
+                    .objectPath(session), .array(elementSignature: "y", []),
+                    .array(elementSignature: "y", Array(password.utf8).map(DBusValue.byte)), .string("text/plain"),
+                ]),
+            ])
+    }
+}
