@@ -17,6 +17,8 @@ import Threads
 /// global default context, which nobody may iterate.
 final class KeyringThread: Sendable {
     static let shared = KeyringThread()
+    /// How often a session is asked for before its failure is reported.
+    static let sessionAttempts = 3
 
     private let worker = SerialWorker()
     // Touched only from jobs on `worker`, one at a time.
@@ -71,14 +73,22 @@ final class KeyringThread: Sendable {
             g_dbus_connection_set_exit_on_close(bus, 0)
             g_object_unref(UnsafeMutableRawPointer(bus))
         }
-        let opened: UnsafeMutablePointer<SecretService>?
-        do {
-            opened = try GLibBridge.call { error in
-                secret_service_open_sync(
-                    secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, cancellation.cancellable, error)
+        var attempt = 1
+        var opened: UnsafeMutablePointer<SecretService>?
+        while opened == nil {
+            do throws(GLibError) {
+                opened = try GLibBridge.call { error in
+                    secret_service_open_sync(
+                        secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, cancellation.cancellable, error)
+                }
+            } catch {
+                let failure = KeyringError(error, cancelled: cancellation.cancelledError)
+                // A session refused is tried again with a new key: KWallet (kwalletd5 5.103)
+                // refuses libsecret's public key when it is a byte short (a leading zero, one key
+                // in 256) with "Client public key size is invalid".
+                guard case .failed = failure, attempt < Self.sessionAttempts else { throw failure }
+                attempt += 1
             }
-        } catch {
-            throw KeyringError(error, cancelled: cancellation.cancelledError)
         }
         guard let opened else { throw .failed("libsecret opened no Secret Service") }
         let proxy = csecret_service_proxy(opened)

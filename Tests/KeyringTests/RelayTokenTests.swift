@@ -18,7 +18,7 @@ struct RelayTokenTests {
     }
 
     static func secretTool(_ arguments: [String], input: String = "") async throws -> TestSession.Finished {
-        try await TestSession.run("secret-tool", arguments, input: input)
+        try await SecretTool.run(arguments, input: input)
     }
 
     @Test func storedThenFoundThenDeleted() async throws {

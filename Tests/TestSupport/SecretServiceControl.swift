@@ -20,11 +20,18 @@ public enum SecretServiceControl {
                        "/keepassxc", "org.keepassxc.KeePassXC.MainWindow.lockAllDatabases"])
     }
 
-    /// Locks gnome-keyring's login collection; no prompt is involved.
-    public static func lockGnomeKeyring() async throws {
+    /// Locks the collection the `default` alias names, through the Secret Service's own `Lock`
+    /// (gnome-keyring and KWallet need no prompt for it).
+    public static func lockDefaultCollection() async throws {
+        let alias = try await run(["gdbus", "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path",
+                                   "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.ReadAlias", "default"])
+        // (objectpath '/org/freedesktop/secrets/collection/login',)
+        let parts = alias.split(separator: "'")
+        guard parts.count == 3, parts[1].hasPrefix("/org/freedesktop/secrets/collection/") else {
+            throw Failure(description: "no default collection: \(alias)")
+        }
         try await run(["gdbus", "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path",
-                       "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.Lock",
-                       "['/org/freedesktop/secrets/collection/login']"])
+                       "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.Lock", "['\(parts[1])']"])
     }
 
     /// Waits for a visible window whose title contains `title` (a KeePassXC dialog), and gives
