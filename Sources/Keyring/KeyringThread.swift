@@ -19,6 +19,9 @@ final class KeyringThread: Sendable {
     static let shared = KeyringThread()
     /// How often a session is asked for before its failure is reported.
     static let sessionAttempts = 3
+    /// How often an operation that failed for no reason the keyring knows is tried, each time
+    /// with a new session.
+    static let operationAttempts = 2
 
     private let worker = SerialWorker()
     // Touched only from jobs on `worker`, one at a time.
@@ -40,15 +43,29 @@ final class KeyringThread: Sendable {
             }
             // Signals that came since the last call (the owner's, above all) first.
             while g_main_context_iteration(context, 0) != 0 {}
-            let service = try self.service(cancellation)
-            do throws(KeyringError) {
-                return try body(SecretServiceCalls(service: service, cancellation: cancellation, waits: waits))
-            } catch {
-                switch error {
-                case .locked, .accessRefused, .timedOut: break
-                case .serviceUnavailable, .noSessionBus, .failed: self.dropService()
+            var attempt = 1
+            while true {
+                let service = try self.service(cancellation)
+                do throws(KeyringError) {
+                    return try body(SecretServiceCalls(service: service, cancellation: cancellation, waits: waits))
+                } catch {
+                    switch error {
+                    case .locked, .accessRefused, .timedOut:
+                        throw error
+                    case .serviceUnavailable, .noSessionBus:
+                        self.dropService()
+                        throw error
+                    case .failed:
+                        // Perhaps the session is gone: KWallet (kwalletd5 5.103) drops a new
+                        // client's session when other clients connect at the same moment ("Can't
+                        // find session"). Once more with a new one; every operation here may be
+                        // repeated (a store replaces, a deletion of a gone item is no error).
+                        self.dropService()
+                        guard attempt < Self.operationAttempts, g_cancellable_is_cancelled(cancellation.cancellable) == 0
+                        else { throw error }
+                        attempt += 1
+                    }
                 }
-                throw error
             }
         }
     }
