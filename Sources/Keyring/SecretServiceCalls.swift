@@ -136,30 +136,18 @@ struct SecretServiceCalls {
             }
         }
         defer { if let secrets { g_hash_table_unref(secrets) } }
-        var items: [KeyringItem] = []
-        for path in paths {
-            guard let secrets, let value = g_hash_table_lookup(secrets, path) else { continue }
-            let item: UnsafeMutablePointer<SecretItem>?
-            do throws(GLibError) {
-                item = try GLibBridge.call { error in
-                    secret_item_new_for_dbus_path_sync(service, path, SECRET_ITEM_NONE, cancellation.cancellable, error)
-                }
-            } catch {
-                guard error.isVanishedItem else { throw error }
-                continue
-            }
-            guard let item else { continue }
-            defer { g_object_unref(item) }
+        guard let secrets else { return [] }
+        let loads = try ItemLoads(paths.filter { g_hash_table_lookup(secrets, $0) != nil }, of: service, cancellable: cancellation.cancellable)
+        return paths.compactMap { path -> KeyringItem? in
+            guard let value = g_hash_table_lookup(secrets, path), let item = loads.items[path] else { return nil }
             var length = 0
             let bytes = secret_value_get(OpaquePointer(value), &length)
-            items.append(
-                KeyringItem(
-                    path: path, label: GLibBridge.takeString(secret_item_get_label(item)) ?? "",
-                    attributes: secret_item_get_attributes(item).map(GLibBridge.takeAttributes) ?? [:],
-                    modified: UInt64(secret_item_get_modified(item)),
-                    secret: bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""))
+            return KeyringItem(
+                path: path, label: GLibBridge.takeString(secret_item_get_label(item)) ?? "",
+                attributes: secret_item_get_attributes(item).map(GLibBridge.takeAttributes) ?? [:],
+                modified: UInt64(secret_item_get_modified(item)),
+                secret: bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? "")
         }
-        return items
     }
 
     /// The object paths of the collections that are locked now, each asked afresh: a proxy

@@ -44,12 +44,17 @@ struct LockedKeyringTests {
     }
 
     /// An account stored by secret-tool is a change; locked with `lock`, a listing waits for
-    /// the unlock dialog titled `title`: closed, it is `locked`; answered, the account is read
-    /// and the unlock is a change.
+    /// the unlock dialog titled `title` as long as its caller lets it (`timedOut` after that);
+    /// the dialog closed, it is `locked`; answered, the account is read and the unlock is a change.
     private func expectUnlockThroughDialog(titled title: String, lock: () async throws -> Void) async throws {
         let connection = try await DBusConnection.connect()
         let (account, token) = try await storedBySecretTool("dialogued", on: "https://dialog.example", connection)
         try await lock()
+
+        // The caller decides how long a call may wait for the user: here less than the dialog.
+        let impatient = Keyring(answerWithin: .milliseconds(500))
+        await #expect(throws: KeyringError.timedOut) { try await impatient.list() }
+        #expect(KeyringError.timedOut.isWaitingForKeyring)
 
         let waits = WaitRecorder()
         let keyring = Keyring(reportingWaits: KeyringWaitReport(after: .zero) { waits.add($0) })

@@ -123,9 +123,16 @@ enum SecretTool {
     }
 
     /// The secret `secret-tool lookup` finds for exactly these attributes, or nil.
-    static func lookup(_ attributes: [String: String]) async throws -> String? {
-        let result = try await run(["lookup", "xdg:schema", "org.gitbay.Account"] + flatten(attributes))
-        return result.status == 0 ? result.output : nil
+    ///
+    /// On KWallet a lost session (see `run`) makes secret-tool find nothing and say nothing,
+    /// exactly as when there is nothing: there, nothing counts only when three lookups agree.
+    static func lookup(_ attributes: [String: String], schema: String = "org.gitbay.Account") async throws -> String? {
+        let attempts = ProcessInfo.processInfo.environment["PRIVATE_DESKTOP_KEYRING"] == "kwallet" ? 3 : 1
+        for _ in 0..<attempts {
+            let result = try await run(["lookup", "xdg:schema", schema] + flatten(attributes))
+            if result.status == 0 { return result.output }
+        }
+        return nil
     }
 
     /// `secret-tool search --all` output for items with these attributes: one block per item.
