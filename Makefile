@@ -17,15 +17,23 @@ release:
 	swift build $(RELEASE_FLAGS) --product gbnotifyctl
 
 # Every test: the stand-in's own suite, then all Swift tests inside a private desktop session
-# (session bus, Secret Service, Xvfb and dunst), which scripts/desktop-session starts and stops.
+# (session bus, Secret Service, Xvfb and dunst), which scripts/desktop-session starts and stops,
+# and the keyring's again with KeePassXC and with KWallet as the Secret Service.
 check: test-standin test-swift test-packaging fuzz
 
 test-standin:
 	$(PYTHON) -m unittest discover -s Tests/Standin
 
+# The suites that run against the session's own Secret Service run again against KeePassXC and
+# against KWallet: one session of each for all of them. (Tests needing a keyring state of their own, locked or
+# asking for access, start a session each: Tests/KeyringTests/LockedKeyringTests.swift.)
+SESSION_KEYRING_SUITES = KeyringTests\.(KeyringRoundTripTests|SecretToolInteropTests|UnusableItemTests|RelayTokenTests)
+
 test-swift:
 	swift build --build-tests $(SWIFT_FLAGS)
 	scripts/desktop-session swift test --skip-build
+	scripts/desktop-session --keyring=keepassxc --no-notifications swift test --skip-build --filter '$(SESSION_KEYRING_SUITES)'
+	scripts/desktop-session --keyring=kwallet --no-notifications swift test --skip-build --filter '$(SESSION_KEYRING_SUITES)'
 
 # Every PushCore fuzz target (libFuzzer, AddressSanitizer) for FUZZ_SECONDS each from its seed
 # corpus in Fuzz/Corpus; any crash, leak, timeout or broken invariant fails (see Fuzz/README.md).

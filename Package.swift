@@ -12,8 +12,7 @@ let package = Package(
     targets: [
         // Thin system-library shims: a header and a module map each.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        // libcrypto (OpenSSL 3), already loaded by Debian's libcurl: the Secret Service session's crypto.
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
         // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action and prctl.
@@ -33,8 +32,9 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl", "Threads"]),
         // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
         .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"]),
-        // Accounts in the Secret Service, spoken over the DBus wrapper.
-        .target(name: "Keyring", dependencies: ["PushCore", "DBus", "CCrypto"]),
+        // Accounts in the Secret Service through libsecret, on a thread of its own; the Secret
+        // Service's signals followed over the daemon's DBus connection.
+        .target(name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "Threads"]),
         // The desktop's notification server through libnotify, on a GLib main loop of its own.
         .target(name: "Notifications", dependencies: ["CNotify", "Threads"]),
         // Typed wrapper over libdbus: one connection, messages, calls, signals, names.

@@ -74,6 +74,7 @@ public enum Lifecycle {
                     """)
             }
         }
+        // The keyring speaks to the Secret Service through libsecret, on a thread of its own.
         let keyring = Keyring()
         let stateFiles = StateFiles(state)
         let (markReads, requestMarkRead) = AsyncStream.makeStream(of: (Account, [Int64]).self)

@@ -1,4 +1,3 @@
-import DBus
 import PushCore
 
 /// The gitbay accounts in the desktop keyring: Secret Service items of schema
@@ -10,39 +9,40 @@ import PushCore
 /// not by exact attributes, so an item written with another spelling of the instance (a
 /// trailing slash, `:443`, upper case) is found, replaced and deleted like one of ours.
 ///
-/// The Secret Service is spoken over D-Bus directly (libsecret would be a second D-Bus stack
-/// with GLib under it); the items stay exactly what libsecret reads and writes.
+/// The Secret Service is spoken through libsecret, on a thread of the keyring's own
+/// (`KeyringThread`). A call waits for the user's answer to a prompt (an unlock, KeePassXC's
+/// access dialog) as long as the caller lets it: `answerWithin`, or until its task is cancelled.
 public final class Keyring: Sendable {
-    private let bus: KeyringBus
-    private let operations = OneAtATime()
+    private let limit: Duration?
+    private let waitReport: KeyringWaitReport?
+    private let clock: any Clock<Duration>
 
-    /// A keyring reached over `connection`, a session-bus connection its owner keeps open (the
-    /// daemon's one).
-    public init(connection: DBusConnection) {
-        bus = KeyringBus(shared: connection)
-    }
-
-    /// A keyring reached over a session-bus connection of its own, opened on first use: for
-    /// gbnotifyctl and tests, which hold no other.
-    public init() {
-        bus = KeyringBus(shared: nil)
+    /// - Parameters:
+    ///   - limit: how long a call may go unanswered before it fails with `.timedOut` (a prompt
+    ///     still up is dismissed); nil waits as long as the user takes.
+    ///   - waitReport: told what a call waits for once it has waited a while in one step.
+    public init(
+        answerWithin limit: Duration? = nil, reportingWaits waitReport: KeyringWaitReport? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.limit = limit
+        self.waitReport = waitReport
+        self.clock = clock
     }
 
     /// Stores `token` for `account`, replacing the token of any item that names the same
     /// account.
     public func store(_ token: APIToken, for account: Account) async throws(KeyringError) {
-        try await withService { service in
-            try await service.store(
+        try await withService { service throws(KeyringError) in
+            try service.store(
                 token.secret, label: "gitbay token for \(account.displayName)",
-                attributes: [
-                    ItemSchema.attribute: ItemSchema.account, KeyringAttribute.instance: account.instance.url,
-                    KeyringAttribute.user: account.username,
-                ])
+                attributes: [KeyringAttribute.instance: account.instance.url, KeyringAttribute.user: account.username],
+                schema: .account)
             // The store replaced an item spelled exactly like ours; one for the same account
             // under another spelling of the instance would live on beside it.
-            for item in try await service.items(of: ItemSchema.account)
+            for item in try service.items(of: .account)
             where item.names(account) && item.attributes[KeyringAttribute.instance] != account.instance.url {
-                _ = try await service.delete(item)
+                _ = try service.delete(item.path)
             }
         }
     }
@@ -54,31 +54,47 @@ public final class Keyring: Sendable {
 
     /// Every account in the keyring, and the items of the schema that are not usable accounts.
     public func list() async throws(KeyringError) -> KeyringListing {
-        try await withService { service in KeyringListing(reading: try await service.items(of: ItemSchema.account)) }
+        try await withService { service throws(KeyringError) in KeyringListing(reading: try service.items(of: .account)) }
     }
 
     /// Deletes every item that names `account`; true when there was one.
     public func delete(_ account: Account) async throws(KeyringError) -> Bool {
-        try await withService { service in
+        try await withService { service throws(KeyringError) in
             var deleted = false
-            for item in try await service.items(of: ItemSchema.account) where item.names(account) {
-                if try await service.delete(item) { deleted = true }
+            for item in try service.items(of: .account) where item.names(account) {
+                if try service.delete(item.path) { deleted = true }
             }
             return deleted
         }
     }
 
-    /// Runs `body` against the Secret Service once the operations before it are done, and
-    /// reports whatever it throws as a `KeyringError`.
-    func withService<Value>(_ body: (SecretService) async throws -> Value) async throws(KeyringError) -> Value {
-        try await operations.run { () async throws(KeyringError) -> Value in
-            let service = SecretService(connection: try await bus.connection())
-            do {
-                return try await body(service)
-            } catch {
-                throw KeyringError(error)
+    /// Runs `body` on the keyring thread, cancelling its libsecret calls when the caller's
+    /// time runs out or its task is cancelled.
+    func withService<Value: Sendable>(
+        _ body: @escaping @Sendable (SecretServiceCalls) throws(KeyringError) -> Value
+    ) async throws(KeyringError) -> Value {
+        let cancellation = Cancellation()
+        let waits = WaitTracker(waitReport, clock: clock)
+        let deadline = limit.map { limit in
+            Task { [clock] in
+                guard (try? await clock.sleep(for: limit)) != nil else { return }
+                cancellation.cancel(because: .deadline)
             }
         }
+        defer {
+            deadline?.cancel()
+            waits.finish()
+        }
+        let result = await withTaskCancellationHandler { () async -> Result<Value, KeyringError> in
+            do throws(KeyringError) {
+                return .success(try await KeyringThread.shared.run(cancellation: cancellation, waits: waits, body))
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: {
+            cancellation.cancel(because: .task)
+        }
+        return try result.get()
     }
 }
 

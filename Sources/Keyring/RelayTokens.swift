@@ -9,13 +9,12 @@ import PushCore
 /// found, replaced and deleted like ours.
 extension Keyring {
     public func storeRelayToken(_ token: APIToken, for relay: GitbayInstance) async throws(KeyringError) {
-        try await withService { service in
-            try await service.store(
+        try await withService { service throws(KeyringError) in
+            try service.store(
                 token.secret, label: "gbnotify relay token for \(relay.displayName)",
-                attributes: [ItemSchema.attribute: ItemSchema.relay, RelayAttribute.url: relay.url])
-            for item in try await service.items(of: ItemSchema.relay)
-            where item.names(relay) && item.attributes[RelayAttribute.url] != relay.url {
-                _ = try await service.delete(item)
+                attributes: [RelayAttribute.url: relay.url], schema: .relay)
+            for item in try service.items(of: .relay) where item.names(relay) && item.attributes[RelayAttribute.url] != relay.url {
+                _ = try service.delete(item.path)
             }
         }
     }
@@ -23,8 +22,8 @@ extension Keyring {
     /// The token for `relay`, nil when there is none (or it is not a usable token); the newest
     /// item wins when there are several.
     public func relayToken(for relay: GitbayInstance) async throws(KeyringError) -> APIToken? {
-        try await withService { service in
-            try await service.items(of: ItemSchema.relay)
+        try await withService { service throws(KeyringError) in
+            try service.items(of: .relay)
                 .filter { $0.names(relay) }
                 .sorted { $0.modified > $1.modified }
                 .lazy.compactMap { try? APIToken($0.secret) }.first
@@ -33,10 +32,10 @@ extension Keyring {
 
     /// Deletes every token item for `relay`; true when there was one.
     public func deleteRelayToken(for relay: GitbayInstance) async throws(KeyringError) -> Bool {
-        try await withService { service in
+        try await withService { service throws(KeyringError) in
             var deleted = false
-            for item in try await service.items(of: ItemSchema.relay) where item.names(relay) {
-                if try await service.delete(item) { deleted = true }
+            for item in try service.items(of: .relay) where item.names(relay) {
+                if try service.delete(item.path) { deleted = true }
             }
             return deleted
         }

@@ -10,7 +10,7 @@ enum DoctorAccounts {
     static func check(only reference: String?, config: DoctorConfig) async -> [DoctorFinding] {
         let listing: KeyringListing
         do {
-            listing = try await Keyring().list()
+            listing = try await Setup.keyring().list()
         } catch {
             return [keyring(error)]
         }
@@ -57,7 +57,7 @@ enum DoctorAccounts {
         }
     }
 
-    /// Tells "no Secret Service" from "locked" from "no bus", each with its own fix.
+    /// Tells "no Secret Service" from "locked", "refused" and "no bus", each with its own fix.
     private static func keyring(_ error: KeyringError) -> DoctorFinding {
         switch error {
         case .serviceUnavailable:
@@ -72,7 +72,15 @@ enum DoctorAccounts {
             DoctorFinding(
                 "Secret Service", .failure,
                 "present, but the keyring is locked (the unlock prompt was dismissed or could not be shown)",
-                fix: "unlock it, for example in Passwords and Keys (seahorse) or KeePassXC, and run doctor again")
+                fix: "unlock it, for example in Passwords and Keys (seahorse), KeePassXC or KWallet, and run doctor again")
+        case .accessRefused:
+            DoctorFinding(
+                "Secret Service", .failure, "present, but it refused gbnotifyctl access to its gitbay items",
+                fix: "run doctor again and choose Allow in the keyring's access dialog (KeePassXC: Secret Service settings)")
+        case .timedOut:
+            DoctorFinding(
+                "Secret Service", .failure, "present, but it did not answer in time",
+                fix: "answer the keyring's dialog if it shows one, or restart the Secret Service, and run doctor again")
         case .noSessionBus:
             DoctorFinding(
                 "Secret Service", .failure, "cannot be reached without a session bus",

@@ -38,7 +38,7 @@ struct RelayLogin: Command {
     func run() async throws -> Int32 {
         let relay = try GitbayInstance(parsing: url)
         let token = try TokenInput.read(prompt: "Access token for the relay \(relay.url): ")
-        try await Keyring().storeRelayToken(token, for: relay)
+        try await Setup.keyring().storeRelayToken(token, for: relay)
         print("Stored the access token for the relay \(relay.url).")
         await DaemonLink.reloadIfRunning()
         return ExitStatus.success
@@ -60,7 +60,7 @@ struct RelayLogout: Command {
 
     func run() async throws -> Int32 {
         let relay = try GitbayInstance(parsing: url)
-        if try await Keyring().deleteRelayToken(for: relay) {
+        if try await Setup.keyring().deleteRelayToken(for: relay) {
             print("Deleted the access token for the relay \(relay.url).")
             await DaemonLink.reloadIfRunning()
         } else {

@@ -23,7 +23,13 @@ enum Setup {
     static func accountManager(_ settings: DaemonSettings = settings()) throws -> AccountManager {
         let environment = ProcessInfo.processInfo.environment
         return AccountManager(
-            keyring: Keyring(), state: try StateDirectory(environment: environment),
+            keyring: keyring(), state: try StateDirectory(environment: environment),
             clientOptions: settings.client, hostname: AccountManager.localHostname)
+    }
+
+    /// The keyring as the commands use it: waiting for a prompt as long as the user takes, and
+    /// saying on standard error, after a second of silence, what the keyring is waiting for.
+    static func keyring() -> Keyring {
+        Keyring(reportingWaits: KeyringWaitReport(after: .seconds(1)) { wait in Console.error("gbnotifyctl: \(wait)") })
     }
 }

@@ -18,7 +18,7 @@ struct RelayTokenTests {
     }
 
     static func secretTool(_ arguments: [String], input: String = "") async throws -> TestSession.Finished {
-        try await TestSession.run("secret-tool", arguments, input: input)
+        try await SecretTool.run(arguments, input: input)
     }
 
     @Test func storedThenFoundThenDeleted() async throws {
@@ -29,8 +29,7 @@ struct RelayTokenTests {
         try await keyring.storeRelayToken(token, for: relay)
 
         #expect(try await keyring.relayToken(for: relay) == token)
-        let lookup = try await Self.secretTool(["lookup", "xdg:schema", "org.gitbay.Relay", "url", relay.url])
-        #expect(lookup.output == token.secret)
+        #expect(try await SecretTool.lookup(["url": relay.url], schema: "org.gitbay.Relay") == token.secret)
         // Not an account: the account listing never sees it.
         #expect(try await keyring.list().accounts.allSatisfy { $0.account.instance != relay })
         #expect(try await keyring.deleteRelayToken(for: relay))

@@ -98,6 +98,17 @@ func testAccount(_ user: String, on instance: String) throws -> Account {
     try Account(instance: try GitbayInstance(parsing: instance, allowInsecureHTTP: true), username: user)
 }
 
+/// Every call of a fresh `Keyring` throws `expected`, and no error names the token.
+func expectEveryCall(toThrow expected: KeyringError, account: Account) async throws {
+    let keyring = Keyring()
+    let token = try uniqueToken()
+    await #expect(throws: expected) { try await keyring.list() }
+    await #expect(throws: expected) { try await keyring.token(for: account) }
+    await #expect(throws: expected) { try await keyring.delete(account) }
+    let storeError = await #expect(throws: expected) { try await keyring.store(token, for: account) }
+    #expect(storeError.map { !"\($0)".contains(token.secret) } ?? false)
+}
+
 /// A token that looks like gitbay's and is unique to the call, so that finding it anywhere is
 /// proof of where it came from.
 func uniqueToken() throws -> APIToken {
@@ -107,31 +118,46 @@ func uniqueToken() throws -> APIToken {
 /// `secret-tool`, with the secret on its standard input.
 enum SecretTool {
     static func store(label: String, attributes: [String: String], secret: String) async throws {
-        let result = try await TestSession.run(
-            "secret-tool", ["store", "--label=\(label)", "xdg:schema", "org.gitbay.Account"] + flatten(attributes),
-            input: secret)
+        let result = try await run(["store", "--label=\(label)", "xdg:schema", "org.gitbay.Account"] + flatten(attributes), input: secret)
         try #require(result.status == 0, "secret-tool store failed: \(result.output)")
     }
 
     /// The secret `secret-tool lookup` finds for exactly these attributes, or nil.
-    static func lookup(_ attributes: [String: String]) async throws -> String? {
-        let result = try await TestSession.run(
-            "secret-tool", ["lookup", "xdg:schema", "org.gitbay.Account"] + flatten(attributes))
-        return result.status == 0 ? result.output : nil
+    ///
+    /// On KWallet a lost session (see `run`) makes secret-tool find nothing and say nothing,
+    /// exactly as when there is nothing: there, nothing counts only when three lookups agree.
+    static func lookup(_ attributes: [String: String], schema: String = "org.gitbay.Account") async throws -> String? {
+        let attempts = ProcessInfo.processInfo.environment["PRIVATE_DESKTOP_KEYRING"] == "kwallet" ? 3 : 1
+        for _ in 0..<attempts {
+            let result = try await run(["lookup", "xdg:schema", schema] + flatten(attributes))
+            if result.status == 0 { return result.output }
+        }
+        return nil
     }
 
     /// `secret-tool search --all` output for items with these attributes: one block per item.
     static func search(_ attributes: [String: String]) async throws -> String {
-        try await TestSession.run(
-            "secret-tool", ["search", "--all", "xdg:schema", "org.gitbay.Account"] + flatten(attributes)
-        ).output
+        try await run(["search", "--all", "xdg:schema", "org.gitbay.Account"] + flatten(attributes)).output
     }
 
     static func clear(_ attributes: [String: String]) async throws {
-        let result = try await TestSession.run(
-            "secret-tool", ["clear", "xdg:schema", "org.gitbay.Account"] + flatten(attributes))
+        let result = try await run(["clear", "xdg:schema", "org.gitbay.Account"] + flatten(attributes))
         try #require(result.status == 0, "secret-tool clear failed: \(result.output)")
     }
+
+    /// Runs secret-tool once more when KWallet (kwalletd5 5.103) lost or refused its session:
+    /// it refuses libsecret's public key when that is a byte short (one key in 256), and drops
+    /// a new client's session when others connect at the same moment. Both are KWallet's
+    /// faults, and not what any test here is about.
+    static func run(_ arguments: [String], input: String = "") async throws -> TestSession.Finished {
+        var result = try await TestSession.run("secret-tool", arguments, input: input)
+        for _ in 1..<3 where Self.kwalletSessionFailures.contains(where: result.output.contains) {
+            result = try await TestSession.run("secret-tool", arguments, input: input)
+        }
+        return result
+    }
+
+    static let kwalletSessionFailures = ["Client public key size is invalid", "Can't find session"]
 
     private static func flatten(_ attributes: [String: String]) -> [String] {
         attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }

@@ -12,17 +12,31 @@ public enum PrivateSession {
         public let description: String
     }
 
+    /// The Secret Service on the copy's bus: `scripts/desktop-session --keyring=` names them.
+    public enum Keyring: String, Sendable {
+        /// gnome-keyring, its login collection unlocked.
+        case gnome
+        /// KeePassXC with one open database and no access dialog.
+        case keepassxc
+        /// KeePassXC asking before each program's first access, as it does by default.
+        case keepassxcConfirm = "keepassxc-confirm"
+        /// kwalletd5 with its Secret Service API on.
+        case kwallet
+        /// None at all.
+        case none
+    }
+
     private static let childVariable = "GBNOTIFY_TESTS_PRIVATE_SESSION"
     private static let script = "\(Standin.packageRoot)/scripts/desktop-session"
 
     /// - Parameters:
-    ///   - keyring: a Secret Service on the bus (gnome-keyring, unlocked).
+    ///   - keyring: the Secret Service on the bus.
     ///   - notifications: a notification server (dunst on its own Xvfb); off unless asked for,
     ///     as it is two more processes on a busy machine.
     ///   - sessionBus: false runs the copy outside any session: no session bus, so neither of the
     ///     above either.
     public static func run(
-        keyring: Bool = true, notifications: Bool = false, sessionBus: Bool = true, test: String = #function,
+        keyring: Keyring = .gnome, notifications: Bool = false, sessionBus: Bool = true, test: String = #function,
         _ body: () async throws -> Void
     ) async throws {
         var environment = ProcessInfo.processInfo.environment
@@ -35,7 +49,7 @@ public enum PrivateSession {
                     "--filter", NSRegularExpression.escapedPattern(for: test)]
         let child: Program.Outcome
         if sessionBus {
-            let options = (keyring ? [] : ["--no-keyring"]) + (notifications ? [] : ["--no-notifications"])
+            let options = ["--keyring=\(keyring.rawValue)"] + (notifications ? [] : ["--no-notifications"])
             child = try await Program.run([script] + options + ["--"] + copy, environment: environment)
         } else {
             // No bus address, no display to autolaunch one on, and a runtime directory without

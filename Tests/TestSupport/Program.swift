@@ -49,6 +49,11 @@ public final class Program: Sendable {
         kill(pid, signal)
     }
 
+    /// What the program has written to standard error so far, while it runs.
+    public var stderrSoFar: String {
+        (try? String(contentsOfFile: files[2], encoding: .utf8)) ?? ""
+    }
+
     /// Waits for the program to end (off Swift's cooperative pool) and reads what it printed.
     public func finish() async -> Outcome {
         if let done = outcome.withLock({ $0 }) { return done }

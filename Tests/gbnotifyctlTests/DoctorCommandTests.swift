@@ -44,7 +44,7 @@ import TestSupport
     }
 
     @Test func doctorFailsWithoutASecretService() async throws {
-        try await PrivateSession.run(keyring: false, notifications: true) {
+        try await PrivateSession.run(keyring: .none, notifications: true) {
             let desktop = try await HealthyDesktop.start(storeAccount: false)
             let run = try await desktop.doctor()
             #expect(run.status == 1)

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// gbnotifyctl against a keyring that asks the user first (a locked KeePassXC database), in a
+/// session of its own, the dialog answered through the keyboard.
+@Suite(.timeLimit(.minutes(2)))
+struct KeyringPromptTests {
+    static let waitingLine = "gbnotifyctl: waiting for the keyring to be unlocked"
+
+    /// D-Bus gives up on a reply after 25 s; KeePassXC holds its reply to the search while its
+    /// unlock dialog is up. gbnotifyctl says at once what it waits for, then waits as long as
+    /// the user takes (here 30 s) and lists the account.
+    @Test func accountListWaitsForAnUnlockAfterThirtySecondsAndSaysSoAtOnce() async throws {
+        try await PrivateSession.run(keyring: .keepassxc) {
+            try await SecretTool.store(instance: "https://waited.example", user: "patient", token: "gb_waitedforthirtyseconds")
+            try await SecretServiceControl.lockKeePassXC()
+
+            let started = ContinuousClock.now
+            let list = try Ctl().start(["account", "list"])
+            try await SecretServiceControl.focusWindow(titled: "Unlock Database")
+            let saidAfter = try await Self.waitForStderr(of: list, containing: Self.waitingLine, from: started)
+            #expect(saidAfter < .seconds(2), "the waiting line came after \(saidAfter)")
+
+            // The user takes half a minute to type the password.
+            try await Task.sleep(until: started + .seconds(30))
+            try await SecretServiceControl.focusWindow(titled: "Unlock Database")
+            try await SecretServiceControl.type(SecretServiceControl.password)
+            try await SecretServiceControl.press("Return")
+
+            let outcome = await list.finish()
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(outcome.stdout.hasPrefix("patient@waited.example\thttps://waited.example\t"), "\(outcome.stdout)")
+            let lines = outcome.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix(Self.waitingLine), "\(outcome.stderr)")
+            #expect(lines.first?.contains("unlock dialog") == true)
+        }
+    }
+
+    /// How long after `start` the program's standard error held `text`; fails after 10 s.
+    static func waitForStderr(
+        of program: Program, containing text: String, from start: ContinuousClock.Instant
+    ) async throws -> Duration {
+        // Standard error is a file: there is nothing to wait on but the file itself.
+        while !program.stderrSoFar.contains(text) {
+            try #require(ContinuousClock.now - start < .seconds(10), "no '\(text)' yet: \(program.stderrSoFar)")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return ContinuousClock.now - start
+    }
+}
