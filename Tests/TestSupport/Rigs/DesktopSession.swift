@@ -47,18 +47,17 @@ public final class DesktopSession: Sendable {
     /// Starts a session and returns once its server serves (GNOME Shell: about 1 to 3 s here;
     /// Plasma about 2 s).
     /// - Parameters:
-    ///   - keyring: a Secret Service (gnome-keyring, unlocked) on the session bus, for a
-    ///     gbnotifyd that reads its accounts there.
+    ///   - keyring: the Secret Service on the session bus, for a gbnotifyd that reads its
+    ///     accounts there.
     ///   - dataDirectory: put first in XDG_DATA_DIRS: desktop entries in its `applications/`
     ///     (gbnotify.desktop, for Plasma's badge and the `desktop-entry` hint).
     ///   - environment: what desktop-session and so the server start with (PATH matters to
     ///     GNOME's `desktop-entry` lookup).
     public static func start(
-        _ server: Server, keyring: Bool = true, dataDirectory: String? = nil,
+        _ server: Server, keyring: PrivateSession.Keyring = .gnome, dataDirectory: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment, readyTimeout: Duration = .seconds(400)
     ) async throws -> DesktopSession {
-        var argv = [script, "--server", server.rawValue]
-        if !keyring { argv.append("--no-keyring") }
+        var argv = [script, "--server", server.rawValue, "--keyring=\(keyring.rawValue)"]
         if let dataDirectory { argv += ["--data-dir", dataDirectory] }
         // The command prints what the test needs, then waits for the lifeline to close.
         argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec cat >/dev/null"#]
