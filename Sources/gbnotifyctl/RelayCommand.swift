@@ -7,7 +7,8 @@ struct RelayCommand: Command {
         name: "relay",
         abstract: "Store or delete the access token of an ntfy-compatible relay.",
         discussion: """
-            The relay itself is set in the config file (relay-url, relay-topic). A relay that
+            The relay itself is set in the config file (relay-url); each account listens on a topic
+            of its own, its device token ('account list --json' shows it as topic). A relay that
             requires a login gets its token from the desktop keyring, never from the config file.
             """,
         subcommands: [RelayLogin.self, RelayLogout.self]
@@ -40,7 +41,7 @@ struct RelayLogin: Command {
         let token = try TokenInput.read(prompt: "Access token for the relay \(relay.url): ")
         try await Setup.keyring().storeRelayToken(token, for: relay)
         print("Stored the access token for the relay \(relay.url).")
-        await DaemonLink.reloadIfRunning()
+        await DaemonCall.reloadIfRunning()
         return ExitStatus.success
     }
 }
@@ -62,7 +63,7 @@ struct RelayLogout: Command {
         let relay = try GitbayInstance(parsing: url)
         if try await Setup.keyring().deleteRelayToken(for: relay) {
             print("Deleted the access token for the relay \(relay.url).")
-            await DaemonLink.reloadIfRunning()
+            await DaemonCall.reloadIfRunning()
         } else {
             print("No access token was stored for the relay \(relay.url).")
         }
