@@ -12,7 +12,7 @@ import Testing
 ///
 /// One test at a time: each starts two stand-ins, and a dozen Pythons starting at once on two
 /// cores slow every other suite past its stand-ins' start timeout.
-@Suite(.serialized) struct FaultGitbayTests {
+@Suite(.serialized, .needsDesktopSession) struct FaultGitbayTests {
     private static let listMatch = Standin.Fault.Match(argvPrefix: ["notifications", "list"])
 
     @Test func aRefusedConnectionIsRetriedAndTouchesNoOtherAccount() async throws {

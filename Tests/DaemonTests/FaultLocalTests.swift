@@ -11,7 +11,7 @@ import Testing
 /// garbled, a disk that takes no more bytes. (The tests may run as root, where mode 000 stops
 /// no read, so "unreadable" is a directory where a file belongs: a read that fails for real.)
 /// One test at a time, as FaultGitbayTests, for the same reason.
-@Suite(.serialized) struct FaultLocalTests {
+@Suite(.serialized, .needsDesktopSession) struct FaultLocalTests {
     @Test func anUnreadableStateFileStartsEveryAccountAfreshWithoutAFlood() async throws {
         try await Harness.run { harness in
             let rows = try await harness.instances[0].standin.addNotifications(for: Harness.username, count: 5)

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// One account's server misbehaves; the other account must not notice.
-@Suite struct FaultTests {
+@Suite(.needsDesktopSession) struct FaultTests {
     private static let listMatch = Standin.Fault.Match(argvPrefix: ["notifications", "list"])
 
     @Test func aRejectedTokenStopsThatAccountOnly() async throws {

@@ -10,7 +10,7 @@ import TestSupport
 import Testing
 
 /// Registering each account's own device token with it: recorded per account, never fatal.
-@Suite struct RegistrationTests {
+@Suite(.needsDesktopSession) struct RegistrationTests {
     @Test func outcomesAreRecordedPerAccountAndNeverStopPolling() async throws {
         try await Harness.run(3, scopes: [2: .read]) { harness in
             let (registered, noPush, readOnly) = (harness.instances[0], harness.instances[1], harness.instances[2])

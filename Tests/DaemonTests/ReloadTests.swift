@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// Reloading: accounts that came and went, a config that broke, a keyring that was late.
-@Suite struct ReloadTests {
+@Suite(.needsDesktopSession) struct ReloadTests {
     @Test func aReloadPollsNewAccountsAndRetiresGoneOnes() async throws {
         try await Harness.run(2, inKeyring: [0]) { harness in
             let (staying, added) = (harness.instances[0], harness.instances[1])
@@ -97,7 +97,7 @@ private struct KeyringUnavailable: Error, CustomStringConvertible {
 }
 
 /// Which keyring accounts the daemon is willing to talk to.
-@Suite struct AccountRulesTests {
+@Suite(.needsDesktopSession) struct AccountRulesTests {
     /// An account on plain http to a host of this test's own, in the keyring while `body` runs
     /// (the item troubles no other test even if it outlives a failure here: the session's
     /// keyring goes with the session), and the account source that lists it alone.

@@ -5,7 +5,7 @@ import Testing
 
 /// Relay access tokens: items of their own schema, `org.gitbay.Relay` with attribute `url`,
 /// apart from the accounts, and shared with `secret-tool` like them.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .needsDesktopSession)
 struct RelayTokenTests {
     let keyring = Keyring()
 

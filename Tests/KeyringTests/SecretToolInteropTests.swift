@@ -5,7 +5,7 @@ import Testing
 
 /// Items are shared with anything that speaks the Secret Service; `secret-tool` stands in for
 /// all of it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .needsDesktopSession)
 struct SecretToolInteropTests {
     let keyring = Keyring()
 
