@@ -455,7 +455,8 @@ def parse_arguments(argv):
     parser.add_argument("--tls-cert", metavar="FILE")
     parser.add_argument("--tls-key", metavar="FILE")
     parser.add_argument("--demo-topic", metavar="TOPIC",
-                        help="print how to point gbnotifyd at this relay and publish to TOPIC")
+                        help="print how to point gbnotifyd at this relay and wake the account whose "
+                             "topic (device token) is TOPIC")
     parser.add_argument("--demo-instance", metavar="URL", default="http://127.0.0.1:8417",
                         help="with --demo-topic: the gitbay the demo notice names (the demo stand-in's)")
     arguments = parser.parse_args(argv)
@@ -472,11 +473,11 @@ def announce_demo(url, topic, instance):
     payload = ('{"aps":{"alert":{"title":"krz/gitbay","body":"noor opened issue #77"}},'
                f'"path":"krz/gitbay/issues/77","instance":"{instance}","user":"demo"}}')
     print("\n".join([
-        f"relay: an ntfy-compatible relay at {url}; point gbnotifyd at it with these lines in",
+        f"relay: an ntfy-compatible relay at {url}; point gbnotifyd at it with this line in",
         "relay: ~/.config/gbnotifyd/config (then restart gbnotifyd, or send it SIGHUP):",
         f"    relay-url = {url}",
-        f"    relay-topic = {topic}",
-        "relay: then publish a notice for the demo account to it:",
+        "relay: each account listens on a topic of its own, its device token ('gbnotifyctl",
+        "relay: account list --json' shows it as \"topic\"); wake the demo account on its topic:",
         f"    curl -d '{payload}' {url}/{topic}",
     ]), file=sys.stderr, flush=True)
 

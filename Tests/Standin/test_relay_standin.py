@@ -416,7 +416,9 @@ class RelayStandinTests(unittest.TestCase):
         while not lines or not lines[-1].startswith("    curl "):
             lines.append(relay.process.stderr.readline().rstrip("\n"))
         self.assertIn(f"    relay-url = {relay.url}", lines)
-        self.assertIn("    relay-topic = gbnotify-demo", lines)
+        # No relay-topic line: that key is retired, each account listens on its device token.
+        self.assertFalse([line for line in lines if "relay-topic" in line], lines)
+        self.assertTrue([line for line in lines if "device token" in line], lines)
         payload, target = lines[-1].removeprefix("    curl -d '").rsplit("' ", 1)
         self.assertEqual(target, f"{relay.url}/gbnotify-demo")
         self.assertEqual(json.loads(payload)["instance"], "http://127.0.0.1:8417")

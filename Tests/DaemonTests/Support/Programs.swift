@@ -22,7 +22,13 @@ final class RunningDaemon: Sendable {
 
     /// - Parameter wrapper: a command that execs its arguments (the daemon's argv), to start
     ///   it with limits or signal dispositions of the test's choosing; the pid stays the daemon's.
-    init(arguments: [String] = ["--verbose"], environment: [String: String], wrapper: [String] = []) throws {
+    convenience init(arguments: [String] = ["--verbose"], environment: [String: String], wrapper: [String] = []) throws {
+        try self.init(argv: wrapper + [Self.executable] + arguments, environment: environment)
+    }
+
+    /// Any program: `scripts/demo`, which runs a gbnotifyd of its own.
+    /// - Parameter withStandardOutput: its standard output is read into `lines` too.
+    init(argv: [String], environment: [String: String], withStandardOutput: Bool = false) throws {
         let stderr = try Subprocess.pipe()
         let null = try Subprocess.openFile("/dev/null", flags: O_RDWR)
         defer {
@@ -31,7 +37,7 @@ final class RunningDaemon: Sendable {
         }
         do {
             pid = try Subprocess.spawn(
-                wrapper + [Self.executable] + arguments, stdin: null, stdout: null, stderr: stderr.write,
+                argv, stdin: null, stdout: withStandardOutput ? stderr.write : null, stderr: stderr.write,
                 environment: environment)
         } catch {
             close(stderr.read)
@@ -64,9 +70,11 @@ final class RunningDaemon: Sendable {
     }
 
     @discardableResult
-    func waitForLine(containing text: String, occurrence: Int = 1) async throws -> [String] {
+    func waitForLine(
+        containing text: String, occurrence: Int = 1, timeout: Duration = .seconds(15)
+    ) async throws -> [String] {
         do {
-            return try await lines.wait(for: "gbnotifyd's log line \(occurrence) containing \"\(text)\"") { lines in
+            return try await lines.wait(for: "gbnotifyd's log line \(occurrence) containing \"\(text)\"", timeout: timeout) { lines in
                 lines.count { $0.contains(text) } >= occurrence
             }
         } catch {
