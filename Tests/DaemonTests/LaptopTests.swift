@@ -1,6 +1,7 @@
 import Daemon
 import DBus
 import Foundation
+import Glibc
 import PushCore
 import Settings
 import TestSupport
@@ -144,6 +145,49 @@ import Threads
                 _ = consume watch
                 await bus.close()
             }
+        }
+    }
+
+    /// The real gbnotifyd on the stand-in system bus: logind counts its inhibitor (a descriptor
+    /// passed over its own libdbus connection), and `status` says when NetworkManager is offline.
+    @Test func theDaemonHoldsItsInhibitorAndSaysWhenItIsOffline() async throws {
+        try await PrivateSession.run {
+            try await Self.withSystemBus { system in
+                let fixture = try await BinaryFixture.start()
+                let daemon = try RunningDaemon(environment: system.environment(fixture.home.environment))
+                try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+                let held = try await system.waitForInhibitors(held: 1)
+                #expect(held.map(\.pid) == [UInt32(daemon.pid)])
+
+                try await system.goOffline()
+                try await daemon.waitForLine(containing: "the system is offline")
+                let status = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await fixture.home.ctl(["status", "--json"]).stdout.utf8))
+                #expect(status.network == .offline)
+                #expect(status.accounts.map(\.state) == [.offline])
+                #expect(try await fixture.home.ctl(["status"]).stdout.contains("offline"))
+
+                let slept = try await system.sleep()
+                #expect(!slept.timedOut)
+                #expect(slept.delayedBy.map(\.pid) == [UInt32(daemon.pid)])
+                daemon.send(SIGTERM)
+                #expect(try await daemon.waitForExit() == 0)
+                await fixture.finish()
+            }
+        }
+    }
+
+    /// Containers and other inits: no system bus at all, and everything else as ever.
+    @Test func withoutASystemBusTheDaemonPollsAsEver() async throws {
+        try await PrivateSession.run {
+            let fixture = try await BinaryFixture.start()
+            // A daemon home has no system bus.
+            let daemon = try RunningDaemon(environment: fixture.home.environment)
+            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+            #expect(daemon.lines(containing: "no system bus").count == 1)
+            #expect(daemon.lines(containing: "sleep and network changes are not followed").count == 1)
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            await fixture.finish()
         }
     }
 }

@@ -64,9 +64,9 @@ final class RunningDaemon: Sendable {
     }
 
     @discardableResult
-    func waitForLine(containing text: String, occurrence: Int = 1) async throws -> [String] {
+    func waitForLine(containing text: String, occurrence: Int = 1, timeout: Duration = .seconds(15)) async throws -> [String] {
         do {
-            return try await lines.wait(for: "gbnotifyd's log line \(occurrence) containing \"\(text)\"") { lines in
+            return try await lines.wait(for: "gbnotifyd's log line \(occurrence) containing \"\(text)\"", timeout: timeout) { lines in
                 lines.count { $0.contains(text) } >= occurrence
             }
         } catch {
@@ -166,7 +166,8 @@ final class NotifySocket: Sendable {
 }
 
 /// A home of its own for the daemon and gbnotifyctl: config, state, and the environment that
-/// points at them.
+/// points at them. The machine's system bus is never reached: there is none (tests of sleep
+/// and the network give a stand-in's address instead).
 struct DaemonHome {
     let directory: URL
 
@@ -185,7 +186,7 @@ struct DaemonHome {
         environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         environment["NOTIFY_SOCKET"] = notifySocket
-        return environment
+        return environment.merging(SystemBusStandin.noSystemBus) { $1 }
     }
 
     func writeConfig(_ text: String) throws {
