@@ -19,9 +19,8 @@ func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
     if let relay = config.relayURL {
         invariant(relay.scheme == "https" || relay.isLoopback, "relay-url \(relay.url) is plain http to another host")
     }
-    if let topic = config.relayTopic {
-        invariant((1...Config.maximumRelayTopicLength).contains(topic.utf8.count), "relay-topic \(topic.debugDescription)")
-    }
+    invariant((1...50).contains(config.maxNotifications), "max-notifications \(config.maxNotifications)")
+    invariant(config.warnings.allSatisfy(isOneLine), "a warning is not one line: \(config.warnings)")
     if let terminal = config.terminal {
         invariant(!terminal.isEmpty && !terminal.contains(""), "terminal \(terminal)")
     }
