@@ -126,6 +126,18 @@ import Testing
         }
     }
 
+    /// Issue 14: summaries of Int.max rows, folded and merged (before, the queue of notices
+    /// waiting for a server added such counts up and crashed), stay within `OutsideCount`.
+    @Test func hostileCountsFoldIntoSummariesThatNeverOverflow() {
+        var book = ScreenBook(limit: 1)
+        let huge = InboxCycle.Notice.summary(count: .max, isAtLeast: true, rowIDs: [], isFirstSight: false)
+        for account in [Self.cmc, Self.bob, Self.cmc, Self.bob] {
+            book.take(AccountUpdate(account: account, notices: [huge, huge], unread: .atLeast(.max)))
+        }
+        #expect(book.entries.count == 1)
+        #expect(Self.subjects(book).allSatisfy { $0.hasSuffix(" \(OutsideCount.maximum)") }, "\(Self.subjects(book))")
+    }
+
     @Test func aSummaryShrinksAsItsRowsAreReadAndGoesWithTheLast() {
         var book = ScreenBook(limit: 3)
         book.take(AccountUpdate(account: Self.cmc, unread: .exact(0)))
