@@ -222,7 +222,13 @@ actor Screen {
             logger.debug("notification \(id) was closed by the server (reason \(reason))")
             save()
         case .action(let id, let key, let token):
-            guard let entry = book.entry(serverID: id), entry.isAdopted == adopted else { return }
+            // One click, however many times the server says it (GNOME Shell 43 repeats it once
+            // per Notify of the id).
+            guard book.entry(serverID: id)?.isAdopted == adopted else { return }
+            guard let entry = book.actionInvoked(on: id) else {
+                logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), heard again")
+                return
+            }
             let activationToken = token ?? broadcastTokens.removeValue(forKey: id)
             await clicked(entry, key: key, activationToken: activationToken)
         case .activationToken(let id, let token):
