@@ -180,10 +180,8 @@ struct PlasmaDaemonTests {
     @Test func aNotifyPlasmaRefusesAsTooSoonIsShownOnceASecondLater() async throws {
         try await desktop.run { run in
             let (_, id) = try await run.show(actor: "eve", summary: "opened issue #12")
-            let monitor = try notifyCallMonitor(on: desktop)
-            defer { monitor.send(SIGTERM) }
-            // dbus-monitor gives up its name once it monitors.
-            try await monitor.lines.wait(for: "dbus-monitor to monitor") { $0.contains { $0.hasSuffix("\tNameLost") } }
+            let monitor = try await BusMonitor(on: desktop.session)
+            defer { Task { await monitor.stop() } }
             let plasmashell = try await desktop.serverProcess()
             let other = try await desktop.session.connect()
             defer { Task { await other.close() } }
@@ -200,11 +198,12 @@ struct PlasmaDaemonTests {
                             .vardict(["desktop-entry": .string(NotificationContent.desktopEntry)]), .int32(-1),
                         ])
                 }
-                try await monitor.lines.wait(for: "the other sender's Notify") { $0.contains { $0.contains("\t\(other.uniqueName)\t") } }
+                let sender = other.uniqueName
+                try await monitor.wait(for: "the other sender's Notify") { $0.contains { $0.member == "Notify" && $0.sender == sender } }
                 let row = try await run.standin.addNotification(
                     for: "cmc", repo: "krz/gitbay", actor: "ana", summary: "commented on issue #12", path: "krz/gitbay/issues/12")
                 run.daemon.send(SIGHUP)
-                try await monitor.lines.wait(for: "gbnotifyd's Notify") { $0.count { $0.hasPrefix("mc\t") } >= 2 }
+                try await monitor.wait(for: "gbnotifyd's Notify") { $0.contains { $0.member == "Notify" && $0.sender != sender } }
                 kill(plasmashell, SIGCONT)
                 let theirs = try #require(try await sameText.value.first?.uint32Value)
 

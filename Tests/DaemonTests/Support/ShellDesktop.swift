@@ -522,11 +522,64 @@ final class BadgeWatch: Sendable {
     }
 }
 
-/// Method calls to the notification server as `dbus-monitor --profile` sees them on a
-/// session's bus: one line each, "mc TIME SERIAL SENDER DESTINATION PATH INTERFACE MEMBER".
-func notifyCallMonitor(on desktop: ShellDesktop) throws -> RunningDaemon {
-    let rule = "type='method_call',interface='\(NotificationsInterface.name)',member='Notify'"
-    // Its lines on standard error, where RunningDaemon reads them.
-    return try RunningDaemon(
-        argv: ["sh", "-c", "exec dbus-monitor --session --profile \"$0\" >&2", rule], environment: desktop.session.environment)
+/// What `dbus-monitor` sees of the notification server's interface on a session's bus: every
+/// method call to it and every signal of it, whoever it is sent to (GNOME's helper and dunst
+/// send theirs to the caller of Notify alone).
+final class BusMonitor: Sendable {
+    struct Message: Sendable, Equatable {
+        let isSignal: Bool
+        let sender: String
+        /// nil for a broadcast.
+        let destination: String?
+        let member: String
+        /// The first argument when it is a uint32: a signal's notification id, Notify's
+        /// replaces_id.
+        let firstUInt32: UInt32?
+    }
+
+    private let process: RunningDaemon
+
+    init(on session: DesktopSession) async throws {
+        let interface = NotificationsInterface.name
+        // Its lines on standard error, where RunningDaemon reads them.
+        process = try RunningDaemon(
+            argv: ["sh", "-c", "exec dbus-monitor --session \"$0\" \"$1\" >&2",
+                   "type='method_call',interface='\(interface)'", "type='signal',interface='\(interface)'"],
+            environment: session.environment)
+        // It gives up its bus name once it monitors.
+        try await process.lines.wait(for: "dbus-monitor to monitor") { $0.contains { $0.hasSuffix("member=NameLost") } }
+    }
+
+    var messages: [Message] { Self.parse(process.lines.value) }
+
+    /// The messages once `condition` holds.
+    @discardableResult
+    func wait(for what: String, until condition: @escaping @Sendable ([Message]) -> Bool) async throws -> [Message] {
+        Self.parse(try await process.lines.wait(for: what) { condition(Self.parse($0)) })
+    }
+
+    func stop() async {
+        process.send(SIGTERM)
+        _ = try? await process.waitForExit()
+    }
+
+    /// dbus-monitor's default format: a line per message ("signal time=... sender=:1.10 ->
+    /// destination=:1.14 serial=24 path=...; interface=...; member=ActionInvoked"), then its
+    /// arguments, indented, one a line ("   uint32 7"). The last message counts only once a line
+    /// follows it: until then its first argument may still be on its way.
+    private static func parse(_ lines: [String]) -> [Message] {
+        var messages: [Message] = []
+        for (index, line) in lines.enumerated().dropLast() {
+            guard let head = line.firstMatch(
+                of: #/^(signal|method call) time=\S+ sender=(\S+) -> destination=(\S+) .* member=(\S+)$/#)
+            else { continue }
+            let argument = lines[index + 1].firstMatch(of: #/^ +uint32 (\d+)$/#)
+            let destination = String(head.3)
+            messages.append(Message(
+                isSignal: head.1 == "signal", sender: String(head.2),
+                destination: destination.hasPrefix("(null") ? nil : destination,
+                member: String(head.4), firstUInt32: argument.flatMap { UInt32($0.1) }))
+        }
+        return messages
+    }
 }
