@@ -5,8 +5,8 @@ import PushCore
 import TestSupport
 import Testing
 
-/// The real gbnotifyd on a real shell, GNOME Shell 43 or Plasma 5.27: one desktop session for a
-/// whole suite (`@Suite(.serialized, .shell(.plasma))`: the shells take seconds to start here),
+/// The real gbnotifyd on a real shell, GNOME Shell 43 or Plasma 5.27 (or on dunst, for what it
+/// does after a kill -9): one desktop session for a whole suite (`@Suite(.serialized, .shell(.plasma))`: the shells take seconds to start here),
 /// a gitbay stand-in whose user cmc is in that session's keyring, and in each test a gbnotifyd of
 /// its own (`ShellDesktop.run`), with a fresh home and inbox.
 ///
@@ -395,36 +395,6 @@ final class ShellRun: Sendable {
     }
 }
 
-/// Every signal of `org.freedesktop.Notifications` broadcast on a session's bus, with its
-/// sender: what the shell says about every notification (GNOME's gnome-shell and Plasma's
-/// plasmashell broadcast them all).
-final class ServerBroadcasts: Sendable {
-    let signals = Observed<[DBusSignal]>([])
-    private let connection: DBusConnection
-    private let listening: Task<Void, Never>
-
-    init(on session: DesktopSession) async throws {
-        connection = try await session.connect()
-        let stream = try await connection.signals(matching: DBusMatchRule(interface: NotificationsInterface.name))
-        let signals = signals
-        listening = Task { for await signal in stream { signals.update { $0.append(signal) } } }
-    }
-
-    /// `NotificationClosed` reasons heard for `ids`.
-    func closings(of ids: Set<UInt32>) -> [(id: UInt32, reason: UInt32)] {
-        signals.value.compactMap { signal in
-            guard signal.member == "NotificationClosed", let id = signal.arguments.first?.uint32Value, ids.contains(id),
-                  let reason = signal.arguments.last?.uint32Value else { return nil }
-            return (id, reason)
-        }
-    }
-
-    func close() async {
-        listening.cancel()
-        await connection.close()
-    }
-}
-
 /// One `DesktopSession` of GNOME Shell or Plasma around a whole suite, with the stand-in and
 /// its account in the session's keyring (see `ShellDesktop`).
 struct ShellSuite: SuiteTrait, TestScoping {
@@ -532,9 +502,11 @@ final class BusMonitor: Sendable {
         /// nil for a broadcast.
         let destination: String?
         let member: String
-        /// The first argument when it is a uint32: a signal's notification id, Notify's
-        /// replaces_id.
-        let firstUInt32: UInt32?
+        /// The leading uint32 arguments: a signal's notification id (and NotificationClosed's
+        /// reason); none for Notify, whose first argument is a string.
+        let numbers: [UInt32]
+
+        var firstUInt32: UInt32? { numbers.first }
     }
 
     private let process: RunningDaemon
@@ -565,20 +537,23 @@ final class BusMonitor: Sendable {
 
     /// dbus-monitor's default format: a line per message ("signal time=... sender=:1.10 ->
     /// destination=:1.14 serial=24 path=...; interface=...; member=ActionInvoked"), then its
-    /// arguments, indented, one a line ("   uint32 7"). The last message counts only once a line
-    /// follows it: until then its first argument may still be on its way.
+    /// arguments, indented, one a line ("   uint32 7"). A message counts only once a line that
+    /// is not a number follows it, or its numbers are all there (NotificationClosed's two):
+    /// until then its arguments may still be on their way.
     private static func parse(_ lines: [String]) -> [Message] {
         var messages: [Message] = []
-        for (index, line) in lines.enumerated().dropLast() {
+        for (index, line) in lines.enumerated() {
             guard let head = line.firstMatch(
                 of: #/^(signal|method call) time=\S+ sender=(\S+) -> destination=(\S+) .* member=(\S+)$/#)
             else { continue }
-            let argument = lines[index + 1].firstMatch(of: #/^ +uint32 (\d+)$/#)
+            let following = lines[(index + 1)...]
+            let numbers = following.prefix { $0.firstMatch(of: #/^ +uint32 \d+$/#) != nil }
+            guard numbers.count < following.count || (head.4 == "NotificationClosed" && numbers.count == 2) else { break }
             let destination = String(head.3)
             messages.append(Message(
                 isSignal: head.1 == "signal", sender: String(head.2),
-                destination: destination.hasPrefix("(null") ? nil : destination,
-                member: String(head.4), firstUInt32: argument.flatMap { UInt32($0.1) }))
+                destination: destination.hasPrefix("(null") ? nil : destination, member: String(head.4),
+                numbers: numbers.compactMap { UInt32($0.split(separator: " ").last ?? "") }))
         }
         return messages
     }
