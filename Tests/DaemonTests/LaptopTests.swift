@@ -20,9 +20,11 @@ import Threads
         return settings
     }
 
-    /// Runs `body` with a stand-in system bus, stopped afterwards.
+    /// Runs `body` with a stand-in system bus, stopped afterwards. logind waits for delay
+    /// inhibitors up to a minute here (5 s on a real system), so that a sleep that did not time
+    /// out proves the daemon let go, however busy the machine.
     static func withSystemBus(_ body: (SystemBusStandin) async throws -> Void) async throws {
-        let system = try await SystemBusStandin.start()
+        let system = try await SystemBusStandin.start(inhibitDelayMax: .seconds(60))
         do {
             try await body(system)
         } catch {
