@@ -68,9 +68,15 @@ struct FallbackServerChecks {
             // The repository as title; the body escaped, so the server shows the text as sent.
             let popup = try await screen.waitForPopup(titled: "krz/gitbay", body: "eve said <b>hi</b> & left")
             let area = try #require(popup.iconArea, "no icon on the bubble: \(popup)")
-            let colours = try await desktop.session.colours(in: area)
             // The installed icon (its recoloured fill, with the badge's red), not the source
-            // tree's that a daemon finding none installed would fall back to.
+            // tree's that a daemon finding none installed would fall back to. The bubble is
+            // painted a little after the accessibility tree has it: pictures until it is.
+            let deadline = ContinuousClock.now + .seconds(10)
+            var colours = try await desktop.session.colours(in: area)
+            while colours[InstalledDesktop.installedIconColour, default: 0] * 4 < area.width * area.height,
+                  ContinuousClock.now < deadline {
+                colours = try await desktop.session.colours(in: area)
+            }
             #expect(colours[InstalledDesktop.installedIconColour, default: 0] * 4 >= area.width * area.height, "\(colours)")
             #expect(colours[InstalledDesktop.badgeColour, default: 0] > 0, "\(colours)")
             #expect(colours[InstalledDesktop.packagedIconColour] == nil, "\(colours)")
