@@ -6,8 +6,8 @@
 For each run and each build in turn: the build's gbnotifyd starts with a home of its own and a
 config with nothing but `poll-interval` (by default none: the default, every 30 s), over
 ACCOUNTS accounts (10) of one gitbay stand-in (Tests/Standin), stored in the session's keyring
-with secret-tool; once every account's first poll is answered and it has gone quiet (no thread
-ran for half a second), it is left alone for SECONDS (60); then its VmRSS (/proc/PID/status),
+with secret-tool; once every account's first poll is answered and it has gone quiet (every thread
+asleep, none run for half a second), it is left alone for SECONDS (60); then its VmRSS (/proc/PID/status),
 Pss, Private_Dirty and Private_Clean (/proc/PID/smaps_rollup, KiB) are read, with the context
 switches of all its threads in the window (voluntary and not, /proc/PID/task/*/status), and it
 is stopped. Prints each run and the median per build. Not part of make check (that has
@@ -31,25 +31,37 @@ from bench import Keyring, Standin, memory
 FIELDS = ("rss", "Pss", "Private_Dirty", "Private_Clean", "switches")
 
 
-def switches(pid):
-    """Context switches of every thread of `pid` so far, by thread id."""
-    counts = {}
+def threads(pid):
+    """Each thread of `pid` by id: its context switches so far, and whether it sleeps waiting for
+    an event (state S), rather than running or waiting to (R) or blocked in the kernel (D)."""
+    found = {}
     for task in os.listdir(f"/proc/{pid}/task"):
         with open(f"/proc/{pid}/task/{task}/status") as status:
-            counts[task] = sum(int(line.split()[1]) for line in status if "ctxt_switches" in line)
-    return counts
+            lines = status.read().splitlines()
+        count = sum(int(line.split()[1]) for line in lines if "ctxt_switches" in line)
+        found[task] = (count, any(line.startswith("State:") and line.split()[1] == "S" for line in lines))
+    return found
+
+
+def switches(pid):
+    """Context switches of every thread of `pid` so far, by thread id."""
+    return {task: count for task, (count, _) in threads(pid).items()}
 
 
 def wait_until_quiet(pid, quiet=0.5, timeout=30):
+    """Returns once every thread sleeps waiting for an event and none has run for `quiet` s."""
     deadline = time.monotonic() + timeout
     last, since = switches(pid), time.monotonic()
-    while time.monotonic() - since < quiet:
+    while True:
+        sample = threads(pid)
+        now = {task: count for task, (count, _) in sample.items()}
+        if now != last or not all(sleeping for _, sleeping in sample.values()):
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return
         if time.monotonic() > deadline:
             sys.exit(f"idle: gbnotifyd did not go quiet within {timeout} s")
         time.sleep(0.1)
-        now = switches(pid)
-        if now != last:
-            last, since = now, time.monotonic()
 
 
 def measure(binary, accounts, seconds, poll_interval):

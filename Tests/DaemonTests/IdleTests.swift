@@ -11,31 +11,42 @@ import Testing
 @Suite struct IdleTests {
     /// The voluntary and involuntary context switches of each thread of `pid`, by thread id.
     static func contextSwitches(of pid: pid_t) throws -> [String: Int] {
-        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
-        var switches: [String: Int] = [:]
-        for task in tasks {
-            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
-            let name = status.firstMatch(of: /Name:\s*(\S+)/).map { String($0.1) } ?? "?"
-            switches["\(task) \(name)"] = status.matches(of: /ctxt_switches:\s*(\d+)/).compactMap { Int($0.1) }.reduce(0, +)
-        }
-        return switches
+        try threads(of: pid).mapValues(\.switches)
     }
 
-    /// Returns once no thread of `pid` has run for `quiet` (whatever the last events set going,
-    /// a state file written, a child reaped, has ended), checking every 100 ms for at most 10 s.
+    /// Each thread of `pid` by id and name: its context switches so far, and whether it sleeps
+    /// waiting for an event (state S), rather than running or waiting to (R) or blocked in the
+    /// kernel, on a disk write say (D), where it would run again without any new event.
+    static func threads(of pid: pid_t) throws -> [String: (switches: Int, isSleeping: Bool)] {
+        var threads: [String: (switches: Int, isSleeping: Bool)] = [:]
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+            let name = status.firstMatch(of: /Name:\s*(\S+)/).map { String($0.1) } ?? "?"
+            let switches = status.matches(of: /ctxt_switches:\s*(\d+)/).compactMap { Int($0.1) }.reduce(0, +)
+            threads["\(task) \(name)"] = (switches, status.contains(/State:\s*S/))
+        }
+        return threads
+    }
+
+    /// Returns once every thread of `pid` sleeps waiting for an event and none has run for
+    /// `quiet` (whatever the last events set going, a state file written, a child reaped, has
+    /// ended), checking every 100 ms for at most 10 s.
     static func waitUntilQuiet(_ pid: pid_t, for quiet: Duration = .milliseconds(500)) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(10)
         var last = try contextSwitches(of: pid)
         var since = clock.now
-        while clock.now - since < quiet {
-            try #require(clock.now < deadline, "gbnotifyd did not go quiet within 10 s: \(last)")
-            try await Task.sleep(for: .milliseconds(100))
-            let now = try contextSwitches(of: pid)
-            if now != last {
+        while true {
+            let sample = try threads(of: pid)
+            let now = sample.mapValues(\.switches)
+            if now != last || sample.values.contains(where: { !$0.isSleeping }) {
                 last = now
                 since = clock.now
+            } else if clock.now - since >= quiet {
+                return
             }
+            try #require(clock.now < deadline, "gbnotifyd did not go quiet within 10 s: \(sample)")
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 
@@ -84,10 +95,14 @@ import Testing
         let pid = desktop.daemon.pid
         try await waitUntilQuiet(pid)
         let before = try contextSwitches(of: pid)
+        let logged = desktop.daemon.lines.value.count
         try await Task.sleep(for: .seconds(30))
         let after = try contextSwitches(of: pid)
         let woken = after.filter { before[$0.key] != $0.value }.map { "\($0.key): \($0.value - (before[$0.key] ?? 0))" }
-        #expect(woken.isEmpty, "threads that ran while idle: \(woken.sorted()); before: \(before.sorted { $0.key < $1.key })")
+        #expect(woken.isEmpty, """
+            threads that ran while idle: \(woken.sorted()); before: \(before.sorted { $0.key < $1.key }); \
+            logged meanwhile: \(desktop.daemon.lines.value.dropFirst(logged))
+            """)
         #expect(Set(after.keys) == Set(before.keys), "threads came or went while idle")
     }
 }
