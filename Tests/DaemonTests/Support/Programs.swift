@@ -184,8 +184,11 @@ struct DaemonHome {
     var stateDirectory: String { directory.appendingPathComponent("state/gbnotifyd").path }
     var notifySocket: String { directory.appendingPathComponent("notify").path }
 
-    var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
+    var environment: [String: String] { environment(on: ProcessInfo.processInfo.environment) }
+
+    /// `base` with the config and state directories and the readiness socket pointing here.
+    func environment(on base: [String: String]) -> [String: String] {
+        var environment = base
         environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         environment["NOTIFY_SOCKET"] = notifySocket
