@@ -70,6 +70,8 @@ struct GnomeShellDaemonTests {
             try await desktop.click(group)
             #expect(try await run.browser.nextLaunch().arguments == [run.url("notifications")])
             #expect(try await run.clicksServed(on: group) == 1)
+            // The launch is logged after the browser started: wait for the line, then count.
+            try await run.daemon.waitForLine(containing: "opened with", occurrence: 2)
             #expect(run.daemon.lines(containing: "opened with").count == 2)
         }
     }

@@ -85,6 +85,8 @@ struct PlasmaDaemonTests {
             #expect(clicked.arguments == [run.url("krz/pointer/builds/7")])
             #expect(!clicked.activationToken.isEmpty)
             #expect(try await run.clicksServed(on: pointed) == 1)
+            // The launch is logged after the browser started: wait for the line, then count.
+            try await run.daemon.waitForLine(containing: "opened with", occurrence: 3)
             #expect(run.daemon.lines(containing: "opened with").count == 3)
         }
     }
