@@ -52,10 +52,11 @@ demo: build
 bench:
 	Benchmarks/run
 
-# The README's picture (docs/screenshot.png): real gbnotifyd notifications on dunst under Xvfb.
+# The README's pictures (docs/screenshot*.png): real gbnotifyd notifications on dunst under Xvfb,
+# GNOME Shell headless and Plasma under Xvfb.
 .PHONY: screenshot
 screenshot: build
-	scripts/screenshot
+	scripts/screenshot --server all
 
 # The README's pictures of the terminal view: capture-panes of gbnotifyctl show and inbox.
 .PHONY: view-captures

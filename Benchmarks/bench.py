@@ -253,7 +253,7 @@ class Daemon:
 
 
 def memory(pid):
-    """VmRSS, Pss and private (clean + dirty) memory of a process, in KiB."""
+    """VmRSS (`rss`), Pss, Private_Clean, Private_Dirty and private (the two) of a process, in KiB."""
     values = {}
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -264,7 +264,7 @@ def memory(pid):
             name, _, rest = line.partition(":")
             if name in ("Pss", "Private_Clean", "Private_Dirty"):
                 values[name] = int(rest.split()[0])
-    values["private"] = values.pop("Private_Clean") + values.pop("Private_Dirty")
+    values["private"] = values["Private_Clean"] + values["Private_Dirty"]
     return values
 
 

@@ -74,8 +74,10 @@ public enum Lifecycle {
                     """)
             }
         }
-        // The keyring speaks to the Secret Service through libsecret, on a thread of its own.
-        let keyring = Keyring()
+        // The keyring speaks to the Secret Service through libsecret, on a thread of its own, and
+        // waits as long as the user takes over its dialogs; a wait is said in `status` meanwhile.
+        let (keyringWaits, reportKeyringWait) = AsyncStream.makeStream(of: KeyringWait.self)
+        let keyring = Keyring(reportingWaits: KeyringWaitReport(after: .seconds(1)) { reportKeyringWait.yield($0) })
         let stateFiles = StateFiles(state)
         let (markReads, requestMarkRead) = AsyncStream.makeStream(of: (Account, [Int64]).self)
         let desktop: Desktop?
@@ -104,6 +106,7 @@ public enum Lifecycle {
         Task {
             for await (account, ids) in markReads { await supervisor.markRead(ids, for: account) }
         }
+        await followTheKeyring(on: connection, supervisor, logger: logger)
         do {
             try await BusService.export(supervisor, on: connection)
             if let desktop {
@@ -135,7 +138,13 @@ public enum Lifecycle {
 
         let system = await followTheSystem(supervisor, logger: logger)
 
-        let notifier = SystemdNotifier(environment: environment)
+        let readiness = Readiness(SystemdNotifier(environment: environment))
+        Task {
+            for await wait in keyringWaits {
+                await supervisor.keyringIsWaiting("\(wait)")
+                readiness.status("Waiting for the keyring")
+            }
+        }
         Task {
             do {
                 try await supervisor.start()
@@ -145,7 +154,7 @@ public enum Lifecycle {
                 return
             }
             let accounts = await supervisor.status().accounts.count
-            notifier?.notify("READY=1\nSTATUS=Polling \(accounts) account\(accounts == 1 ? "" : "s")")
+            readiness.status("Polling \(accounts) account\(accounts == 1 ? "" : "s")")
         }
 
         var exitStatus: Int32 = 0
@@ -165,7 +174,7 @@ public enum Lifecycle {
                 break eventLoop
             }
         }
-        notifier?.notify("STOPPING=1")
+        readiness.stopping()
         // The handlers served the loop above; the signals stay ignored, so a second SIGTERM
         // cannot cut the clean stop short.
         _ = consume signals
@@ -181,6 +190,23 @@ public enum Lifecycle {
     /// The largest D-Bus message the daemon takes in: `Deliver`'s 8 KiB payload and the
     /// desktop's signals are far below it.
     static let maximumIncomingMessage = 64 * 1024
+
+    /// An account stored, changed or removed by anyone (`secret-tool` too), or a keyring
+    /// unlocked, is read at once: no SIGHUP needed. Changes that come while the accounts are
+    /// being read are read once more after, not once each.
+    private static func followTheKeyring(on connection: DBusConnection, _ supervisor: Supervisor, logger: Logger) async {
+        do {
+            let changes = try await KeyringChanges.follow(on: connection)
+            Task {
+                for await change in changes {
+                    logger.debug("\(change)")
+                    await supervisor.keyringChanged()
+                }
+            }
+        } catch {
+            logger.warning("cannot follow the keyring's changes (\(error)); accounts are read again on SIGHUP and gbnotifyctl's reloads")
+        }
+    }
 
     /// The system bus's word on sleep and the network, for the supervisor; nothing where there
     /// is no system bus (then polling goes on as without it, and `doctor` says so). The watch

@@ -135,10 +135,18 @@ public actor Supervisor {
         if !problems.isEmpty { throw ReloadError(problems: problems) }
     }
 
+    /// A keyring call has waited a while for the user (an unlock or access dialog): said in
+    /// `status` and the log until the keyring answers.
+    public func keyringIsWaiting(_ what: String) {
+        guard keyringWaiting != what else { return }
+        logger.warning("waiting for the keyring: \(what)")
+        keyringWaiting = what
+    }
+
     /// The keyring changed (an item stored, changed or deleted, a collection unlocked): the
     /// accounts are read again; the config stays as it is.
     public func keyringChanged() async {
-        logger.info("the keyring changed; reading the accounts again")
+        logger.debug("the keyring changed; reading the accounts again")
         await inTurn { supervisor in
             _ = await supervisor.refreshAccounts()
             _ = await supervisor.refreshRelay()

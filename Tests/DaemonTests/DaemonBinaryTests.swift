@@ -106,23 +106,20 @@ import Testing
 
     @Test func daemonBinaryReloadPicksUpAnAccountAddedWithGbnotifyctl() async throws {
         try await PrivateSession.run {
-            let home = try DaemonHome()
-            defer { home.remove() }
-            let standin = try await Standin.start()
-            let token = try await standin.addUserWithToken("cmc")
+            let fixture = try await BinaryFixture.start(inKeyring: false)
+            let (home, standin, name) = (fixture.home, fixture.standin, fixture.name)
             try await standin.addNotification(for: "cmc")
             let readiness = try NotifySocket(path: home.notifySocket)
             let daemon = try RunningDaemon(environment: home.environment)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 0 accounts")
 
-            let added = try await home.ctl(["account", "add", standin.url], input: token + "\n")
+            let added = try await home.ctl(["account", "add", standin.url], input: fixture.token + "\n")
             #expect(added.status == 0, "\(added.stderr)")
             #expect(added.stderr.isEmpty, "the reload was not clean: \(added.stderr)")
             // gbnotifyctl waited for Reload() to finish: the account is there already.
             let reloaded = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             #expect(reloaded.accounts.map(\.user) == ["cmc"])
 
-            let name = "cmc@\(try GitbayInstance(parsing: standin.url).displayName)"
             try await daemon.waitForLine(containing: "\(name): 200 ok, 1 new")
             let polled = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             let account = try #require(polled.accounts.first)
@@ -132,7 +129,7 @@ import Testing
 
             daemon.send(SIGTERM)
             #expect(try await daemon.waitForExit() == 0)
-            await standin.stop()
+            await fixture.finish()
         }
     }
 }

@@ -1,6 +1,7 @@
 import Daemon
 import DBus
 import Foundation
+import Glibc
 import PushCore
 import Settings
 import TestSupport
@@ -19,9 +20,11 @@ import Threads
         return settings
     }
 
-    /// Runs `body` with a stand-in system bus, stopped afterwards.
+    /// Runs `body` with a stand-in system bus, stopped afterwards. logind waits for delay
+    /// inhibitors up to a minute here (5 s on a real system), so that a sleep that did not time
+    /// out proves the daemon let go, however busy the machine.
     static func withSystemBus(_ body: (SystemBusStandin) async throws -> Void) async throws {
-        let system = try await SystemBusStandin.start()
+        let system = try await SystemBusStandin.start(inhibitDelayMax: .seconds(60))
         do {
             try await body(system)
         } catch {
@@ -144,6 +147,78 @@ import Threads
                 _ = consume watch
                 await bus.close()
             }
+        }
+    }
+
+    @Test func offlineTheRelayWaitsWithNoTimerAndOnlineItResumesWhereItStopped() async throws {
+        try await Self.withSystemBus { system in
+            let relay = try await RelayStandin.start()
+            try await Harness.run(1) { harness in
+                let clock = ManualClock()
+                let supervisor = try await RelayStreamTests.started(harness, relay, clock: clock)
+                let (bus, watch) = try await Self.follow(system, supervisor, harness)
+                let message = try await relay.publish(RelayStreamTests.message(1), to: try harness.topic(of: 0))
+                try await RelayStreamTests.waitUntilHandled(message.id, harness)
+
+                try await system.goOffline()
+                try await harness.waitForLog("connecting again once the network is back")
+                // Neither the stream nor the account waits on a timer; an hour passes unheard.
+                try await clock.waitUntilNothingSleeps()
+                clock.advance(by: .seconds(3600))
+                #expect(try await relay.waitForSubscriptions(count: 1).count == 1)
+                #expect(await supervisor.status().relay.connected == false)
+
+                try await system.goOnline()
+                let subscriptions = try await relay.waitForSubscriptions(count: 2)
+                #expect(subscriptions.last?.since == message.id)
+                #expect(subscriptions.count == 2)
+                _ = consume watch
+                await bus.close()
+            }
+            await relay.stop()
+        }
+    }
+
+    /// The real gbnotifyd on the stand-in system bus: logind counts its inhibitor (a descriptor
+    /// passed over its own libdbus connection), and `status` says when NetworkManager is offline.
+    @Test func theDaemonHoldsItsInhibitorAndSaysWhenItIsOffline() async throws {
+        try await PrivateSession.run {
+            try await Self.withSystemBus { system in
+                let fixture = try await BinaryFixture.start()
+                let daemon = try RunningDaemon(environment: system.environment(fixture.home.environment))
+                try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+                let held = try await system.waitForInhibitors(held: 1)
+                #expect(held.map(\.pid) == [UInt32(daemon.pid)])
+
+                try await system.goOffline()
+                try await daemon.waitForLine(containing: "the system is offline")
+                let status = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await fixture.home.ctl(["status", "--json"]).stdout.utf8))
+                #expect(status.network == .offline)
+                #expect(status.accounts.map(\.state) == [.offline])
+                #expect(try await fixture.home.ctl(["status"]).stdout.contains("offline"))
+
+                let slept = try await system.sleep()
+                #expect(!slept.timedOut)
+                #expect(slept.delayedBy.map(\.pid) == [UInt32(daemon.pid)])
+                daemon.send(SIGTERM)
+                #expect(try await daemon.waitForExit() == 0)
+                await fixture.finish()
+            }
+        }
+    }
+
+    /// Containers and other inits: no system bus at all, and everything else as ever.
+    @Test func withoutASystemBusTheDaemonPollsAsEver() async throws {
+        try await PrivateSession.run {
+            let fixture = try await BinaryFixture.start()
+            // A daemon home has no system bus.
+            let daemon = try RunningDaemon(environment: fixture.home.environment)
+            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+            #expect(daemon.lines(containing: "no system bus").count == 1)
+            #expect(daemon.lines(containing: "sleep and network changes are not followed").count == 1)
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            await fixture.finish()
         }
     }
 }

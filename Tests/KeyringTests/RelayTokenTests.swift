@@ -2,6 +2,7 @@ import Foundation
 import Keyring
 import PushCore
 import Testing
+import TestSupport
 
 /// Relay access tokens: items of their own schema, `org.gitbay.Relay` with attribute `url`,
 /// apart from the accounts, and shared with `secret-tool` like them.
@@ -17,7 +18,7 @@ struct RelayTokenTests {
         try GitbayInstance(parsing: "https://relay-\(UUID().uuidString.prefix(8).lowercased()).example")
     }
 
-    static func secretTool(_ arguments: [String], input: String = "") async throws -> TestSession.Finished {
+    static func secretTool(_ arguments: [String], input: String = "") async throws -> Program.Outcome {
         try await SecretTool.run(arguments, input: input)
     }
 
@@ -45,7 +46,7 @@ struct RelayTokenTests {
 
         #expect(try await keyring.relayToken(for: relay) == second)
         let search = try await Self.secretTool(["search", "--all", "xdg:schema", "org.gitbay.Relay", "url", relay.url])
-        #expect(search.output.components(separatedBy: "label = ").count == 2, "one item")
+        #expect((search.stdout + search.stderr).components(separatedBy: "label = ").count == 2, "one item")
         _ = try await keyring.deleteRelayToken(for: relay)
     }
 
@@ -55,7 +56,7 @@ struct RelayTokenTests {
         let stored = try await Self.secretTool(
             ["store", "--label=by hand", "xdg:schema", "org.gitbay.Relay", "url", relay.url.uppercased() + ":443/"],
             input: token.secret)
-        try #require(stored.status == 0, "\(stored.output)")
+        try #require(stored.status == 0, "\(stored.stderr)")
 
         #expect(try await keyring.relayToken(for: relay) == token)
         #expect(try await keyring.deleteRelayToken(for: relay))

@@ -1,6 +1,7 @@
 import Keyring
 import PushCore
 import Testing
+import TestSupport
 
 /// Items of our schema written by hand can be anything. Each is skipped with a sentence naming
 /// it, or accepted where the item is a deliberate statement; none crashes a listing or leaks

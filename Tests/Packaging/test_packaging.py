@@ -118,7 +118,7 @@ class Unit(unittest.TestCase):
         daemon = self.prefix / "bin/gbnotifyd"
         unit = (self.prefix / "lib/systemd/user/gbnotifyd.service").read_text()
         self.assertIn(f"\nExecStart={daemon}\n", unit)
-        for line in ["Type=notify", "BusName=org.gitbay.Notify1", "Restart=on-failure", "NoNewPrivileges=yes",
+        for line in ["Type=notify", "BusName=org.gitbay.Notify1", "Restart=on-failure", "NoNewPrivileges=yes", "LimitCORE=0",
                      "PartOf=graphical-session.target", "After=graphical-session.target",
                      "WantedBy=graphical-session.target"]:
             self.assertIn(f"\n{line}\n", unit)
@@ -272,7 +272,7 @@ class DebianPackage(unittest.TestCase):
 
     def test_depends_on_the_c_libraries_and_no_swift_runtime(self):
         depends = run(["dpkg-deb", "--field", DEB, "Depends"]).stdout
-        for library in ["libdbus-1-3", "libsecret-1-0", "libcurl4", "libc6"]:
+        for library in ["libdbus-1-3", "libsecret-1-0", "libnotify4", "libcurl4", "libc6"]:
             self.assertRegex(depends, rf"(^|, ){re.escape(library)}( |,|$)", library)
         self.assertNotIn("swift", depends)
         for name in EXECUTABLES:

@@ -43,28 +43,6 @@ struct Ctl {
     }
 }
 
-/// The keyring as `secret-tool` sees it: proof that our items are ordinary Secret Service items.
-enum SecretTool {
-    static func lookup(instance: String, user: String) async throws -> String? {
-        let run = try await Program.run(
-            ["secret-tool", "lookup", "xdg:schema", "org.gitbay.Account", "instance", instance, "user", user],
-            environment: ProcessInfo.processInfo.environment)
-        return run.status == 0 ? run.stdout : nil
-    }
-
-    static func clear(instance: String, user: String) async {
-        _ = try? await Program.run(
-            ["secret-tool", "clear", "xdg:schema", "org.gitbay.Account", "instance", instance, "user", user],
-            environment: ProcessInfo.processInfo.environment)
-    }
-
-    static func store(instance: String, user: String, token: String) async throws {
-        let run = try await Program.run(
-            ["secret-tool", "store", "--label=gitbay test", "xdg:schema", "org.gitbay.Account", "instance", instance, "user", user],
-            environment: ProcessInfo.processInfo.environment, stdin: token)
-        #expect(run.status == 0, "secret-tool store failed: \(run.stderr)")
-    }
-}
 
 /// A stand-in with one user and a full token: the start of most tests here.
 func standinWithUser(_ username: String = "cmc", scope: Standin.TokenScope = .full) async throws -> (Standin, String) {

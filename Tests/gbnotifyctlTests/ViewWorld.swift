@@ -69,7 +69,7 @@ final class ViewWorld: Sendable {
         await tmux.stop()
         await standin.stop()
         browser.close()
-        for (instance, user) in stored.withLock({ $0 }) { await SecretTool.clear(instance: instance, user: user) }
+        for (instance, user) in stored.withLock({ $0 }) { try? await SecretTool.clear(instance: instance, user: user) }
         try? FileManager.default.removeItem(at: directory)
     }
 

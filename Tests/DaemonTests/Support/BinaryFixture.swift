@@ -14,18 +14,16 @@ struct BinaryFixture {
     /// How the daemon names the account in its log lines.
     var name: String { account.displayName }
 
-    /// - Parameter token: the user's token as given, for one a test must recognise anywhere;
-    ///   minted by the stand-in when nil.
-    static func start(config: String = "poll-interval = 30\n", token: String? = nil) async throws -> BinaryFixture {
+    /// - Parameters:
+    ///   - token: the user's token as given, for one a test must recognise anywhere; minted by
+    ///     the stand-in when nil.
+    ///   - inKeyring: false leaves the account out of the keyring, for the test to add.
+    static func start(config: String = "poll-interval = 30\n", token: String? = nil, inKeyring: Bool = true) async throws -> BinaryFixture {
         let home = try DaemonHome()
         let standin = try await Standin.start()
         try await standin.addUser("cmc")
         let token = try await standin.addToken(for: "cmc", token: token)
-        let stored = try await Program.run(
-            ["secret-tool", "store", "--label=gitbay test", "xdg:schema", "org.gitbay.Account", "instance", standin.url,
-             "user", "cmc"],
-            environment: ProcessInfo.processInfo.environment, stdin: token)
-        try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
+        if inKeyring { try await SecretTool.store(instance: standin.url, user: "cmc", token: token) }
         try home.writeConfig(config)
         let account = try Account(instance: try GitbayInstance(parsing: standin.url), username: "cmc")
         return BinaryFixture(home: home, standin: standin, token: token, account: account)

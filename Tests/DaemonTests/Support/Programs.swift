@@ -26,7 +26,8 @@ final class RunningDaemon: Sendable {
         try self.init(argv: wrapper + [Self.executable] + arguments, environment: environment)
     }
 
-    /// Any program: `scripts/demo`, which runs a gbnotifyd of its own.
+    /// Any program, its standard error read as lines (a bus monitor's, say, or `scripts/demo`,
+    /// which runs a gbnotifyd of its own).
     /// - Parameter withStandardOutput: its standard output is read into `lines` too.
     init(argv: [String], environment: [String: String], withStandardOutput: Bool = false) throws {
         let stderr = try Subprocess.pipe()
@@ -70,9 +71,7 @@ final class RunningDaemon: Sendable {
     }
 
     @discardableResult
-    func waitForLine(
-        containing text: String, occurrence: Int = 1, timeout: Duration = .seconds(15)
-    ) async throws -> [String] {
+    func waitForLine(containing text: String, occurrence: Int = 1, timeout: Duration = .seconds(15)) async throws -> [String] {
         do {
             return try await lines.wait(for: "gbnotifyd's log line \(occurrence) containing \"\(text)\"", timeout: timeout) { lines in
                 lines.count { $0.contains(text) } >= occurrence
@@ -174,7 +173,8 @@ final class NotifySocket: Sendable {
 }
 
 /// A home of its own for the daemon and gbnotifyctl: config, state, and the environment that
-/// points at them.
+/// points at them. The machine's system bus is never reached: there is none (tests of sleep
+/// and the network give a stand-in's address instead).
 struct DaemonHome {
     let directory: URL
 
@@ -188,12 +188,15 @@ struct DaemonHome {
     var stateDirectory: String { directory.appendingPathComponent("state/gbnotifyd").path }
     var notifySocket: String { directory.appendingPathComponent("notify").path }
 
-    var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
+    var environment: [String: String] { environment(on: ProcessInfo.processInfo.environment) }
+
+    /// `base` with the config and state directories and the readiness socket pointing here.
+    func environment(on base: [String: String]) -> [String: String] {
+        var environment = base
         environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         environment["NOTIFY_SOCKET"] = notifySocket
-        return environment
+        return environment.merging(SystemBusStandin.noSystemBus) { $1 }
     }
 
     func writeConfig(_ text: String) throws {

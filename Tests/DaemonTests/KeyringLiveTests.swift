@@ -1,0 +1,64 @@
+import Foundation
+import Glibc
+import PushCore
+import TestSupport
+import Testing
+
+/// The keyring as a live source, with the real gbnotifyd: what anyone stores in it, or unlocks,
+/// is read at once, and a keyring that waits for its user is said to wait, never taken for an
+/// empty one.
+@Suite struct KeyringLiveTests {
+    @Test func anAccountStoredWithSecretToolIsPolledWithinFiveSecondsWithoutAReload() async throws {
+        try await PrivateSession.run {
+            let fixture = try await BinaryFixture.start(inKeyring: false)
+            try await fixture.standin.addNotification(for: "cmc")
+            let readiness = try NotifySocket(path: fixture.home.notifySocket)
+            let daemon = try RunningDaemon(environment: fixture.home.environment)
+            #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 0 accounts")
+
+            try await SecretTool.store(instance: fixture.standin.url, user: "cmc", token: fixture.token)
+            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok, 1 new", timeout: .seconds(5))
+
+            try await SecretTool.clear(instance: fixture.standin.url, user: "cmc")
+            try await daemon.waitForLine(containing: "\(fixture.name): no longer polled", timeout: .seconds(5))
+            #expect(daemon.lines(containing: "reloading").isEmpty)
+
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            await fixture.finish()
+        }
+    }
+
+    /// KeePassXC holds the reply to a search while its unlock dialog is up, however long: the
+    /// daemon is ready meanwhile, says what it waits for, and polls once the user unlocks.
+    @Test(.timeLimit(.minutes(2)))
+    func aLockedKeyringIsWaitedForAndSaidSoThenPolledOnceUnlocked() async throws {
+        try await PrivateSession.run(keyring: .keepassxc) {
+            let fixture = try await BinaryFixture.start()
+            let home = fixture.home
+            try await fixture.standin.addNotification(for: "cmc")
+            try await SecretServiceControl.lockKeePassXC()
+
+            let readiness = try NotifySocket(path: home.notifySocket)
+            let daemon = try RunningDaemon(environment: home.environment)
+            try await SecretServiceControl.focusWindow(titled: "Unlock Database")
+            #expect(try await readiness.receive() == "READY=1\nSTATUS=Waiting for the keyring")
+            try await daemon.waitForLine(containing: "waiting for the keyring: waiting for the keyring to be unlocked")
+            let waiting = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
+            #expect(waiting.keyringWaiting?.contains("unlock dialog") == true)
+            #expect(try await home.ctl(["status"]).stdout.contains("waiting for the keyring"))
+
+            try await SecretServiceControl.type(SecretServiceControl.password)
+            try await SecretServiceControl.press("Return")
+            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            #expect(try await readiness.receive() == "STATUS=Polling 1 account")
+            let answered = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
+            #expect(answered.keyringWaiting == nil)
+            #expect(daemon.lines(containing: "the keyring answered").count == 1)
+
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            await fixture.finish()
+        }
+    }
+}
