@@ -98,13 +98,17 @@ final class Harness: Sendable {
         keyringAccounts(including: [])
     }
 
+    /// The accounts are written and removed with `secret-tool`, as a user may: a store or a
+    /// deletion through `Keyring` reads every item of the session's keyring, where the other
+    /// tests' accounts are too, on the one keyring thread of the process that they all share.
     func storeInKeyring(_ index: Int) async throws {
-        try await Keyring().store(try APIToken(instances[index].token), for: instances[index].account)
+        let account = instances[index].account
+        try await SecretTool.store(instance: account.instance.url, user: account.username, token: instances[index].token)
     }
 
     /// Whether instance `index`'s account is in the keyring now.
     func isInKeyring(_ instance: Instance) async throws -> Bool {
-        try await Keyring().token(for: instance.account) != nil
+        try await SecretTool.lookup(instance: instance.account.instance.url, user: instance.account.username) != nil
     }
 
     /// Instance `index`'s account's relay topic: its device token, made here if the daemon has
@@ -114,7 +118,7 @@ final class Harness: Sendable {
     }
 
     func removeFromKeyring(_ index: Int) async throws {
-        _ = try await Keyring().delete(instances[index].account)
+        try await SecretTool.clear(instance: instances[index].account.instance.url, user: instances[index].account.username)
     }
 
     /// The `notifications list` requests an instance received, oldest first.
