@@ -27,9 +27,16 @@ final class Harness: Sendable {
     let instances: [Instance]
     let directory: URL
     let state: StateDirectory
-    let desktop = RecordingDesktop()
-    let log = Observed<[String]>([])
+    /// The waits of the test, which move the virtual clock of `virtualTime(pollers:)`.
+    private let demand = TimeDemand()
+    let desktop: RecordingDesktop
+    let log: Observed<[String]>
+    /// The clock of `virtualTime(pollers:)`, and each log line with the time it read when the
+    /// line was logged.
+    let clock = ManualClock()
+    let timedLog = Observed<[(at: Duration, line: String)]>([])
     private let supervisors = Mutex<[Supervisor]>([])
+    private let clockDrivers = Mutex<[Task<Void, Never>]>([])
 
     /// - Parameters:
     ///   - count: how many stand-ins, each with user `cmc` and a token.
@@ -65,10 +72,36 @@ final class Harness: Sendable {
         self.instances = instances
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotifyd-test-\(UUID().uuidString)")
         state = StateDirectory(path: directory.appendingPathComponent("state").path)
+        desktop = RecordingDesktop(demand: demand)
+        log = Observed([], demand: demand)
     }
 
     var logger: Logger {
-        Logger(level: .debug) { [log] line in log.update { $0.append(line) } }
+        Logger(level: .debug) { [log, timedLog, clock] line in
+            log.update { $0.append(line) }
+            timedLog.update { $0.append((clock.now.offset, line)) }
+        }
+    }
+
+    /// A timeline in virtual time for this harness's supervisors: on `clock`, which moves on by
+    /// itself to the earliest deadline while the test waits (for a log line, a notice, a
+    /// request) and `pollers` sleeps are pending, that is while every polling account waits for
+    /// its next poll and nothing else is under way. Requests, the keyring and the desktop run in
+    /// real time between, at a standing virtual time; only the waits between them are skipped.
+    /// For tests of what happens over many polls, backoffs and `Retry-After`s, not of what takes
+    /// real time (a slow server, libcurl's timeouts).
+    func virtualTime(pollers: Int) -> Timeline {
+        let (clock, demand) = (clock, demand)
+        let driver = Task {
+            while !Task.isCancelled {
+                await demand.wanted()
+                // In rounds of a second, so that the end of the test ends the loop.
+                guard (try? await clock.waitForSleepers(pollers, timeout: .seconds(1))) != nil, demand.isWanted else { continue }
+                clock.advanceToNextDeadline()
+            }
+        }
+        clockDrivers.withLock { $0.append(driver) }
+        return Timeline(clock)
     }
 
     /// A supervisor over this harness's accounts, stopped when the test ends.
@@ -130,6 +163,10 @@ final class Harness: Sendable {
     /// blocks in the stand-in until one more request of any kind arrives.
     @discardableResult
     func waitForListRequests(_ count: Int, on index: Int) async throws -> [Standin.LoggedRequest] {
+        try await demand.during { try await listRequests(count, arrivingOn: index) }
+    }
+
+    private func listRequests(_ count: Int, arrivingOn index: Int) async throws -> [Standin.LoggedRequest] {
         let standin = instances[index].standin
         let deadline = ContinuousClock.now + .seconds(20)
         var all = try await standin.requests()
@@ -157,6 +194,10 @@ final class Harness: Sendable {
     private func finish() async {
         for supervisor in supervisors.withLock({ $0 }) {
             await supervisor.stop()
+        }
+        for driver in clockDrivers.withLock({ $0 }) {
+            driver.cancel()
+            await driver.value
         }
         for index in instances.indices {
             try? await removeFromKeyring(index)
