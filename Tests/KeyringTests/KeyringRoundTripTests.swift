@@ -2,7 +2,7 @@ import Keyring
 import PushCore
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct KeyringRoundTripTests {
     let keyring = Keyring()
 
