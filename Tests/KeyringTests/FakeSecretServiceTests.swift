@@ -8,7 +8,7 @@ import Testing
 /// What gnome-keyring does not do headless, against a Secret Service of the tests' making on a
 /// private bus: a prompt the user accepts, a service that speaks only `plain`, no default
 /// collection yet, an item deleted while it is read.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct FakeSecretServiceTests {
     @Test func plainOnlyServiceWithAnAcceptedUnlockPromptIsRead() async throws {
         try await PrivateSession.run(keyring: .none) {

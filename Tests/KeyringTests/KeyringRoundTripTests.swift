@@ -2,7 +2,7 @@ import Keyring
 import PushCore
 import Testing
 
-@Suite(.timeLimit(.minutes(1)), .needsDesktopSession)
+@Suite(.timeLimit(.minutes(3)), .needsDesktopSession)
 struct KeyringRoundTripTests {
     let keyring = Keyring()
 

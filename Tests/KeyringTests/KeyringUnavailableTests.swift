@@ -5,7 +5,7 @@ import Testing
 
 /// A keyring that cannot be used fails every call with an error that says what to do; each
 /// case runs in a session of its own (see `PrivateSession`).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct KeyringUnavailableTests {
     @Test func withoutSessionBusEveryCallSaysSo() async throws {
         try await PrivateSession.run(sessionBus: false) {

@@ -8,7 +8,7 @@ import Testing
 /// A keyring that is locked, unlocked, and written to by another program, on each Secret
 /// Service: what the keyring's calls answer, and the changes `KeyringChanges` reports. Each
 /// test runs in a session of its own, since locking the keyring would upset every test beside it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct LockedKeyringTests {
     /// Headless, gnome-keyring cannot show its unlock prompt (no prompter on this bus), which the
     /// keyring sees as a dismissed one.

@@ -5,7 +5,7 @@ import Testing
 
 /// Items are shared with anything that speaks the Secret Service; `secret-tool` stands in for
 /// all of it.
-@Suite(.timeLimit(.minutes(1)), .needsDesktopSession)
+@Suite(.timeLimit(.minutes(3)), .needsDesktopSession)
 struct SecretToolInteropTests {
     let keyring = Keyring()
 
@@ -87,7 +87,7 @@ struct SecretToolInteropTests {
 
 /// Another process deleting items while a listing reads them must not fail the listing. Alone
 /// in a session of its own, so that its churn does not reach the other tests' listings.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct ConcurrentChangeTests {
     @Test func listingSurvivesItemsDeletedByAnotherProcess() async throws {
         try await PrivateSession.run() {

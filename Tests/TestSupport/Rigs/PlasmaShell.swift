@@ -34,8 +34,10 @@ public struct PlasmaShell: Sendable {
         /// The application name as Plasma shows it (the desktop entry's Name when it resolved).
         public let appName: String
         public let appIcon: String?
-        /// The notification's own icon (app_icon or image).
+        /// The notification's own icon, when app_icon names one of the icon theme.
         public let icon: String?
+        /// An image is shown for it: app_icon named a file (its URI or path), or image-data.
+        public let hasImage: Bool
         public let desktopEntry: String?
         /// The `x-kde-origin-name` hint.
         public let originName: String?

@@ -89,6 +89,9 @@ Item {
             appName: role(row, "ApplicationName") || "",
             appIcon: role(row, "ApplicationIconName") || null,
             icon: role(row, "IconName") || null,
+            // Plasma loads an app_icon that names a file into the image (and leaves IconName
+            // empty); the model answers nothing for no image, as the applet's `image || iconName`.
+            hasImage: !!role(row, "Image"),
             desktopEntry: role(row, "DesktopEntry") || null,
             originName: role(row, "OriginName") || null,
             title: role(row, "Summary") || "",
