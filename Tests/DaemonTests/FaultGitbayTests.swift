@@ -143,7 +143,7 @@ import Testing
             #expect(waits.allSatisfy { $0 >= 1 && $0 <= 2 }, "\(waits)")
             #expect(waits.contains(2), "the backoff never grew past its first window: \(waits)")
             // Measured on the clock between the failures too: never faster than the interval.
-            let failedAt = harness.timedLog.value.filter { $0.line.contains("\(storm.account.displayName): poll failed") }.map(\.at)
+            let failedAt = harness.loggedAt("\(storm.account.displayName): poll failed")
             let gaps = zip(failedAt, failedAt.dropFirst()).map { $1 - $0 }
             #expect(gaps.count >= failures - 1 && gaps.allSatisfy { $0 >= .milliseconds(500) }, "\(gaps)")
             #expect(harness.desktop.updates(for: storm.account).isEmpty)

@@ -78,8 +78,9 @@ final class Harness: Sendable {
 
     var logger: Logger {
         Logger(level: .debug) { [log, timedLog, clock] line in
-            log.update { $0.append(line) }
+            // The time first: a test that waited for a line in `log` finds its time there.
             timedLog.update { $0.append((clock.now.offset, line)) }
+            log.update { $0.append(line) }
         }
     }
 
@@ -185,6 +186,30 @@ final class Harness: Sendable {
         try await log.wait(for: "log line \(occurrence) containing \"\(text)\"") { lines in
             lines.count { $0.contains(text) } >= occurrence
         }
+    }
+
+    /// The times on `clock` at which lines containing `text` were logged, oldest first.
+    func loggedAt(_ text: String) -> [Duration] {
+        timedLog.value.filter { $0.line.contains(text) }.map(\.at)
+    }
+
+    /// The times on `clock` at which instance `index`'s polls were logged as answered (200 or
+    /// 304), oldest first: in virtual time, when they were made.
+    func answeredPolls(of index: Int) -> [Duration] {
+        timedLog.value.filter { Self.isAnsweredPoll($0.line, of: instances[index]) }.map(\.at)
+    }
+
+    /// Returns once instance `index`'s polls were answered `count` times.
+    func waitForAnsweredPolls(_ count: Int, of index: Int) async throws {
+        let instance = instances[index]
+        try await log.wait(for: "\(count) answered polls of \(instance.account.displayName)") { lines in
+            lines.count { Self.isAnsweredPoll($0, of: instance) } >= count
+        }
+    }
+
+    private static func isAnsweredPoll(_ line: String, of instance: Instance) -> Bool {
+        let name = instance.account.displayName
+        return line.contains("\(name): 200 ok") || line.contains("\(name): 304 not modified")
     }
 
     func status(of index: Int, from supervisor: Supervisor) async throws -> AccountStatus {
