@@ -41,14 +41,11 @@ test-swift:
 fuzz:
 	Fuzz/run
 
-# A gitbay stand-in on loopback with a demo user and activity, for trying gbnotify without an
-# account, and an ntfy-compatible relay stand-in beside it (stopped with the gitbay one).
+# gbnotify working by itself (scripts/demo): the gitbay and relay stand-ins, the demo account in
+# the keyring until Ctrl-C, and gbnotifyd in the foreground with a config and a state directory
+# of its own. Without a desktop it runs in a private one and saves a picture of the notifications.
 demo: build
-	@echo "demo: gbnotifyctl and gbnotifyd are in $(CURDIR)/.build/debug"
-	$(PYTHON) Tests/Standin/relay_standin.py --port 8418 --demo \
-		--demo-instance http://127.0.0.1:8417 & relay=$$!; \
-	trap 'kill $$relay 2>/dev/null' EXIT INT TERM; \
-	$(PYTHON) Tests/Standin/gitbay_standin.py --port 8417 --demo
+	scripts/demo
 
 # Release binaries against the do-it-yourself baseline, in a private desktop session; writes
 # BENCHMARKS.md (about 25 minutes; not part of check).

@@ -38,7 +38,7 @@ struct AccountAdd: Command {
         case .pushUnavailable, .readOnlyToken, .failed:
             print("Added \(report.account.displayName). Desktop polling works, but this install could not register: \(report.registration).")
         }
-        await DaemonLink.reloadIfRunning()
+        await DaemonCall.reloadIfRunning()
         return ExitStatus.success
     }
 }

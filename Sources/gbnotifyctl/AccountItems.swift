@@ -1,4 +1,3 @@
-import Settings
 import GitbayClient
 import Glibc
 import Keyring
@@ -177,31 +176,20 @@ actor AccountItems: ViewSource {
     }
 }
 
-/// What the view reads from the config file, read the way gbnotifyd reads it.
+/// What the view reads from the config file (`Setup.settings`), and the environment the browser
+/// inherits.
 struct ViewSettings: Sendable {
     let config: Config
+    /// The file, as the fix for a refused plain-http account names it.
     let configPath: String
     let clientOptions: GitbayClient.Options
     /// The process's environment, which the browser inherits.
     let environment: [String: String]
-    /// Why the config file was not used, when it was not.
-    let problem: String?
 
-    init(environment: [String: String]) {
+    init(_ settings: ConfigSettings, environment: [String: String]) {
         self.environment = environment
-        let path = ConfigFile.defaultPath(environment: environment)
-        configPath = path ?? "the config file"
-        var problem: String?
-        var config = Config.defaults
-        if let path {
-            do {
-                config = try ConfigFile.load(path).config
-            } catch {
-                problem = "\(error); reading with the default settings"
-            }
-        }
-        self.config = config
-        self.problem = problem
+        config = settings.config
+        configPath = settings.pathWords
         // A dead instance costs seconds, not the minute a poller may wait.
         clientOptions = GitbayClient.Options(
             caFile: config.caFile, connectTimeout: .seconds(10), stallTimeout: .seconds(15), overallTimeout: .seconds(30))

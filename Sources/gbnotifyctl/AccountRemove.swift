@@ -34,7 +34,7 @@ struct AccountRemove: Command {
             print("Removed \(account.displayName), but device \(id) could not be deregistered (\(reason)); "
                   + "it is harmless and can be deleted on the web.")
         }
-        await DaemonLink.reloadIfRunning()
+        await DaemonCall.reloadIfRunning()
         return ExitStatus.success
     }
 }

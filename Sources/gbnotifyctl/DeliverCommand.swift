@@ -29,7 +29,7 @@ struct DeliverCommand: Command {
             Console.error("gbnotifyctl: \(error)")
             return ExitStatus.failure
         }
-        return await DesktopCall.run(DeliverMethod.member, [.string(payload)], interface: DaemonInterface.interface) { reply in
+        return await DaemonCall.run(DeliverMethod.member, [.string(payload)]) { reply in
             "gbnotifyctl: \((reply.first?.stringValue ?? "the account").displaySafe.truncated(to: 200)) polls now"
         }
     }

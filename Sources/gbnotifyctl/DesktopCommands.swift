@@ -14,7 +14,7 @@ struct TestCommand: Command {
     init(parsing arguments: inout Arguments) throws(UsageError) {}
 
     func run() async throws -> Int32 {
-        await DesktopCall.run("Test", []) { _ in "gbnotifyctl: sent a sample notification" }
+        await DaemonCall.run("Test", [], interface: DesktopInterface.interface) { _ in "gbnotifyctl: sent a sample notification" }
     }
 }
 
@@ -45,7 +45,9 @@ struct OpenCommand: Command {
     func run() async throws -> Int32 {
         // A launcher starting this hands its activation token down; the daemon passes it on.
         let token = ProcessEnvironmentToken.current
-        return await DesktopCall.run("Open", [.string(account), .string(path), .string(token)]) { reply in
+        return await DaemonCall.run(
+            "Open", [.string(account), .string(path), .string(token)], interface: DesktopInterface.interface
+        ) { reply in
             "gbnotifyctl: opened: \(reply.first?.stringValue ?? "")"
         }
     }
@@ -57,48 +59,5 @@ private enum ProcessEnvironmentToken {
             if let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty { return value }
         }
         return ""
-    }
-}
-
-/// One call to the running daemon (its desktop interface unless told otherwise), with the errors
-/// said the way a user can act on.
-enum DesktopCall {
-    static func run(
-        _ member: String, _ arguments: [DBusValue], interface: String = DesktopInterface.interface,
-        success: ([DBusValue]) -> String
-    ) async -> Int32 {
-        let connection: DBusConnection
-        do {
-            connection = try await DBusConnection.connect()
-        } catch {
-            Console.error("gbnotifyctl: cannot reach the session bus, so no gbnotifyd either: \(error)")
-            return ExitStatus.failure
-        }
-        let status = await call(member, arguments, interface: interface, on: connection, success: success)
-        await connection.close()
-        return status
-    }
-
-    private static func call(
-        _ member: String, _ arguments: [DBusValue], interface: String, on connection: DBusConnection,
-        success: ([DBusValue]) -> String
-    ) async -> Int32 {
-        do {
-            guard try await connection.nameHasOwner(DaemonInterface.busName) else {
-                Console.error("gbnotifyctl: gbnotifyd is not running; start it with 'systemctl --user start gbnotifyd', or run 'gbnotifyd'")
-                return ExitStatus.failure
-            }
-            let reply = try await connection.call(
-                destination: DaemonInterface.busName, path: DaemonInterface.objectPath,
-                interface: interface, member: member, arguments: arguments)
-            print(success(reply))
-            return ExitStatus.success
-        } catch let error as DBusError {
-            Console.error("gbnotifyctl: \(error.message.isEmpty ? error.name : error.message)")
-            return ExitStatus.failure
-        } catch {
-            Console.error("gbnotifyctl: \(error)")
-            return ExitStatus.failure
-        }
     }
 }

@@ -1,5 +1,5 @@
-import Settings
 import GitbayClient
+import Settings
 import Glibc
 import PushCore
 
@@ -15,19 +15,15 @@ struct DoctorConfig {
     let path: String
 
     static func check(environment: [String: String]) -> DoctorConfig {
-        guard let path = ConfigFile.defaultPath(environment: environment) else {
-            return DoctorConfig(finding: .noConfigPath, path: "the config file", config: .defaults)
+        let read = Setup.settings(environment: environment)
+        guard let path = read.path else {
+            return DoctorConfig(finding: .noConfigPath, path: read.pathWords, config: read.config)
         }
-        do {
-            let settings = try ConfigFile.load(path)
-            return DoctorConfig(
-                finding: .config(path: path, exists: access(path, F_OK) == 0, problem: nil), path: path,
-                config: settings.config)
-        } catch {
-            // gbnotifyd would not start with this file, or keeps its own: the defaults are the
-            // best guess at what it runs with.
-            return DoctorConfig(finding: .config(path: path, exists: true, problem: error.problem), path: path, config: .defaults)
-        }
+        // With an unusable file gbnotifyd would not start, or keeps its own settings: the
+        // defaults are the best guess at what it runs with.
+        let finding = DoctorFinding.config(
+            path: path, exists: read.problem != nil || access(path, F_OK) == 0, problem: read.problem?.problem)
+        return DoctorConfig(finding: finding, path: path, config: read.config)
     }
 
     private init(finding: DoctorFinding, path: String, config: Config) {

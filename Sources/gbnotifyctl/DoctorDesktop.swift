@@ -1,5 +1,4 @@
 import DBus
-import FoundationEssentials
 import PushCore
 
 /// doctor's session-bus checks. Each name is looked up before anything is called on it, and
@@ -84,23 +83,16 @@ struct DoctorDesktop {
     }
 
     private func daemonStatus() async -> DaemonAnswer {
-        do {
-            guard let owner = try await connection.nameOwner(DaemonInterface.busName) else {
-                return .unhealthy(.daemonNotRunning)
+        switch await DaemonCall.call("Status", timeout: DaemonCall.statusTimeout, on: connection) {
+        case .replied(let reply):
+            guard let (status, _) = DaemonCall.status(in: reply) else {
+                return .unhealthy(.daemon(unanswered: "its answer is not a status"))
             }
-            let reply = try await connection.call(
-                destination: owner, path: DaemonInterface.objectPath, interface: DaemonInterface.interface,
-                member: "Status", timeout: .seconds(10))
-            guard let text = reply.first?.stringValue,
-                  let status = try? JSONDecoder().decode(DaemonStatus.self, from: Data(text.utf8))
-            else { return .unhealthy(.daemon(unanswered: "its answer is not a status")) }
             return .status(status)
-        } catch let error as DBusError
-            where error.name == DBusError.Name.serviceUnknown || error.name == DBusError.Name.nameHasNoOwner {
-            // It stopped between the two calls.
+        case .notRunning, .noBus:
             return .unhealthy(.daemonNotRunning)
-        } catch {
-            return .unhealthy(.daemon(unanswered: Self.words(error)))
+        case .failed(let reason):
+            return .unhealthy(.daemon(unanswered: reason))
         }
     }
 

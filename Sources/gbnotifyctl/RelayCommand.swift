@@ -41,7 +41,7 @@ struct RelayLogin: Command {
         let token = try TokenInput.read(prompt: "Access token for the relay \(relay.url): ")
         try await Setup.keyring().storeRelayToken(token, for: relay)
         print("Stored the access token for the relay \(relay.url).")
-        await DaemonLink.reloadIfRunning()
+        await DaemonCall.reloadIfRunning()
         return ExitStatus.success
     }
 }
@@ -63,7 +63,7 @@ struct RelayLogout: Command {
         let relay = try GitbayInstance(parsing: url)
         if try await Setup.keyring().deleteRelayToken(for: relay) {
             print("Deleted the access token for the relay \(relay.url).")
-            await DaemonLink.reloadIfRunning()
+            await DaemonCall.reloadIfRunning()
         } else {
             print("No access token was stored for the relay \(relay.url).")
         }

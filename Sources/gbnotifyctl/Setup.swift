@@ -7,29 +7,50 @@ import StateStore
 
 /// Builds the pieces the commands share from the process environment.
 enum Setup {
-    /// The config file, as the daemon reads it: its `ca-file` and `allow-http` apply to what
-    /// gbnotifyctl sends too. A config that does not read is said once and its defaults used.
-    static func settings() -> DaemonSettings {
-        let environment = ProcessInfo.processInfo.environment
-        guard let path = ConfigFile.defaultPath(environment: environment) else { return DaemonSettings(config: .defaults) }
+    /// The config file, read the way gbnotifyd reads it: its `ca-file` and `allow-http` apply to
+    /// what gbnotifyctl sends too. The one reading of it for every command.
+    static func settings(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigSettings {
+        guard let path = ConfigFile.defaultPath(environment: environment) else {
+            return ConfigSettings(path: nil, settings: DaemonSettings(config: .defaults), problem: nil)
+        }
         do {
-            return try ConfigFile.load(path)
+            return ConfigSettings(path: path, settings: try ConfigFile.load(path), problem: nil)
         } catch {
-            Console.error("gbnotifyctl: \(error); using the defaults")
-            return DaemonSettings(config: .defaults)
+            return ConfigSettings(path: path, settings: DaemonSettings(config: .defaults), problem: error)
         }
     }
 
-    static func accountManager(_ settings: DaemonSettings = settings()) throws -> AccountManager {
-        let environment = ProcessInfo.processInfo.environment
+    /// The account commands' manager, sending with the config file's settings; an unusable
+    /// file is said once.
+    static func accountManager(_ settings: ConfigSettings = settings()) throws -> AccountManager {
+        settings.warnIfUnusable()
         return AccountManager(
-            keyring: keyring(), state: try StateDirectory(environment: environment),
-            clientOptions: settings.client, hostname: AccountManager.localHostname)
+            keyring: keyring(), state: try StateDirectory(environment: ProcessInfo.processInfo.environment),
+            clientOptions: settings.settings.client, hostname: AccountManager.localHostname)
     }
 
     /// The keyring as the commands use it: waiting for a prompt as long as the user takes, and
     /// saying on standard error, after a second of silence, what the keyring is waiting for.
     static func keyring() -> Keyring {
         Keyring(reportingWaits: KeyringWaitReport(after: .seconds(1)) { wait in Console.error("gbnotifyctl: \(wait)") })
+    }
+}
+
+/// What the config file gives gbnotifyctl: its settings, or every default when it cannot be used.
+struct ConfigSettings {
+    /// The file; nil when neither XDG_CONFIG_HOME nor HOME is set.
+    let path: String?
+    let settings: DaemonSettings
+    /// Why the file cannot be used, when it cannot.
+    let problem: ConfigFileError?
+
+    var config: Config { settings.config }
+
+    /// The file as a fix names it.
+    var pathWords: String { path ?? "the config file" }
+
+    /// Says on standard error, once, that the defaults stand in for an unusable file.
+    func warnIfUnusable() {
+        if let problem { Console.error("gbnotifyctl: warning: \(problem); using the default settings") }
     }
 }

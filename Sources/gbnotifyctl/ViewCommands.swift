@@ -114,9 +114,10 @@ private struct ViewCommand {
     let source: AccountItems
 
     init() {
-        settings = ViewSettings(environment: environment)
+        let read = Setup.settings(environment: environment)
+        read.warnIfUnusable()
+        settings = ViewSettings(read, environment: environment)
         source = AccountItems(settings: settings)
-        if let problem = settings.problem { Console.error("gbnotifyctl: warning: \(problem)") }
     }
 
     var isInteractive: Bool { RawTerminal.isInteractive(environment: environment) }

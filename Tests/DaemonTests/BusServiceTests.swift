@@ -7,7 +7,7 @@ import Testing
 
 /// `Reload()` and `Status()` over a real bus. The object is reached by the serving
 /// connection's unique name: the well-known name belongs to the daemon binary's tests.
-@Suite struct BusServiceTests {
+@Suite(.needsDesktopSession) struct BusServiceTests {
     @Test func statusAndReloadAnswerOverTheBus() async throws {
         try await Harness.run(1) { harness in
             let configFile = harness.directory.appendingPathComponent("config").path

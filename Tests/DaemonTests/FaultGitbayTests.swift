@@ -8,18 +8,17 @@ import Testing
 
 /// The gitbay side fails in every way the fault catalogue (FaultCatalogue.md) lists, on one
 /// account; the supervisor keeps going, the other account polls on untouched, and nothing is
-/// lost or shown twice. Instance 0 is the faulty one, instance 1 the bystander.
-///
-/// One test at a time: each starts two stand-ins, and a dozen Pythons starting at once on two
-/// cores slow every other suite past its stand-ins' start timeout.
-@Suite(.serialized) struct FaultGitbayTests {
+/// lost or shown twice. Instance 0 is the faulty one, instance 1 the bystander. The waits
+/// between polls, backoffs included, pass in virtual time (`Harness.virtualTime`): only a slow
+/// answer, which is about libcurl's own timeouts, takes real time.
+@Suite(.needsDesktopSession) struct FaultGitbayTests {
     private static let listMatch = Standin.Fault.Match(argvPrefix: ["notifications", "list"])
 
     @Test func aRefusedConnectionIsRetriedAndTouchesNoOtherAccount() async throws {
         try await Harness.run { harness in
             // Nothing listens on its port any more.
             await harness.instances[0].standin.stop()
-            let supervisor = harness.supervisor()
+            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
             try await supervisor.start()
 
             try await harness.waitForLog("\(harness.instances[0].account.displayName): poll failed", occurrence: 2)
@@ -34,7 +33,9 @@ import Testing
         try await Harness.run(1) { harness in
             let host = "https://gitbay-\(UUID().uuidString.lowercased()).invalid"
             try await ExtraAccount.with(instance: host, token: harness.instances[0].token) { unresolvable in
-                let supervisor = harness.supervisor(accounts: harness.keyringAccounts(including: [unresolvable.instance]))
+                let supervisor = harness.supervisor(
+                    accounts: harness.keyringAccounts(including: [unresolvable.instance]),
+                    timeline: harness.virtualTime(pollers: 2))
                 try await supervisor.start()
 
                 try await harness.waitForLog("\(unresolvable.displayName): poll failed", occurrence: 2)
@@ -69,7 +70,7 @@ import Testing
                 let current = Mutex(settings)
                 let supervisor = harness.supervisor(
                     settings, loadSettings: { current.withLock { $0 } },
-                    accounts: harness.keyringAccounts(including: [account.instance]))
+                    accounts: harness.keyringAccounts(including: [account.instance]), timeline: harness.virtualTime(pollers: 2))
                 try await supervisor.start()
 
                 try await harness.waitForLog("\(account.displayName): poll failed", occurrence: 2)
@@ -114,7 +115,7 @@ import Testing
         }
     }
 
-    /// "Ten minutes" of 500s, compressed: a 0.5 s interval and a 2 s cap. The waits stay
+    /// A long run of 500s, in virtual time: a 0.5 s interval and a 2 s cap. The waits stay
     /// between the interval and the cap, reach the cap's window, and polling comes back at its
     /// usual pace once the server does.
     @Test func aLongRunOfServerErrorsBacksOffToTheCapAndRecovers() async throws {
@@ -123,11 +124,12 @@ import Testing
             try await storm.standin.addFault(.init(
                 .status(500, body: #"{"protocol_version":1,"error":"internal error"}"#), match: Self.listMatch, times: 0))
             let rows = try await storm.standin.addNotifications(for: Harness.username, count: 2)
-            let supervisor = harness.supervisor()
+            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
             try await supervisor.start()
 
             let failures = 10
             let failed = try await harness.waitForListRequests(failures, on: 0)
+            try await harness.waitForLog("\(storm.account.displayName): poll failed", occurrence: failures)
             #expect(failed.allSatisfy { $0.status == 500 })
             #expect(try await harness.status(of: 0, from: supervisor).state == .backingOff)
             // The decided waits, as logged (whole seconds, rounded up): never above the cap, and
@@ -140,9 +142,10 @@ import Testing
             #expect(waits.count >= failures - 1)
             #expect(waits.allSatisfy { $0 >= 1 && $0 <= 2 }, "\(waits)")
             #expect(waits.contains(2), "the backoff never grew past its first window: \(waits)")
-            // Measured between requests too: never faster than the interval.
-            let gaps = zip(failed, failed.dropFirst()).map { $1.time - $0.time }
-            #expect(gaps.allSatisfy { $0 >= 0.45 }, "\(gaps)")
+            // Measured on the clock between the failures too: never faster than the interval.
+            let failedAt = harness.loggedAt("\(storm.account.displayName): poll failed")
+            let gaps = zip(failedAt, failedAt.dropFirst()).map { $1 - $0 }
+            #expect(gaps.count >= failures - 1 && gaps.allSatisfy { $0 >= .milliseconds(500) }, "\(gaps)")
             #expect(harness.desktop.updates(for: storm.account).isEmpty)
 
             try await storm.standin.clearFaults()
@@ -182,7 +185,7 @@ import Testing
             let broken = harness.instances[0]
             let row = try await broken.standin.addNotification(for: Harness.username)
             try await broken.standin.addFault(.init(bad.action, match: Self.listMatch, times: 2))
-            let supervisor = harness.supervisor()
+            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
             try await supervisor.start()
 
             try await harness.waitForLog("\(broken.account.displayName): poll failed", occurrence: 2)
@@ -201,7 +204,7 @@ import Testing
         try await Harness.run { harness in
             let instance = harness.instances[0]
             let old = try await instance.standin.addNotifications(for: Harness.username, count: 2)
-            let supervisor = harness.supervisor()
+            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
             try await supervisor.start()
             try await harness.desktop.waitForNotices(1, for: instance.account)
 
@@ -229,7 +232,7 @@ import Testing
         try await Harness.run { harness in
             let instance = harness.instances[0]
             let first = try await instance.standin.addNotification(for: Harness.username, id: 10)
-            let supervisor = harness.supervisor()
+            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
             try await supervisor.start()
             try await harness.desktop.waitForNotices(1, for: instance.account)
 

@@ -10,14 +10,14 @@ import Testing
 /// The machine's own side fails: files that cannot be read, config and state cut short or
 /// garbled, a disk that takes no more bytes. (The tests may run as root, where mode 000 stops
 /// no read, so "unreadable" is a directory where a file belongs: a read that fails for real.)
-/// One test at a time, as FaultGitbayTests, for the same reason.
-@Suite(.serialized) struct FaultLocalTests {
+/// The waits between polls pass in virtual time, as in FaultGitbayTests.
+@Suite(.needsDesktopSession) struct FaultLocalTests {
     @Test func anUnreadableStateFileStartsEveryAccountAfreshWithoutAFlood() async throws {
         try await Harness.run { harness in
             let rows = try await harness.instances[0].standin.addNotifications(for: Harness.username, count: 5)
             try harness.state.create()
             try FileManager.default.createDirectory(atPath: harness.state.path + "/accounts.json", withIntermediateDirectories: false)
-            let supervisor = harness.supervisor()
+            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
             try await supervisor.start()
 
             // Nothing old replayed: one summary of what is unread.
@@ -47,7 +47,7 @@ import Testing
             let rows = try await harness.instances[0].standin.addNotifications(for: Harness.username, count: 4)
             try harness.state.create()
             try contents.write(to: URL(fileURLWithPath: harness.state.path + "/accounts.json"))
-            let supervisor = harness.supervisor()
+            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
             try await supervisor.start()
 
             let notices = try await harness.desktop.waitForNotices(1, for: harness.instances[0].account)
@@ -79,7 +79,8 @@ import Testing
         try await Harness.run { harness in
             let path = harness.directory.appendingPathComponent("config").path
             try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
-            let supervisor = harness.supervisor(loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(path) })
+            let supervisor = harness.supervisor(
+                loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(path) }, timeline: harness.virtualTime(pollers: 2))
             try await supervisor.start()
             try await harness.expectShowsNewRowsOnce(0, from: supervisor)
 

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// One account's server misbehaves; the other account must not notice.
-@Suite struct FaultTests {
+@Suite(.needsDesktopSession) struct FaultTests {
     private static let listMatch = Standin.Fault.Match(argvPrefix: ["notifications", "list"])
 
     @Test func aRejectedTokenStopsThatAccountOnly() async throws {
@@ -53,22 +53,25 @@ import Testing
             let limited = harness.instances[0]
             try await limited.standin.addFault(.init(
                 .status(status, body: body, headers: ["Retry-After": "3"]), match: Self.listMatch))
-            let supervisor = harness.supervisor()
+            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
             try await supervisor.start()
 
             try await harness.waitForLog("\(limited.account.displayName): poll failed")
             let backingOff = try await harness.status(of: 0, from: supervisor)
             #expect(backingOff.state == .backingOff)
             #expect(backingOff.lastResult == words)
-            let requests = try await harness.waitForListRequests(2, on: 0)
-            let (refused, next) = (requests[0], requests[1])
-            #expect(refused.status == status)
-            #expect(next.time - refused.time >= 3.0, "the next request came \(next.time - refused.time) s later")
-            // Meanwhile the other account kept its own pace.
-            let polledMeanwhile = try await harness.listRequests(1).filter { $0.time > refused.time && $0.time < next.time }
-            #expect(polledMeanwhile.count >= 3, "\(polledMeanwhile.count) polls of the other account in 3 s")
-            try await harness.waitForListRequests(3, on: 0)
+            let requests = try await harness.waitForListRequests(3, on: 0)
+            #expect(requests[0].status == status)
+            try await harness.waitForAnsweredPolls(2, of: 0)
             #expect(try await harness.status(of: 0, from: supervisor).state == .ok)
+            // On the clock the supervisor reads (the polls' times, as in virtual time nothing
+            // moves while a request is out): the next request no sooner than Retry-After said,
+            // and the other account at its own pace meanwhile.
+            let refused = try #require(harness.loggedAt("\(limited.account.displayName): poll failed").first)
+            let next = try #require(harness.answeredPolls(of: 0).first)
+            #expect(next - refused >= .seconds(3), "the next request came \(next - refused) later")
+            let polledMeanwhile = harness.answeredPolls(of: 1).filter { $0 > refused && $0 < next }
+            #expect(polledMeanwhile.count >= 3, "\(polledMeanwhile.count) polls of the other account in 3 s")
         }
     }
 

@@ -204,15 +204,13 @@ import Testing
             let capless = geteuid() == 0 ? ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"] : []
             let daemon = try await Self.startWithoutAccounts(in: home, wrapper: capless)
             // A process of the same user that does nothing to itself: dumpable, as every one is.
-            let bystander = try Program(capless + ["sleep", "60"], environment: home.environment)
-            defer { bystander.signal(SIGKILL) }
-
-            func readEnvironment(of pid: pid_t) async throws -> Program.Outcome {
-                try await Program.run(capless + ["cat", "/proc/\(pid)/environ"], environment: home.environment)
-            }
-            let dumpable = try await readEnvironment(of: bystander.pid)
+            // Started by the capless shell that reads it: a bystander started by setpriv could be
+            // read while setpriv, with all of root's capabilities, had not yet become it.
+            let dumpable = try await Program.run(
+                capless + ["sh", "-c", "sleep 60 & cat /proc/$!/environ; status=$?; kill $!; exit $status"],
+                environment: home.environment)
             #expect(dumpable.status == 0 && dumpable.stdout.contains("XDG_STATE_HOME="), "\(dumpable.stderr)")
-            let daemonEnvironment = try await readEnvironment(of: daemon.pid)
+            let daemonEnvironment = try await Program.run(capless + ["cat", "/proc/\(daemon.pid)/environ"], environment: home.environment)
             #expect(daemonEnvironment.status != 0)
             #expect(daemonEnvironment.stderr.contains("Permission denied"), "\(daemonEnvironment.stderr)")
 

@@ -11,7 +11,7 @@ import Threads
 /// A laptop's day, with systemd-logind and NetworkManager played on a stand-in system bus:
 /// suspends and resumes, the network going and coming back, and the gitbay and relay stand-ins
 /// unreachable meanwhile.
-@Suite struct LaptopTests {
+@Suite(.needsDesktopSession) struct LaptopTests {
     /// Polls only when woken (or after an hour), so every poll after the start came of a resume
     /// or the network's return.
     static var hourly: DaemonSettings {

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Polling two accounts (the same username on two instances) in-process, against stand-ins.
-@Suite struct PollingTests {
+@Suite(.needsDesktopSession) struct PollingTests {
     @Test func aNewRowIsReportedOnceWithItsAccount() async throws {
         try await Harness.run { harness in
             let (first, second) = (harness.instances[0].account, harness.instances[1].account)

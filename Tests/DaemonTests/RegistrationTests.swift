@@ -10,7 +10,7 @@ import TestSupport
 import Testing
 
 /// Registering each account's own device token with it: recorded per account, never fatal.
-@Suite struct RegistrationTests {
+@Suite(.needsDesktopSession) struct RegistrationTests {
     @Test func outcomesAreRecordedPerAccountAndNeverStopPolling() async throws {
         try await Harness.run(3, scopes: [2: .read]) { harness in
             let (registered, noPush, readOnly) = (harness.instances[0], harness.instances[1], harness.instances[2])
@@ -81,20 +81,24 @@ import Testing
         try await Harness.run(1) { harness in
             var settings = DaemonSettings.forTests
             settings.registrationCheckInterval = 2
-            try await harness.supervisor(settings).start()
-            let polls = try await harness.waitForListRequests(12, on: 0)
-            let checks = try await harness.instances[0].standin.requests().filter {
-                $0.queryArgv == ["notifications", "device", "list"]
+            try await harness.supervisor(settings, timeline: harness.virtualTime(pollers: 1)).start()
+            try await harness.waitForAnsweredPolls(12, of: 0)
+            // On the clock the daemon spaces its reads by: a read of the device list comes just
+            // before a poll, in the same turn of the poller, so at that poll's time (in virtual
+            // time nothing moves while a request is out). A read at every poll would come 0.5 s
+            // after the last.
+            let polls = harness.answeredPolls(of: 0)
+            var checks: [Duration] = []
+            var polled = 0
+            for request in try await harness.instances[0].standin.requests() where polled < polls.count {
+                if request.queryArgv == ["notifications", "device", "list"] { checks.append(polls[polled]) }
+                if request.queryArgv == ["notifications", "list"] { polled += 1 }
             }
-            let span = polls.last!.time - polls.first!.time
+            let span = polls.last! - polls.first!
             #expect(!checks.isEmpty)
-            #expect(Double(checks.count) <= span / 2 + 1, "\(checks.count) device list reads in \(span) s")
-            // The daemon spaces its reads by its own clock when it sends them; the stand-in's
-            // arrival times carry each request's own delay on the way, a few milliseconds at
-            // most, so they are compared with that much room. A read at every poll would come
-            // 0.5 s after the last.
+            #expect(Double(checks.count) <= span / .seconds(2) + 1, "\(checks.count) device list reads in \(span)")
             for (earlier, later) in zip(checks, checks.dropFirst()) {
-                #expect(later.time - earlier.time >= 2 - 0.1)
+                #expect(later - earlier >= .seconds(2), "device list reads \(later - earlier) apart")
             }
         }
     }

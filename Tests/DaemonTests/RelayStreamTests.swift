@@ -12,7 +12,7 @@ import Threads
 /// topic (its device token), the supervisor wakes the account whose topic a message came on,
 /// and that account's poll of its stand-in gitbay decides what is shown, recorded by the
 /// harness's desktop.
-@Suite struct RelayStreamTests {
+@Suite(.needsDesktopSession) struct RelayStreamTests {
     /// Polls only when woken (or after an hour), so every poll here came of a relay message.
     static func settings(_ relay: RelayStandin, keepalive: Duration = .seconds(45)) throws -> DaemonSettings {
         var settings = DaemonSettings.forTests

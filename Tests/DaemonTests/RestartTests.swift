@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// What survives a restart: the high-water mark and the ETag, in the state directory.
-@Suite struct RestartTests {
+@Suite(.needsDesktopSession) struct RestartTests {
     @Test func restartsShowNothingTwiceAndMissNothing() async throws {
         try await Harness.run(1) { harness in
             let standin = harness.instances[0].standin

@@ -10,7 +10,7 @@ import Threads
 /// Payloads handed to the supervisor (as `Deliver` does) are wake-ups for the account they
 /// name, and nothing more: what is shown comes from that account's own API. Against stand-ins,
 /// the session's real keyring, and a clock the tests move.
-@Suite struct WakeUpTests {
+@Suite(.needsDesktopSession) struct WakeUpTests {
     /// Polls only when woken (or after an hour), so each test decides when a poll happens.
     static var wakeOnly: DaemonSettings {
         var settings = DaemonSettings.forTests

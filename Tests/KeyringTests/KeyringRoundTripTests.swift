@@ -2,7 +2,7 @@ import Keyring
 import PushCore
 import Testing
 
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)), .needsDesktopSession)
 struct KeyringRoundTripTests {
     let keyring = Keyring()
 

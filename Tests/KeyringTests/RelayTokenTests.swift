@@ -6,7 +6,7 @@ import TestSupport
 
 /// Relay access tokens: items of their own schema, `org.gitbay.Relay` with attribute `url`,
 /// apart from the accounts, and shared with `secret-tool` like them.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)), .needsDesktopSession)
 struct RelayTokenTests {
     let keyring = Keyring()
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Items are shared with anything that speaks the Secret Service; `secret-tool` stands in for
 /// all of it.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)), .needsDesktopSession)
 struct SecretToolInteropTests {
     let keyring = Keyring()
 

@@ -6,7 +6,7 @@ import TestSupport
 /// Items of our schema written by hand can be anything. Each is skipped with a sentence naming
 /// it, or accepted where the item is a deliberate statement; none crashes a listing or leaks
 /// its secret.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)), .needsDesktopSession)
 struct UnusableItemTests {
     let keyring = Keyring()
 

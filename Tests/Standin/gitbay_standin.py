@@ -29,11 +29,15 @@ def parse_arguments(argv):
     parser.add_argument("--token-file", metavar="FILE",
                         help="with --demo: write the demo token here (mode 0600)")
     parser.add_argument("--demo-interval", type=float, default=20.0, metavar="SECONDS")
+    parser.add_argument("--demo-relay", metavar="URL",
+                        help="with --demo: publish every other new notice to this ntfy relay")
     arguments = parser.parse_args(argv)
     if (arguments.tls_cert is None) != (arguments.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
     if arguments.token_file and not arguments.demo:
         parser.error("--token-file needs --demo")
+    if arguments.demo_relay and not arguments.demo:
+        parser.error("--demo-relay needs --demo")
     if arguments.demo_interval <= 0:
         parser.error("--demo-interval must be > 0")
     return arguments
@@ -57,9 +61,10 @@ def main(argv=None):
     print(json.dumps({"url": server.url, "port": server.server_address[1]}), flush=True)
 
     if arguments.demo:
-        announce_demo(server.url, token, arguments.token_file, arguments.demo_interval)
+        relay = arguments.demo_relay.rstrip("/") if arguments.demo_relay else None
+        announce_demo(server.url, token, arguments.token_file, arguments.demo_interval, relay)
         threading.Thread(target=run_demo_notices, name="demo", daemon=True,
-                         args=(server.store, arguments.demo_interval, stop)).start()
+                         args=(server.store, arguments.demo_interval, stop, relay)).start()
 
     stop.wait()
     server.shutdown()

@@ -1,10 +1,14 @@
 """The stand-in's `--demo`: a user `demo` with an inbox of issues, merge requests and builds
 across a few repositories, each item readable with `issue|mr|build show`, and a new notice
-(with its item) every few seconds."""
+(with its item) every few seconds; with `--demo-relay`, every other one is also published to
+that relay on each of the user's devices' topics, as a gitbay with push on would have it sent."""
 
 import itertools
+import json
 import os
 import sys
+import urllib.error
+import urllib.request
 
 from standin_model import KIND_SEGMENTS, iso_timestamp
 
@@ -159,7 +163,7 @@ def seed_demo(store, token_file):
     return token
 
 
-def announce_demo(url, token, token_file, interval):
+def announce_demo(url, token, token_file, interval, relay=None):
     lines = [f"demo: user {DEMO_USER!r} with a full API token: {token}"]
     if token_file:
         lines += [f"demo: the token is also in {token_file} (mode 0600)",
@@ -168,12 +172,15 @@ def announce_demo(url, token, token_file, interval):
     else:
         lines += ["demo: add the account with:",
                   f"    printf '%s\\n' '{token}' | gbnotifyctl account add {url}"]
-    lines += [f"demo: a new notice every {interval:g} s; the inbox is {url}/notifications",
+    lines += [f"demo: a new notice every {interval:g} s; the inbox is {url}/notifications"]
+    if relay:
+        lines += [f"demo: every other one is also published to {relay}, on each device's topic"]
+    lines += [
               f"demo: script it further through {url}/_standin/ (see Tests/Standin/README.md)"]
     print("\n".join(lines), file=sys.stderr, flush=True)
 
 
-def run_demo_notices(store, interval, stop):
+def run_demo_notices(store, interval, stop, relay=None):
     for step in itertools.count():
         if stop.wait(interval):
             return
@@ -183,8 +190,24 @@ def run_demo_notices(store, interval, stop):
             if DEMO_USER not in store.accounts:  # a test reset the stand-in
                 continue
             store.items.add_item(kind, repo, follow_up_item(kind, actor, number, summary.format(n=number)))
+            pushed = len(store.pushes)
             store.add_notice(DEMO_USER, repo=repo, kind=kind, actor=actor,
                              summary=summary.format(n=number),
                              path=f"{repo}/{KIND_SEGMENTS[kind]}/{number}")
+            pushes = store.pushes[pushed:]
+        # The others are left for the next poll, so that the demo shows both ways in.
+        if relay and step % 2 == 0:
+            for push in pushes:
+                publish(relay, push["token"], push["payload"])
+
+
+def publish(relay, topic, payload):
+    """ntfy's publish: the push payload as the message, on the device's topic."""
+    request = urllib.request.Request(f"{relay}/{topic}", data=json.dumps(payload).encode(), method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            response.read()
+    except (OSError, urllib.error.URLError) as error:
+        print(f"demo: could not publish to {relay}: {error}", file=sys.stderr, flush=True)
 
 

@@ -20,6 +20,8 @@ import time
 import unittest
 import urllib.parse
 
+from test_relay_standin import Relay
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = os.path.join(HERE, "gitbay_standin.py")
 TLS = os.path.join(HERE, "tls")
@@ -1150,6 +1152,29 @@ class ProcessTests(unittest.TestCase):
                     self.assertEqual(shown.status, 200, row["path"])
             finally:
                 standin.stop()
+
+    def test_demo_relay_gets_every_other_notice_on_each_devices_topic(self):
+        relay = Relay()
+        self.addCleanup(relay.stop)
+        with tempfile.TemporaryDirectory() as directory:
+            token_file = os.path.join(directory, "token")
+            standin = Standin("--demo", "--token-file", token_file, "--demo-interval", "0.2",
+                              "--demo-relay", relay.url + "/")
+            self.addCleanup(standin.stop)
+            with open(token_file) as file:
+                token = file.read().strip()
+            topic = "ab" * 32
+            standin.cmd(["notifications", "device", "add", "--label", "demo"], token, stdin=topic)
+            stream = relay.subscribe(topic)
+            self.addCleanup(stream.close)
+            self.assertEqual(stream.event()["event"], "open")
+            first, second = [json.loads(message) for _, message in stream.messages(2)]
+            for payload in (first, second):
+                self.assertEqual((payload["instance"], payload["user"]), (standin.url, "demo"))
+            # Numbered from 100 by step: steps 0 and 2 go out, step 1 waits for a poll.
+            self.assertEqual([first["path"].rsplit("/", 1)[1], second["path"].rsplit("/", 1)[1]],
+                             ["100", "102"])
+            self.assertIn(f"published to {relay.url}", standin.stderr_text())
 
 
 if __name__ == "__main__":

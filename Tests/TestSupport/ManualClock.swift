@@ -88,6 +88,16 @@ public final class ManualClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
+    /// Moves the clock on to the earliest pending sleep's deadline, resuming it (and every other
+    /// sleep due then); false, and the clock left as it is, when no sleep is pending.
+    @discardableResult
+    public func advanceToNextDeadline() -> Bool {
+        let next = state.withLock { state in state.sleepers.values.map(\.deadline).min().map { state.now.duration(to: $0) } }
+        guard let next else { return false }
+        advance(by: max(next, .zero))
+        return true
+    }
+
     /// Returns once at least `count` sleeps are pending; throws when that takes longer than
     /// `timeout` of real time (the code under test never reached its wait).
     public func waitForSleepers(_ count: Int, timeout: Duration = .seconds(20)) async throws {

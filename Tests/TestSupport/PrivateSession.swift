@@ -26,6 +26,19 @@ public enum PrivateSession {
         case none
     }
 
+    /// Whether this process runs inside `scripts/desktop-session`: a throw-away session bus,
+    /// keyring and notification server that tests may write to. A real desktop's session never
+    /// counts: the tests would write to its keyring.
+    public static var isInsideDesktopSession: Bool {
+        ProcessInfo.processInfo.environment["PRIVATE_DESKTOP_SESSION"] != nil
+    }
+
+    /// Why a suite that needs that session skips outside it (a plain `swift test`).
+    public static let desktopSessionNeeded = """
+        needs the throw-away desktop session of scripts/desktop-session (a session bus, a keyring to \
+        write to, a notification server); make check runs it there
+        """
+
     private static let childVariable = "GBNOTIFY_TESTS_PRIVATE_SESSION"
     private static let script = "\(Standin.packageRoot)/scripts/desktop-session"
 

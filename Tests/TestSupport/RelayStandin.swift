@@ -31,12 +31,9 @@ public final class RelayStandin: Sendable {
 
     /// Starts a relay that sends a keepalive every `keepalive` seconds on a quiet stream.
     public static func start(keepalive: Double = 45, tls: Standin.TLS? = nil) async throws -> RelayStandin {
-        var arguments = [
-            "python3", "\(Standin.packageRoot)/Tests/Standin/relay_standin.py", "--port", "0",
-            "--keepalive", String(keepalive),
-        ]
+        var arguments = ["--port", "0", "--keepalive", String(keepalive)]
         if let tls { arguments += ["--tls-cert", tls.certificateFile, "--tls-key", tls.keyFile] }
-        return RelayStandin(process: try await Standin.launch(arguments, caFile: tls?.caFile))
+        return RelayStandin(process: try await Standin.launch("relay_standin.py", arguments, caFile: tls?.caFile))
     }
 
     private init(process: Standin) {

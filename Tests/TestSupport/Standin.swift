@@ -64,25 +64,44 @@ public final class Standin: Sendable {
     public static func start(
         tls: TLS? = nil, siteURL: String? = nil, readyTimeout: Duration = defaultReadyTimeout
     ) async throws -> Standin {
-        var arguments = ["python3", "\(packageRoot)/Tests/Standin/gitbay_standin.py", "--port", "0"]
+        var arguments = ["--port", "0"]
         if let tls { arguments += ["--tls-cert", tls.certificateFile, "--tls-key", tls.keyFile] }
         if let siteURL { arguments += ["--site-url", siteURL] }
-        return try await launch(arguments, caFile: tls?.caFile, readyTimeout: readyTimeout)
+        return try await launch("gitbay_standin.py", arguments, caFile: tls?.caFile, readyTimeout: readyTimeout)
     }
 
     public static let defaultReadyTimeout = Duration.seconds(60)
 
-    /// Starts a server script of Tests/Standin (this one, or the relay's) under the lifeline; it
-    /// must print the ready line.
+    /// Starts `script`, a server script of Tests/Standin (this one, the relay's, the system
+    /// bus's), run by `interpreter`, under the lifeline; it must print the ready line.
     static func launch(
-        _ arguments: [String], caFile: String?, readyTimeout: Duration = defaultReadyTimeout
+        _ script: String, _ arguments: [String], interpreter: String = python, caFile: String?,
+        readyTimeout: Duration = defaultReadyTimeout
     ) async throws -> Standin {
         // -S: the guard needs nothing from site-packages, and skipping them halves its start-up.
-        let argv = ["python3", "-S", "-c", guardScript] + arguments
+        let argv = [python, "-S", "-c", guardScript, interpreter, "\(packageRoot)/Tests/Standin/\(script)"] + arguments
         return try await offCooperativePool {
             try Standin(argv: argv, caFile: caFile, readyTimeout: readyTimeout)
         }
     }
+
+    /// The interpreter `python3` on `PATH` runs, asked once: where that is a wrapper (pyenv's
+    /// shim: bash, then pyenv, about 60 ms of CPU here), running it twice per stand-in cost more
+    /// than the stand-in's own start, and the tests start a hundred and more. `python3` itself
+    /// when it cannot say.
+    static let python: String = {
+        guard let output = try? Subprocess.pipe(), let null = try? Subprocess.openFile("/dev/null", flags: O_RDWR) else {
+            return "python3"
+        }
+        defer { [output.read, null].forEach { _ = close($0) } }
+        let asked = try? Subprocess.spawn(
+            ["python3", "-S", "-c", "import sys; print(sys.executable)"], stdin: null, stdout: output.write, stderr: null)
+        close(output.write)
+        guard let asked else { return "python3" }
+        let answer = try? Subprocess.readLines(1, from: output.read, timeout: .seconds(30))
+        Subprocess.waitForExit(asked)
+        return answer?.first.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "python3"
+    }()
 
     private init(argv: [String], caFile: String?, readyTimeout: Duration) throws {
         struct ReadyLine: Decodable {

@@ -5,7 +5,7 @@ import TestSupport
 /// `gbnotifyctl account add|list|remove` against the stand-in and the session's real keyring.
 /// Each test has its own stand-in, so its own instance URL and accounts: tests cannot collide in
 /// the shared keyring.
-@Suite struct AccountCommandTests {
+@Suite(.needsDesktopSession) struct AccountCommandTests {
     @Test func addListRemoveRoundTrip() async throws {
         let (standin, token) = try await standinWithUser()
         let ctl = try Ctl()

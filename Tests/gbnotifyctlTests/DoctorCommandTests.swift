@@ -7,7 +7,7 @@ import TestSupport
 /// `gbnotifyctl doctor` against real parts. A desktop with one piece missing or broken at a time,
 /// each in a session of its own (see `PrivateSession`): doctor looks at the whole desktop, and
 /// the shared session has no gbnotifyd and other tests' accounts.
-@Suite struct DoctorCommandTests {
+@Suite(.needsDesktopSession) struct DoctorCommandTests {
     @Test func doctorPassesWithEverythingPresent() async throws {
         try await PrivateSession.run(notifications: true) {
             let desktop = try await HealthyDesktop.start()

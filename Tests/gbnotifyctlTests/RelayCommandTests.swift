@@ -4,7 +4,7 @@ import TestSupport
 
 /// `gbnotifyctl relay login|logout` against the session's real keyring. The relay is never
 /// contacted, so each test names a relay of its own that does not exist.
-@Suite struct RelayCommandTests {
+@Suite(.needsDesktopSession) struct RelayCommandTests {
     static func uniqueRelay() -> String {
         "https://relay-\(UUID().uuidString.prefix(8).lowercased()).example"
     }

@@ -6,7 +6,7 @@ import TestSupport
 /// `gbnotifyctl show` and `inbox` as a user meets them: the real view in a real terminal (tmux),
 /// reading the stand-in with the account's token from the session's keyring, keys sent and the
 /// screen read back. One tmux server and one stand-in for the suite.
-@Suite(.serialized, SharedViewWorld()) struct ViewTests {
+@Suite(.serialized, .needsDesktopSession, SharedViewWorld()) struct ViewTests {
     static var world: ViewWorld {
         get throws { try #require(SharedViewWorld.current, "the suite runs in a shared view world") }
     }

@@ -55,13 +55,14 @@ enum ExtraAccount {
         instance url: String, token: String, _ body: (Account) async throws -> Void
     ) async throws {
         let account = try Account(instance: try GitbayInstance(parsing: url), username: Harness.username)
-        try await Keyring().store(try APIToken(token), for: account)
+        // With secret-tool, as the harness's own accounts (Harness.storeInKeyring).
+        try await SecretTool.store(instance: account.instance.url, user: account.username, token: token)
         do {
             try await body(account)
         } catch {
-            _ = try? await Keyring().delete(account)
+            try? await SecretTool.clear(instance: account.instance.url, user: account.username)
             throw error
         }
-        _ = try await Keyring().delete(account)
+        try await SecretTool.clear(instance: account.instance.url, user: account.username)
     }
 }

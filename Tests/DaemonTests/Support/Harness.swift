@@ -27,9 +27,16 @@ final class Harness: Sendable {
     let instances: [Instance]
     let directory: URL
     let state: StateDirectory
-    let desktop = RecordingDesktop()
-    let log = Observed<[String]>([])
+    /// The waits of the test, which move the virtual clock of `virtualTime(pollers:)`.
+    private let demand = TimeDemand()
+    let desktop: RecordingDesktop
+    let log: Observed<[String]>
+    /// The clock of `virtualTime(pollers:)`, and each log line with the time it read when the
+    /// line was logged.
+    let clock = ManualClock()
+    let timedLog = Observed<[(at: Duration, line: String)]>([])
     private let supervisors = Mutex<[Supervisor]>([])
+    private let clockDrivers = Mutex<[Task<Void, Never>]>([])
 
     /// - Parameters:
     ///   - count: how many stand-ins, each with user `cmc` and a token.
@@ -65,10 +72,37 @@ final class Harness: Sendable {
         self.instances = instances
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotifyd-test-\(UUID().uuidString)")
         state = StateDirectory(path: directory.appendingPathComponent("state").path)
+        desktop = RecordingDesktop(demand: demand)
+        log = Observed([], demand: demand)
     }
 
     var logger: Logger {
-        Logger(level: .debug) { [log] line in log.update { $0.append(line) } }
+        Logger(level: .debug) { [log, timedLog, clock] line in
+            // The time first: a test that waited for a line in `log` finds its time there.
+            timedLog.update { $0.append((clock.now.offset, line)) }
+            log.update { $0.append(line) }
+        }
+    }
+
+    /// A timeline in virtual time for this harness's supervisors: on `clock`, which moves on by
+    /// itself to the earliest deadline while the test waits (for a log line, a notice, a
+    /// request) and `pollers` sleeps are pending, that is while every polling account waits for
+    /// its next poll and nothing else is under way. Requests, the keyring and the desktop run in
+    /// real time between, at a standing virtual time; only the waits between them are skipped.
+    /// For tests of what happens over many polls, backoffs and `Retry-After`s, not of what takes
+    /// real time (a slow server, libcurl's timeouts).
+    func virtualTime(pollers: Int) -> Timeline {
+        let (clock, demand) = (clock, demand)
+        let driver = Task {
+            while !Task.isCancelled {
+                await demand.wanted()
+                // In rounds of a second, so that the end of the test ends the loop.
+                guard (try? await clock.waitForSleepers(pollers, timeout: .seconds(1))) != nil, demand.isWanted else { continue }
+                clock.advanceToNextDeadline()
+            }
+        }
+        clockDrivers.withLock { $0.append(driver) }
+        return Timeline(clock)
     }
 
     /// A supervisor over this harness's accounts, stopped when the test ends.
@@ -98,13 +132,17 @@ final class Harness: Sendable {
         keyringAccounts(including: [])
     }
 
+    /// The accounts are written and removed with `secret-tool`, as a user may: a store or a
+    /// deletion through `Keyring` reads every item of the session's keyring, where the other
+    /// tests' accounts are too, on the one keyring thread of the process that they all share.
     func storeInKeyring(_ index: Int) async throws {
-        try await Keyring().store(try APIToken(instances[index].token), for: instances[index].account)
+        let account = instances[index].account
+        try await SecretTool.store(instance: account.instance.url, user: account.username, token: instances[index].token)
     }
 
     /// Whether instance `index`'s account is in the keyring now.
     func isInKeyring(_ instance: Instance) async throws -> Bool {
-        try await Keyring().token(for: instance.account) != nil
+        try await SecretTool.lookup(instance: instance.account.instance.url, user: instance.account.username) != nil
     }
 
     /// Instance `index`'s account's relay topic: its device token, made here if the daemon has
@@ -114,7 +152,7 @@ final class Harness: Sendable {
     }
 
     func removeFromKeyring(_ index: Int) async throws {
-        _ = try await Keyring().delete(instances[index].account)
+        try await SecretTool.clear(instance: instances[index].account.instance.url, user: instances[index].account.username)
     }
 
     /// The `notifications list` requests an instance received, oldest first.
@@ -126,6 +164,10 @@ final class Harness: Sendable {
     /// blocks in the stand-in until one more request of any kind arrives.
     @discardableResult
     func waitForListRequests(_ count: Int, on index: Int) async throws -> [Standin.LoggedRequest] {
+        try await demand.during { try await listRequests(count, arrivingOn: index) }
+    }
+
+    private func listRequests(_ count: Int, arrivingOn index: Int) async throws -> [Standin.LoggedRequest] {
         let standin = instances[index].standin
         let deadline = ContinuousClock.now + .seconds(20)
         var all = try await standin.requests()
@@ -146,6 +188,30 @@ final class Harness: Sendable {
         }
     }
 
+    /// The times on `clock` at which lines containing `text` were logged, oldest first.
+    func loggedAt(_ text: String) -> [Duration] {
+        timedLog.value.filter { $0.line.contains(text) }.map(\.at)
+    }
+
+    /// The times on `clock` at which instance `index`'s polls were logged as answered (200 or
+    /// 304), oldest first: in virtual time, when they were made.
+    func answeredPolls(of index: Int) -> [Duration] {
+        timedLog.value.filter { Self.isAnsweredPoll($0.line, of: instances[index]) }.map(\.at)
+    }
+
+    /// Returns once instance `index`'s polls were answered `count` times.
+    func waitForAnsweredPolls(_ count: Int, of index: Int) async throws {
+        let instance = instances[index]
+        try await log.wait(for: "\(count) answered polls of \(instance.account.displayName)") { lines in
+            lines.count { Self.isAnsweredPoll($0, of: instance) } >= count
+        }
+    }
+
+    private static func isAnsweredPoll(_ line: String, of instance: Instance) -> Bool {
+        let name = instance.account.displayName
+        return line.contains("\(name): 200 ok") || line.contains("\(name): 304 not modified")
+    }
+
     func status(of index: Int, from supervisor: Supervisor) async throws -> AccountStatus {
         try #require(await supervisor.status().accounts.first { $0.id == instances[index].account.id })
     }
@@ -153,6 +219,10 @@ final class Harness: Sendable {
     private func finish() async {
         for supervisor in supervisors.withLock({ $0 }) {
             await supervisor.stop()
+        }
+        for driver in clockDrivers.withLock({ $0 }) {
+            driver.cancel()
+            await driver.value
         }
         for index in instances.indices {
             try? await removeFromKeyring(index)

@@ -11,9 +11,12 @@ final class Observed<Value: Sendable>: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Told of every wait, for the virtual clock (`Harness.virtualTime`).
+    private let demand: TimeDemand?
 
-    init(_ value: Value) {
+    init(_ value: Value, demand: TimeDemand? = nil) {
         state = Mutex(State(value: value))
+        self.demand = demand
     }
 
     var value: Value { state.withLock { $0.value } }
@@ -35,6 +38,13 @@ final class Observed<Value: Sendable>: Sendable {
     @discardableResult
     func wait(
         for what: String, timeout: Duration = .seconds(15), until condition: @escaping @Sendable (Value) -> Bool
+    ) async throws -> Value {
+        guard let demand else { return try await waitForChanges(for: what, timeout: timeout, until: condition) }
+        return try await demand.during { try await waitForChanges(for: what, timeout: timeout, until: condition) }
+    }
+
+    private func waitForChanges(
+        for what: String, timeout: Duration, until condition: @escaping @Sendable (Value) -> Bool
     ) async throws -> Value {
         let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id = state.withLock { state in

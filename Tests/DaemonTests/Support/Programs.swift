@@ -26,8 +26,10 @@ final class RunningDaemon: Sendable {
         try self.init(argv: wrapper + [Self.executable] + arguments, environment: environment)
     }
 
-    /// Any program, its standard error read as lines (a bus monitor's, say).
-    init(argv: [String], environment: [String: String]) throws {
+    /// Any program, its standard error read as lines (a bus monitor's, say, or `scripts/demo`,
+    /// which runs a gbnotifyd of its own).
+    /// - Parameter withStandardOutput: its standard output is read into `lines` too.
+    init(argv: [String], environment: [String: String], withStandardOutput: Bool = false) throws {
         let stderr = try Subprocess.pipe()
         let null = try Subprocess.openFile("/dev/null", flags: O_RDWR)
         defer {
@@ -35,7 +37,9 @@ final class RunningDaemon: Sendable {
             close(null)
         }
         do {
-            pid = try Subprocess.spawn(argv, stdin: null, stdout: null, stderr: stderr.write, environment: environment)
+            pid = try Subprocess.spawn(
+                argv, stdin: null, stdout: withStandardOutput ? stderr.write : null, stderr: stderr.write,
+                environment: environment)
         } catch {
             close(stderr.read)
             throw error

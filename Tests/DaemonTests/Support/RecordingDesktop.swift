@@ -4,7 +4,12 @@ import PushCore
 
 /// The desktop stage as the pollers see it: remembers everything it is handed, in order.
 final class RecordingDesktop: Sendable {
-    let news = Observed<[DesktopNews]>([])
+    let news: Observed<[DesktopNews]>
+
+    /// - Parameter demand: told of every wait on the news (`Harness.virtualTime`).
+    init(demand: TimeDemand? = nil) {
+        news = Observed([], demand: demand)
+    }
 
     var sink: DesktopSink {
         { [news] item in news.update { $0.append(item) } }

@@ -112,14 +112,15 @@ public final class SystemBusStandin: Sendable {
         inhibitDelayMax: Duration = .seconds(5)
     ) async throws -> SystemBusStandin {
         var arguments = [
-            "/usr/bin/python3", "\(Standin.packageRoot)/Tests/Standin/system_bus_standin.py",
             "--network", online ? "online" : "offline",
             "--inhibit-delay-max", String(Double(inhibitDelayMax.components.seconds) + Double(inhibitDelayMax.components.attoseconds) / 1e18),
         ]
         if !logind { arguments.append("--no-logind") }
         if !networkManager { arguments.append("--no-network-manager") }
         if !networkFollowsSleep { arguments.append("--network-ignores-sleep") }
-        let process = try await Standin.launch(arguments, caFile: nil)
+        // Debian's own Python, as its #! line says: the script needs its gi (python3-gi).
+        let process = try await Standin.launch(
+            "system_bus_standin.py", arguments, interpreter: "/usr/bin/python3", caFile: nil)
         do {
             let state: State = try await ControlAPI(root: "\(process.url)/_system", caFile: nil).get("state")
             return SystemBusStandin(process: process, address: state.address)
