@@ -19,7 +19,7 @@ import Testing
             let browser = try OpenerStub(at: bin.appendingPathComponent("xdg-open").path)
             defer { browser.close() }
             let data = home.directory.appendingPathComponent("share")
-            try InstalledDesktop.install(in: data)
+            try DesktopData.gbnotify.install(data)
             var environment = home.environment
             environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
             environment["XDG_DATA_DIRS"] = data.path + ":/usr/share"

@@ -39,7 +39,7 @@ struct FallbackServerChecks {
 
     init(_ hands: Hands) throws {
         self.hands = hands
-        screen = OnScreen(try InstalledDesktop.scope().session)
+        screen = OnScreen(try SharedDesktop.session())
     }
 
     /// Runs `body` with a daemon on the suite's desktop, and leaves the screen empty for the
@@ -73,13 +73,13 @@ struct FallbackServerChecks {
             // painted a little after the accessibility tree has it: pictures until it is.
             let deadline = ContinuousClock.now + .seconds(10)
             var colours = try await desktop.session.colours(in: area)
-            while colours[InstalledDesktop.installedIconColour, default: 0] * 4 < area.width * area.height,
+            while colours[IconColours.installed, default: 0] * 4 < area.width * area.height,
                   ContinuousClock.now < deadline {
                 colours = try await desktop.session.colours(in: area)
             }
-            #expect(colours[InstalledDesktop.installedIconColour, default: 0] * 4 >= area.width * area.height, "\(colours)")
-            #expect(colours[InstalledDesktop.badgeColour, default: 0] > 0, "\(colours)")
-            #expect(colours[InstalledDesktop.packagedIconColour] == nil, "\(colours)")
+            #expect(colours[IconColours.installed, default: 0] * 4 >= area.width * area.height, "\(colours)")
+            #expect(colours[IconColours.badge, default: 0] > 0, "\(colours)")
+            #expect(colours[IconColours.packaged] == nil, "\(colours)")
         }
     }
 
@@ -98,13 +98,13 @@ struct FallbackServerChecks {
 
     func aClickOpensTheItemOnce() async throws {
         try await run { desktop in
-            let shown = try await desktop.show(path: "krz/gitbay/issues/12")
+            let shown = try await desktop.show()
             if let button = hands.openButton {
                 try await screen.pointerClickButton(button, onPopupTitled: "krz/gitbay")
             } else {
                 try await screen.pointerClickBody(ofPopupTitled: "krz/gitbay")
             }
-            #expect(try await desktop.browser.nextLaunch().arguments == ["\(desktop.url)/krz/gitbay/issues/12"])
+            #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/12")])
             try await screen.waitUntilGone(titled: "krz/gitbay")
             #expect(try await !desktop.browser.launchArrives(within: 1))
             #expect(desktop.signals("ActionInvoked", about: shown.notification).count == 1)
@@ -117,8 +117,7 @@ struct FallbackServerChecks {
             try await screen.pointerClickButton("Mark read", onPopupTitled: "krz/gitbay")
             try await desktop.daemon.waitForLine(containing: "marked notice \(shown.row) read")
             #expect(try await desktop.readAt(shown.row) != nil)
-            let reads = try await desktop.standin.requests().filter { $0.argv?.starts(with: ["notifications", "read"]) == true }
-            #expect(reads.map(\.argv) == [["notifications", "read", String(shown.row)]])
+            #expect(try await desktop.markReadRequests() == [["notifications", "read", String(shown.row)]])
             try await screen.waitUntilGone(titled: "krz/gitbay")
         }
     }
@@ -138,7 +137,7 @@ struct FallbackServerChecks {
     }
 }
 
-@Suite(.serialized, .installedDesktop(.notificationDaemon))
+@Suite(.serialized, .desktop(.notificationDaemon, installing: .gbnotify))
 struct NotificationDaemonTests {
     let checks: FallbackServerChecks
 
@@ -186,7 +185,7 @@ struct NotificationDaemonTests {
     }
 }
 
-@Suite(.serialized, .installedDesktop(.xfce4Notifyd))
+@Suite(.serialized, .desktop(.xfce4Notifyd, installing: .gbnotify))
 struct Xfce4NotifydTests {
     let checks: FallbackServerChecks
 

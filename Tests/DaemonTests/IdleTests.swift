@@ -8,7 +8,8 @@ import Testing
 /// binary, after a notice shown and clicked (so libnotify, libsecret and the click's launch
 /// have all run), with no poll due, no relay, and a system bus with logind and NetworkManager
 /// to watch, over 30 s: a timer of any period up to that wakes it at least once in the window.
-@Suite struct IdleTests {
+@Suite(.desktop(.dunst, installing: .gbnotify))
+struct IdleTests {
     /// The voluntary and involuntary context switches of each thread of `pid`, by thread id.
     static func contextSwitches(of pid: pid_t) throws -> [String: Int] {
         try threads(of: pid).mapValues(\.switches)
@@ -51,43 +52,22 @@ import Testing
     }
 
     @Test func anIdleDaemonIsNotWokenIn30Seconds() async throws {
-        let data = FileManager.default.temporaryDirectory.appending(path: "idle-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: data) }
-        try InstalledDesktop.install(in: data)
         let systemBus = try await SystemBusStandin.start()
-        let session: DesktopSession
         do {
-            session = try await DesktopSession.start(.dunst, dataDirectory: data.path)
-        } catch {
-            await systemBus.stop()
-            throw error
-        }
-        func stop() async {
-            await session.stop()
-            await systemBus.stop()
-        }
-        do {
-            let desktop = try await DaemonOnDesktop.start(
-                on: InstalledDesktop.Scope(session: session, dataDirectory: data.path), users: ["cmc", "alba", "noor"],
-                systemBus: systemBus.environment([:]))
-            do {
+            try await DaemonOnDesktop.run(users: ["cmc", "alba", "noor"], systemBus: systemBus.environment([:])) { desktop in
                 try await Self.idleAfterAClick(desktop)
-            } catch {
-                await desktop.stop()
-                throw error
             }
-            await desktop.stop()
         } catch {
-            await stop()
+            await systemBus.stop()
             throw error
         }
-        await stop()
+        await systemBus.stop()
     }
 
     static func idleAfterAClick(_ desktop: DaemonOnDesktop) async throws {
         let shown = try await desktop.show()
         _ = try await desktop.session.run(["dunstctl", "action", "0"])
-        #expect(try await desktop.browser.nextLaunch().arguments == ["\(desktop.url)/krz/gitbay/issues/12"])
+        #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/12")])
         // dunst leaves a clicked notification up until it expires: dismissed, as a user would.
         _ = try await desktop.session.run(["dunstctl", "close-all"])
         try await desktop.daemon.waitForLine(containing: "notification \(shown.notification) was closed by the server")

@@ -5,7 +5,7 @@ import Testing
 
 /// notification-daemon (GNOME Flashback's server) and xfce4-notifyd, read and clicked on screen
 /// over AT-SPI and XTest: what a user of each would see and get.
-@Suite(.serialized, .desktop(.notificationDaemon))
+@Suite(.serialized, .desktop(.notificationDaemon, installing: .rigEntry))
 struct NotificationDaemonRigTests {
     let session: DesktopSession
     let screen: OnScreen
@@ -107,7 +107,7 @@ struct NotificationDaemonRigTests {
     }
 }
 
-@Suite(.serialized, .desktop(.xfce4Notifyd))
+@Suite(.serialized, .desktop(.xfce4Notifyd, installing: .rigEntry))
 struct Xfce4NotifydRigTests {
     let session: DesktopSession
     let screen: OnScreen

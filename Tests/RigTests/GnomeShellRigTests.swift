@@ -5,7 +5,7 @@ import Testing
 
 /// The GNOME Shell rig against plain clients: what it lists, clicks and pictures is GNOME's own.
 /// No pointer moves in this session: GNOME counts its user as idle, so banners stay up.
-@Suite(.serialized, .desktop(.gnomeShell))
+@Suite(.serialized, .desktop(.gnomeShell, installing: .rigEntry))
 struct GnomeShellRigTests {
     let session: DesktopSession
     let gnome: GnomeShell
@@ -37,10 +37,10 @@ struct GnomeShellRigTests {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(
-            app: "Whatever", title: "With an entry", hints: ["desktop-entry": .string(SharedDesktop.desktopEntry)])
+            app: "Whatever", title: "With an entry", hints: ["desktop-entry": .string(DesktopData.rigEntryName)])
 
         let listed = try #require(try await gnome.notifications().first { $0.id == id })
-        #expect(listed.sourceApp == "\(SharedDesktop.desktopEntry).desktop")
+        #expect(listed.sourceApp == "\(DesktopData.rigEntryName).desktop")
         #expect(listed.source == "Rig Test")
     }
 
@@ -172,7 +172,7 @@ extension GnomeShellRigTests {
 
 /// Real pointer clicks, in a GNOME Shell of their own: after input GNOME counts its user as
 /// active, and a banner shown then hides after 4 s unless the pointer is on it.
-@Suite(.serialized, .desktop(.gnomeShell))
+@Suite(.serialized, .desktop(.gnomeShell, installing: .rigEntry))
 struct GnomeShellPointerRigTests {
     let session: DesktopSession
     let gnome: GnomeShell

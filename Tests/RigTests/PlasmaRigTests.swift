@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The Plasma rig against plain clients: plasmashell's own model, popups, clicks and badges.
-@Suite(.serialized, .desktop(.plasma))
+@Suite(.serialized, .desktop(.plasma, installing: .rigEntry))
 struct PlasmaRigTests {
     let session: DesktopSession
     let plasma: PlasmaShell
@@ -144,7 +144,7 @@ struct PlasmaRigTests {
     }
 
     @Test func theBadgeIsWhatTheLastLauncherEntryUpdateSaidEvenAfterItsSenderLeft() async throws {
-        let entry = SharedDesktop.desktopEntry
+        let entry = DesktopData.rigEntryName
         let sender = try await session.connect()
         try sender.emitSignal(
             path: "/com/canonical/unity/launcherentry/1", interface: "com.canonical.Unity.LauncherEntry", member: "Update",

@@ -6,183 +6,67 @@ import PushCore
 import TestSupport
 import Testing
 
-/// A desktop session for a whole suite (which should be `.serialized`: one screen), with
-/// gbnotify installed in a data directory first in `XDG_DATA_DIRS`, the way a package installs
-/// it: its desktop entry, and its icon in the hicolor theme. Found by the suite's tests in
-/// `current`.
+/// The real gbnotifyd on the suite's desktop (`SharedDesktop`), for one test (`run { desktop in
+/// ... }`): the suite's gitbay stand-in, reset for the test, whose users' accounts are stored
+/// in the session's keyring with `secret-tool` as a user stores them; a home of its own; the
+/// session's data directory first in its `XDG_DATA_DIRS`; and an `OpenerStub` as the `xdg-open`
+/// first on its `PATH`, the browser a click launches (the session's bus has no OpenURI portal:
+/// only the server's own services can be activated there). No system bus unless a stand-in's
+/// is given.
 ///
-/// The installed icon is the packaged one recoloured (`installedIconColour` for its blue), so a
-/// picture of a bubble tells the installed file from the one in the source tree, which a
-/// gbnotifyd that finds no installed icon falls back to.
-struct InstalledDesktop: SuiteTrait, TestScoping {
-    struct Scope: Sendable {
-        let session: DesktopSession
-        let dataDirectory: String
-    }
-
-    let server: DesktopSession.Server
-
-    @TaskLocal static var current: Scope?
-
-    /// The installed icon's fill, where the packaged one has `packagedIconColour`.
-    static let installedIconColour = "#1F7A4D"
-    static let packagedIconColour = "#2F5D8A"
-    /// The unread badge's red, the same in both.
-    static let badgeColour = "#E8563F"
-
-    func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        let data = FileManager.default.temporaryDirectory.appending(path: "installed-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: data) }
-        try Self.install(in: data)
-        let session = try await DesktopSession.start(server, dataDirectory: data.path)
-        do {
-            try await Self.$current.withValue(Scope(session: session, dataDirectory: data.path)) { try await function() }
-        } catch {
-            await session.stop()
-            throw error
-        }
-        await session.stop()
-    }
-
-    /// The desktop entry and the (recoloured) icon, where `make install` puts them under a prefix.
-    static func install(in data: URL) throws {
-        let packaging = URL(fileURLWithPath: Standin.packageRoot).appending(path: "packaging")
-        let icons = data.appending(path: AppIcon.themePath).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: icons, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: data.appending(path: "applications"), withIntermediateDirectories: true)
-        let icon = try String(contentsOf: packaging.appending(path: "gbnotify.svg"), encoding: .utf8)
-        try #require(icon.localizedCaseInsensitiveContains(packagedIconColour), "the packaged icon's blue changed")
-        try icon.replacingOccurrences(of: packagedIconColour, with: installedIconColour, options: .caseInsensitive)
-            .write(to: data.appending(path: AppIcon.themePath), atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(
-            at: packaging.appending(path: "gbnotify.desktop"), to: data.appending(path: "applications/gbnotify.desktop"))
-    }
-
-    /// The suite's session; fails the test outside one.
-    static func scope(sourceLocation: SourceLocation = #_sourceLocation) throws -> Scope {
-        try #require(current, "not inside a suite with .installedDesktop(...)", sourceLocation: sourceLocation)
-    }
-}
-
-extension Trait where Self == InstalledDesktop {
-    static func installedDesktop(_ server: DesktopSession.Server) -> Self {
-        InstalledDesktop(server: server)
-    }
-}
-
-/// The real gbnotifyd on a desktop session: accounts on a stand-in of its own, stored in the
-/// session's keyring with `secret-tool` as a user would (the only ones there), a home of its
-/// own, the session's data directory first in `XDG_DATA_DIRS`, and an `OpenerStub` as the
-/// `xdg-open` first on its `PATH` (the browser a click launches: the session's bus has no
-/// OpenURI portal). No system bus unless a stand-in's environment is given.
-///
-/// The session's bus is the daemon's alone besides the server, so every notification signal on
-/// it is about the daemon's notifications: `signals` records them all.
+/// A test may kill the daemon and `start()` another in its place: `daemon` is the one started
+/// last, and what the run reads of the server (`ours()`) is of all of them.
 final class DaemonOnDesktop: Sendable {
     let session: DesktopSession
     let standin: Standin
     let home: DaemonHome
-    let daemon: RunningDaemon
     let browser: OpenerStub
-    /// The first account, which `show` adds rows for.
+    /// The first user's account, which `show` adds rows for.
     let account: Account
-    /// Every account's token, the first account's first.
+    /// Every user's token, the first user's first.
     let tokens: [String]
-    /// Every `org.freedesktop.Notifications` signal on the bus since the start, in order.
+    /// Every `org.freedesktop.Notifications` signal broadcast on the bus since the start, in
+    /// order: the bus is the daemon's alone besides the server, so each is about one of its
+    /// notifications. (GNOME's helper and dunst send theirs to the caller alone: `BusMonitor`
+    /// sees those.)
     let signals: Observed<[DBusSignal]>
+    private let environment: [String: String]
+    private let daemons = Observed<[RunningDaemon]>([])
+    private let readiness: NotifySocket
     private let listener: DBusConnection
     private let listening: Task<Void, Never>
 
-    static let username = "cmc"
+    /// How the daemon names `account` in its log.
+    var name: String { account.displayName }
+    /// The daemon started last.
+    var daemon: RunningDaemon { daemons.value.last! }
 
-    var url: String { account.instance.url }
-
-    /// Starts it all and returns once every account's first poll is answered, so every row
-    /// added afterwards is new.
+    /// Runs `body` with a gbnotifyd on the suite's desktop, every account's first poll answered
+    /// (so every row added afterwards is new), and stops it all however the test ends. The
+    /// stand-in starts empty but for the users, and whatever GNOME still holds of an earlier
+    /// test is dropped first.
     ///
     /// - Parameters:
     ///   - users: a user on the stand-in and an account in the keyring each.
     ///   - systemBus: the daemon's `DBUS_SYSTEM_BUS_ADDRESS` (a `SystemBusStandin`'s environment).
-    static func start(
-        on scope: InstalledDesktop.Scope, users: [String] = [username], systemBus: [String: String] = SystemBusStandin.noSystemBus,
-        config: String = "poll-interval = 3600\n"
-    ) async throws -> DaemonOnDesktop {
-        let session = scope.session
-        let standin = try await Standin.start()
-        do {
-            _ = try await session.run(["secret-tool", "clear", "xdg:schema", "org.gitbay.Account"])
-            var tokens: [String] = []
-            for user in users {
-                try await standin.addUser(user)
-                tokens.append(try await standin.addToken(for: user))
-                let stored = try await session.run(
-                    ["secret-tool", "store", "--label=gitbay test", "xdg:schema", "org.gitbay.Account", "instance", standin.url,
-                     "user", user],
-                    stdin: tokens[tokens.count - 1])
-                try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
-            }
-
-            let home = try DaemonHome()
-            try home.writeConfig(config)
-            let bin = home.directory.appending(path: "bin")
-            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-            let browser = try OpenerStub(at: bin.appending(path: "xdg-open").path)
-            var environment = home.environment(on: session.environment).merging(systemBus) { $1 }
-            environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-            environment["XDG_DATA_DIRS"] = scope.dataDirectory + ":/usr/local/share:/usr/share"
-
-            let listener = try await session.connect()
-            let signals = Observed<[DBusSignal]>([])
-            let stream = try await listener.signals(matching: DBusMatchRule(interface: "org.freedesktop.Notifications"))
-            let listening = Task {
-                for await signal in stream { signals.update { $0.append(signal) } }
-            }
-            let readiness = try NotifySocket(path: home.notifySocket)
-            let daemon = try RunningDaemon(environment: environment)
-            let instance = try GitbayInstance(parsing: standin.url)
-            let started = DaemonOnDesktop(
-                session: session, standin: standin, home: home, daemon: daemon, browser: browser,
-                account: try Account(instance: instance, username: users[0]), tokens: tokens, signals: signals,
-                listener: listener, listening: listening)
-            do {
-                #expect(try await readiness.receive().hasPrefix("READY=1"))
-                for user in users {
-                    try await daemon.waitForLine(containing: "\(try Account(instance: instance, username: user).displayName): 200 ok")
-                }
-            } catch {
-                await started.stop()
-                throw error
-            }
-            return started
-        } catch {
-            await standin.stop()
-            throw error
+    ///   - config: by default no poll of its own in a test's time: tests poll with `poll()`.
+    ///   - plasmaPopups: how long Plasma shows a popup before it expires to its history:
+    ///     `.long` unless a test is about Plasma's default 5 s, which a busy machine could
+    ///     otherwise let pass in the middle of a test.
+    static func run(
+        users: [String] = ["cmc"], systemBus: [String: String] = SystemBusStandin.noSystemBus,
+        config: String = "poll-interval = 3600\n", plasmaPopups: PlasmaShell.PopupTimeout = .long,
+        _ body: (DaemonOnDesktop) async throws -> Void
+    ) async throws {
+        let session = try SharedDesktop.session()
+        switch session.server {
+        case .gnomeShell: try await GnomeShell(session).clear()
+        case .plasma: try await PlasmaShell(session).setPopupTimeout(plasmaPopups)
+        default: break
         }
-    }
-
-    private init(
-        session: DesktopSession, standin: Standin, home: DaemonHome, daemon: RunningDaemon, browser: OpenerStub,
-        account: Account, tokens: [String], signals: Observed<[DBusSignal]>, listener: DBusConnection,
-        listening: Task<Void, Never>
-    ) {
-        self.session = session
-        self.standin = standin
-        self.home = home
-        self.daemon = daemon
-        self.browser = browser
-        self.account = account
-        self.tokens = tokens
-        self.signals = signals
-        self.listener = listener
-        self.listening = listening
-    }
-
-    /// Runs `body` with a daemon started on the suite's desktop, and stops it however the test
-    /// ends.
-    static func run(config: String = "poll-interval = 3600\n", _ body: (DaemonOnDesktop) async throws -> Void) async throws {
-        let desktop = try await start(on: try InstalledDesktop.scope(), config: config)
+        let standin = try await SharedDesktop.standin()
+        try await standin.reset()
+        let desktop = try await start(on: session, standin: standin, users: users, systemBus: systemBus, config: config)
         do {
             try await body(desktop)
         } catch {
@@ -192,40 +76,134 @@ final class DaemonOnDesktop: Sendable {
         await desktop.stop()
     }
 
-    /// A clean stop (SIGTERM: the daemon withdraws its notifications), then the rest.
-    func stop() async {
-        if daemon.exit.value == nil {
+    private static func start(
+        on session: DesktopSession, standin: Standin, users: [String], systemBus: [String: String], config: String
+    ) async throws -> DaemonOnDesktop {
+        // Every start registers (a write): more than a few a minute are past gitbay's limits.
+        try await standin.configure(.init(writeBurst: 1000, writesPerMinute: 1000))
+        var tokens: [String] = []
+        for user in users {
+            try await standin.addUser(user)
+            tokens.append(try await standin.addToken(for: user))
+        }
+        let home = try DaemonHome()
+        try home.writeConfig(config)
+        let bin = home.directory.appending(path: "bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let browser = try OpenerStub(at: bin.appending(path: "xdg-open").path)
+        var environment = home.environment(on: session.environment).merging(systemBus) { $1 }
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        if let data = session.dataDirectory {
+            environment["XDG_DATA_DIRS"] = data + ":" + (environment["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share")
+        }
+        let listener = try await session.connect()
+        let signals = Observed<[DBusSignal]>([])
+        let stream = try await listener.signals(matching: DBusMatchRule(interface: NotificationsInterface.name))
+        let listening = Task {
+            for await signal in stream { signals.update { $0.append(signal) } }
+        }
+        let desktop = DaemonOnDesktop(
+            session: session, standin: standin, home: home, browser: browser,
+            account: try Account(instance: GitbayInstance(parsing: standin.url), username: users[0]), tokens: tokens,
+            signals: signals, environment: environment, readiness: try NotifySocket(path: home.notifySocket),
+            listener: listener, listening: listening)
+        do {
+            for (user, token) in zip(users, desktop.tokens) {
+                let stored = try await session.run(
+                    ["secret-tool", "store", "--label=gitbay test", "xdg:schema", "org.gitbay.Account", "instance", standin.url,
+                     "user", user],
+                    stdin: token)
+                try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
+            }
+            try desktop.start()
+            #expect(try await desktop.readiness.receive().hasPrefix("READY=1"))
+            for user in users {
+                let account = try Account(instance: desktop.account.instance, username: user)
+                try await desktop.daemon.waitForLine(containing: "\(account.displayName): 200 ok")
+            }
+        } catch {
+            await desktop.stop()
+            throw error
+        }
+        return desktop
+    }
+
+    private init(
+        session: DesktopSession, standin: Standin, home: DaemonHome, browser: OpenerStub, account: Account,
+        tokens: [String], signals: Observed<[DBusSignal]>, environment: [String: String], readiness: NotifySocket,
+        listener: DBusConnection, listening: Task<Void, Never>
+    ) {
+        self.session = session
+        self.standin = standin
+        self.home = home
+        self.browser = browser
+        self.account = account
+        self.tokens = tokens
+        self.signals = signals
+        self.environment = environment
+        self.readiness = readiness
+        self.listener = listener
+        self.listening = listening
+    }
+
+    /// Starts a gbnotifyd (after the one before was killed, say).
+    @discardableResult
+    func start() throws -> RunningDaemon {
+        let daemon = try RunningDaemon(environment: environment)
+        daemons.update { $0.append(daemon) }
+        return daemon
+    }
+
+    /// A clean stop of every daemon still running (SIGTERM: it withdraws its notifications),
+    /// then the rest; the accounts leave the keyring, so the next test's daemon finds its own
+    /// alone.
+    private func stop() async {
+        for daemon in daemons.value where daemon.exit.value == nil {
             daemon.send(SIGTERM)
             let status = try? await daemon.waitForExit()
             #expect(status == 0, "gbnotifyd's exit")
         }
-        #expect(!daemon.lines.value.contains { line in tokens.contains { line.contains($0) } }, "a token in gbnotifyd's log")
+        #expect(
+            !daemons.value.contains { $0.lines.value.contains { line in tokens.contains { line.contains($0) } } },
+            "a token in gbnotifyd's log")
+        let cleared = try? await session.run(["secret-tool", "clear", "xdg:schema", "org.gitbay.Account", "instance", standin.url])
+        #expect(cleared?.status == 0, "secret-tool clear: \(cleared?.stderr ?? "did not run")")
         listening.cancel()
         await listener.close()
         browser.close()
-        await standin.stop()
         home.remove()
     }
+
+    // MARK: - The inbox
 
     /// Polls at once (SIGHUP reloads, and a reload polls every account).
     func poll() {
         daemon.send(SIGHUP)
     }
 
-    /// Adds an inbox row, polls, and returns once the daemon says it is showing it: the row's id
-    /// and the notification's.
+    /// Adds an inbox row of `repo` and polls; returns its id once it is on screen, and the
+    /// server's id of the notification showing it.
     @discardableResult
     func show(
-        repo: String = "krz/gitbay", actor: String = "eve", summary: String = "opened issue #12",
-        path: String = "krz/gitbay/issues/12"
+        repo: String = "krz/gitbay", actor: String = "eve", summary: String = "opened issue #12", number: Int = 12,
+        kind: String = "issue"
     ) async throws -> (row: Int, notification: UInt32) {
+        let noun = kind == "mr" ? "mrs" : kind == "build" ? "builds" : "issues"
         let row = try await standin.addNotification(
-            for: account.username, repo: repo, kind: "issue", actor: actor, summary: summary, path: path)
+            for: account.username, repo: repo, kind: kind, actor: actor, summary: summary, path: "\(repo)/\(noun)/\(number)")
         poll()
-        let line = try await daemon.waitForLine(containing: "showing notice \(row) ").last { $0.contains("showing notice \(row) ") }
-        let id = line?.firstMatch(of: /as notification (\d+)/).flatMap { UInt32($0.1) }
-        return (row, try #require(id, "no notification id in \(line ?? "")"))
+        return (row, try await shownAs(row: row))
     }
+
+    /// The server id of the notification that shows the row `row`, once the daemon logged it.
+    func shownAs(row: Int) async throws -> UInt32 {
+        let lines = try await daemon.waitForLine(containing: "showing notice \(row) ")
+        let line = try #require(lines.last { $0.contains("showing notice \(row) ") })
+        return try #require(line.firstMatch(of: #/ as notification (\d+)/#).flatMap { UInt32($0.1) }, "\(line)")
+    }
+
+    /// The URL of an item of the account, as a click opens it.
+    func url(_ path: String) -> String { "\(account.instance.url)/\(path)" }
 
     /// Marks rows read on the server, as the user would on the web.
     func readElsewhere(_ rows: [Int]) async throws {
@@ -236,6 +214,46 @@ final class DaemonOnDesktop: Sendable {
     /// When the stand-in has the row as read; nil while it is unread.
     func readAt(_ row: Int) async throws -> String? {
         try await standin.state().notifications.first { $0.id == row }?.readAt
+    }
+
+    /// The stand-in's `notifications read` requests, as argv.
+    func markReadRequests() async throws -> [[String]] {
+        try await standin.requests().compactMap { $0.argv }.filter { $0.starts(with: ["notifications", "read"]) }
+    }
+
+    // MARK: - The daemon's log and signals
+
+    /// Waits until the daemon has handled every click it heard on notification `id` and the
+    /// server's closing that follows one (so that a second click of one, say GNOME's echo, would
+    /// have been logged by now), and returns how many clicks it served: "Open" and "Mark read".
+    func clicksServed(on id: UInt32) async throws -> Int {
+        try await waitUntilGone(id)
+        return daemon.lines.value.count {
+            $0.hasSuffix(": notification \(id) was clicked") || $0.hasSuffix(": \"Mark read\" on notification \(id)")
+        }
+    }
+
+    /// Waits until the daemon no longer has notification `id` open: the server closed it, or the
+    /// daemon withdrew it (after "Mark read", whichever comes first).
+    func waitUntilGone(_ id: UInt32) async throws {
+        try await waitForLine("notification \(id) closed or withdrawn") { line in
+            line.contains("notification \(id) was closed by the server") || line.hasSuffix("withdrew notification \(id)")
+        }
+    }
+
+    /// Waits for a log line that ends with `text` (where a number ends the line, "notification
+    /// 1" must not match "notification 12").
+    func waitForLine(endingWith text: String) async throws {
+        try await waitForLine("a line ending with \"\(text)\"") { $0.hasSuffix(text) }
+    }
+
+    private func waitForLine(_ what: String, where matches: @escaping @Sendable (String) -> Bool) async throws {
+        do {
+            try await daemon.lines.wait(for: "gbnotifyd's log: \(what)") { $0.contains(where: matches) }
+        } catch {
+            Issue.record("gbnotifyd's log so far:\n\(daemon.lines.value.joined(separator: "\n"))")
+            throw error
+        }
     }
 
     /// The signals `member` about notification `id` so far.
@@ -250,5 +268,12 @@ final class DaemonOnDesktop: Sendable {
             signals.contains { $0.member == "NotificationClosed" && $0.arguments.first?.uint32Value == id }
         }
         return signals("NotificationClosed", about: id).first?.arguments.last?.uint32Value
+    }
+
+    /// The ids of the notifications this run's daemons showed, as they logged them.
+    var notificationIDs: Set<UInt32> {
+        Set(daemons.value.flatMap { $0.lines(containing: " as notification ") }.compactMap {
+            $0.firstMatch(of: #/ as notification (\d+)/#).flatMap { UInt32($0.1) }
+        })
     }
 }

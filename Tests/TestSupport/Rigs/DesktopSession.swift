@@ -38,6 +38,9 @@ public final class DesktopSession: Sendable {
     public let runtimeDirectory: String
     /// XDG_CURRENT_DESKTOP as the server set it (GNOME, KDE, XFCE...), or nil.
     public let currentDesktop: String?
+    /// What `start(dataDirectory:)` put first in the server's XDG_DATA_DIRS, for a program on
+    /// this desktop to find the same files (`environment` leaves XDG_DATA_DIRS as it is).
+    public let dataDirectory: String?
 
     private let process: LifelineProcess
 
@@ -64,7 +67,9 @@ public final class DesktopSession: Sendable {
         let command = argv
         return try await starting.oneAtATime {
             try await offCooperativePool {
-                try DesktopSession(server: server, argv: command, environment: environment, readyTimeout: readyTimeout)
+                try DesktopSession(
+                    server: server, argv: command, dataDirectory: dataDirectory, environment: environment,
+                    readyTimeout: readyTimeout)
             }
         }
     }
@@ -73,13 +78,16 @@ public final class DesktopSession: Sendable {
     /// more while starting (and idle after), and all the suites begin at once.
     private static let starting = OneAtATime()
 
-    private init(server: Server, argv: [String], environment: [String: String], readyTimeout: Duration) throws {
+    private init(
+        server: Server, argv: [String], dataDirectory: String?, environment: [String: String], readyTimeout: Duration
+    ) throws {
         do {
             process = try LifelineProcess(argv, environment: environment, readyLines: 5, readyTimeout: readyTimeout)
         } catch {
             throw Failure(description: "the \(server.rawValue) session did not start: \(error)")
         }
         self.server = server
+        self.dataDirectory = dataDirectory
         let lines = process.readyLines
         busAddress = lines[0]
         display = lines[1].isEmpty ? nil : lines[1]

@@ -1,0 +1,34 @@
+import Foundation
+import PushCore
+import TestSupport
+import Testing
+
+extension DesktopData {
+    /// gbnotify as a package installs it (`make install` under a prefix): its desktop entry (for
+    /// Plasma's badge and the `desktop-entry` hint) and its icon in the hicolor theme. The icon
+    /// is the packaged one recoloured (`IconColours`), so a picture of a notification tells the
+    /// installed file from the source tree's, which a gbnotifyd that finds none installed falls
+    /// back to.
+    static let gbnotify = DesktopData { data in
+        let packaging = URL(fileURLWithPath: Standin.packageRoot).appending(path: "packaging")
+        let icons = data.appending(path: AppIcon.themePath).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: icons, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: data.appending(path: "applications"), withIntermediateDirectories: true)
+        let icon = try String(contentsOf: packaging.appending(path: "gbnotify.svg"), encoding: .utf8)
+        try #require(icon.localizedCaseInsensitiveContains(IconColours.packaged), "the packaged icon's blue changed")
+        try icon.replacingOccurrences(of: IconColours.packaged, with: IconColours.installed, options: .caseInsensitive)
+            .write(to: data.appending(path: AppIcon.themePath), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(
+            at: packaging.appending(path: "gbnotify.desktop"), to: data.appending(path: "applications/gbnotify.desktop"))
+    }
+}
+
+/// The flat fills of gbnotify's icon, which keep their exact colour on screen at any size.
+enum IconColours {
+    /// The installed icon's fill (`DesktopData.gbnotify`).
+    static let installed = "#1F7A4D"
+    /// The packaged icon's fill, as in the source tree.
+    static let packaged = "#2F5D8A"
+    /// The unread badge's red, the same in both.
+    static let badge = "#E8563F"
+}
