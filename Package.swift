@@ -81,6 +81,9 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["Curl", "DBus", "Spawn"], path: "Tests/TestSupport",
             exclude: ["Rigs/README.md"]),
+        // The Swift Testing side of the rigs: one desktop session for a suite. Apart from
+        // TestSupport so that gbnotify-bench, which uses the rigs, links no test framework.
+        .target(name: "DesktopSuites", dependencies: ["TestSupport"], path: "Tests/DesktopSuites"),
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
@@ -94,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests", dependencies: [
                 "Accounts", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "PushCore", "Settings",
-                "StateStore", "TestSupport", "Threads",
+                "StateStore", "TestSupport", "DesktopSuites", "Threads",
             ],
             // Which test covers which fault: read by people, not built.
             exclude: ["FaultCatalogue.md"]),
@@ -102,6 +105,6 @@ let package = Package(
         .testTarget(name: "gbnotifyctlTests", dependencies: ["TestSupport", "PushCore"]),
         // The rigs themselves (Tests/TestSupport/Rigs), proven with plain tools: notify-send,
         // gdbus, systemd-inhibit, and subscribers on the bus.
-        .testTarget(name: "RigTests", dependencies: ["TestSupport", "DBus"]),
+        .testTarget(name: "RigTests", dependencies: ["TestSupport", "DesktopSuites", "DBus"]),
     ]
 )

@@ -1,4 +1,5 @@
 import DBus
+import DesktopSuites
 import Foundation
 import Glibc
 import PushCore

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// One `DesktopSession` around a whole suite, found by its tests with `SharedDesktop.session()`:
