@@ -1,32 +1,27 @@
-// gbnotify-bench: the latencies Benchmarks/bench.py measures from inside a process, against
+// gbnotify-bench: what Benchmarks/bench.py measures or needs from inside a Swift process, against
 // whatever owns the session bus's names (dunst or `gbnotify-bench server`, and gbnotifyd, in
 // `make bench`).
 //
-//     gbnotify-bench presenter [COUNT]
-//         The daemon's own DesktopPresenter, in this process: from a notice handed to it to
-//         the notification server's `Notify` reply. Each notice is its own `AccountUpdate`,
-//         the way a poll hands them over, and its info line is logged (to /dev/null).
 //     gbnotify-bench notify [COUNT]
-//         The floor under both: a bare `Notify` call with the same content, from this process
-//         to the notification server and back, with nothing of gbnotifyd around it.
-//     gbnotify-bench deliver INSTANCE USER [COUNT]
-//         A running gbnotifyd's `Deliver`, called as a local relay would: from the call sent to
-//         its reply, which the daemon sends once the notice's `Notify` has returned. Each
-//         payload is a different notice for account USER at INSTANCE.
+//         The floor under showing a notice: a bare `Notify` call, from this process to the
+//         notification server and back, with nothing of gbnotifyd around it. Runs 20 unmeasured
+//         (connection warm), then COUNT (default 1000) one after another, clearing dunst's screen
+//         between two (unmeasured), and prints one line of JSON: {"microseconds": [...]}.
+//     gbnotify-bench deliver
+//         A local relay calling a running gbnotifyd's `Deliver`: for each line of standard input
+//         (one payload), the call, then one line of JSON on standard output:
+//         {"sent": MICROSECONDS, "replied": MICROSECONDS, "account": "..."} (CLOCK_MONOTONIC, to
+//         be set beside the notification server's receipts), or {"error": "..."} when the daemon
+//         woke no account. Exits at the end of standard input.
 //     gbnotify-bench server
 //         A notification server that answers at once (InstantServer.swift), in place of dunst.
 //         Prints {"ready": true} once it owns the name; at the end of its standard input, one
 //         line per `Notify` received, {"t": MICROSECONDS, "body": "..."}, and exits.
-//     gbnotify-bench floor URL
+//     gbnotify-bench floor URL CA-FILE
 //         The floor under gbnotifyd's memory: the same build's runtime and libraries doing next
-//         to nothing. Connects to the session bus, GETs URL through libcurl, decodes a little
-//         JSON, prints {"ready": true} and waits for the end of its standard input.
-//
-// The first three run 20 unmeasured (capabilities asked, connections warm), then COUNT
-// (default 1000) one after another, clearing dunst's screen between two (unmeasured), and
-// print one line of JSON: {"microseconds": [...]}, in order. `deliver` adds "payloads":
-// [{"body": ..., "sent": MICROSECONDS, "replied": MICROSECONDS}, ...] for the measured ones,
-// on CLOCK_MONOTONIC, to be paired with the server's lines by body.
+//         to nothing. Connects to the session bus, GETs URL through libcurl (over TLS, trusting
+//         CA-FILE, as gbnotifyd with `ca-file`), decodes a little JSON, prints {"ready": true}
+//         and waits for the end of its standard input.
 import Curl
 import DBus
 import FoundationEssentials
@@ -40,7 +35,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench notify [COUNT] | server | floor URL"
+let usage = "usage: gbnotify-bench notify [COUNT] | deliver | server | floor URL CA-FILE"
 let warmUp = 20
 
 /// One measured piece of work, in CLOCK_MONOTONIC microseconds.
@@ -100,6 +95,31 @@ func notifyLatencies(count: Int) async throws -> [Span] {
     return latencies
 }
 
+/// What `deliver` prints for each payload.
+struct Delivered: Encodable {
+    let sent: Int
+    let replied: Int
+    let account: String
+}
+
+/// Calls `Deliver` with each line of standard input, one at a time, as bench.py writes them.
+func deliverPayloads() async throws {
+    let connection = try await DBusConnection.connect()
+    for await payload in standardInputLines() {
+        let sent = monotonicMicroseconds()
+        do {
+            let reply = try await connection.call(
+                destination: DaemonInterface.busName, path: DaemonInterface.objectPath,
+                interface: DaemonInterface.interface, member: DeliverMethod.member, arguments: [.string(payload)])
+            let replied = monotonicMicroseconds()
+            printLine(Delivered(sent: sent, replied: replied, account: reply.first?.stringValue ?? ""))
+        } catch let error as DBusError where error.name == DeliverMethod.droppedError {
+            printLine(["error": error.message])
+        }
+    }
+    await connection.close()
+}
+
 /// Serves notifications until standard input ends, then prints what was received.
 func serveNotifications() async throws {
     let server = try await InstantServer.start()
@@ -113,13 +133,27 @@ func serveNotifications() async throws {
 
 /// Holds what gbnotifyd holds at the least (a bus connection, libcurl with a transfer done,
 /// JSON decoded) until standard input ends.
-func idleFloor(url: String) async throws {
+func idleFloor(url: String, caFile: String) async throws {
     let connection = try await DBusConnection.connect()
-    let response = try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: url))
+    let response = try await HTTPSession.shared.perform(
+        HTTPRequest(mayUseProxy: false, url: url), options: TransferOptions(caFile: caFile))
     _ = try? JSONDecoder().decode([String: Int].self, from: Data(response.body))
     printLine(["ready": true])
     await standardInputEnded()
     await connection.close()
+}
+
+/// The lines of standard input, read on a thread of their own, until it ends.
+func standardInputLines() -> AsyncStream<String> {
+    let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+    let started = startDetachedThread {
+        while let line = readLine() {
+            continuation.yield(line)
+        }
+        continuation.finish()
+    }
+    if !started { fail("cannot start a thread to read standard input") }
+    return lines
 }
 
 /// Returns once standard input ends: how bench.py stops the modes that wait.
@@ -167,10 +201,12 @@ do {
     case "notify" where arguments.count <= 2:
         let spans = try await notifyLatencies(count: count(at: 1))
         printLine(Latencies(microseconds: spans.map(\.microseconds)))
+    case "deliver" where arguments.count == 1:
+        try await deliverPayloads()
     case "server" where arguments.count == 1:
         try await serveNotifications()
-    case "floor" where arguments.count == 2:
-        try await idleFloor(url: arguments[1])
+    case "floor" where arguments.count == 3:
+        try await idleFloor(url: arguments[1], caFile: arguments[2])
     default:
         fail(usage)
     }
