@@ -45,7 +45,7 @@ fuzz:
 # account, and an ntfy-compatible relay stand-in beside it (stopped with the gitbay one).
 demo: build
 	@echo "demo: gbnotifyctl and gbnotifyd are in $(CURDIR)/.build/debug"
-	$(PYTHON) Tests/Standin/relay_standin.py --port 8418 --demo-topic gbnotify-demo \
+	$(PYTHON) Tests/Standin/relay_standin.py --port 8418 --demo \
 		--demo-instance http://127.0.0.1:8417 & relay=$$!; \
 	trap 'kill $$relay 2>/dev/null' EXIT INT TERM; \
 	$(PYTHON) Tests/Standin/gitbay_standin.py --port 8417 --demo
@@ -55,10 +55,11 @@ demo: build
 bench:
 	Benchmarks/run
 
-# The README's picture (docs/screenshot.png): real gbnotifyd notifications on dunst under Xvfb.
+# The README's pictures (docs/screenshot*.png): real gbnotifyd notifications on dunst under Xvfb,
+# GNOME Shell headless and Plasma under Xvfb.
 .PHONY: screenshot
 screenshot: build
-	scripts/screenshot
+	scripts/screenshot --server all
 
 # The README's pictures of the terminal view: capture-panes of gbnotifyctl show and inbox.
 .PHONY: view-captures

@@ -483,7 +483,7 @@ def account_id(url, user):
 
 
 def memory(pid):
-    """VmRSS, Pss and Private_Dirty of a process, in KiB."""
+    """VmRSS (`rss`), Pss, Private_Clean, Private_Dirty and private (the two) of a process, in KiB."""
     values = {}
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -492,8 +492,9 @@ def memory(pid):
     with open(f"/proc/{pid}/smaps_rollup") as rollup:
         for line in rollup:
             name, _, rest = line.partition(":")
-            if name in ("Pss", "Private_Dirty"):
+            if name in ("Pss", "Private_Clean", "Private_Dirty"):
                 values[name] = int(rest.split()[0])
+    values["private"] = values["Private_Clean"] + values["Private_Dirty"]
     return values
 
 

@@ -3,11 +3,14 @@ import PushCore
 /// `ScreenBook` and `UnreadTally`, driven by a script of the events a hostile server and a
 /// notification server can cause, with counts and ids at their extremes: never a crash (no
 /// overflow, however large), never more notifications open than the limit, nothing on screen
-/// twice, every count within `OutsideCount`'s range and the badge's total never negative.
+/// twice, every count within `OutsideCount`'s range, and the badge's total exactly the sum of
+/// the accounts' clamped counts (so never negative, and never past three accounts' maximum).
 func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
     var bytes = input.makeIterator()
     var book = ScreenBook(limit: Int(bytes.next() ?? 3) % 6 + 1)
     var tally = UnreadTally()
+    /// What the tally should hold: each account's latest count, clamped.
+    var expected: [Account: Int] = [:]
     var nextServerID: UInt32 = 1
     while let operation = bytes.next() {
         let account = accounts[Int(operation >> 6) % accounts.count]
@@ -17,6 +20,7 @@ func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
             let unread = count(bytes.next() ?? 0)
             book.take(AccountUpdate(account: account, notices: rows.map(InboxCycle.Notice.item), unread: .exact(unread)))
             tally.set(unread, for: account)
+            expected[account] = min(max(unread, 0), OutsideCount.maximum)
         case 2:
             let ids = (0..<Int(bytes.next() ?? 0) % 8).map { _ in id(bytes.next() ?? 0) }
             book.take(AccountUpdate(
@@ -24,7 +28,9 @@ func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
                 unread: .atLeast(count(bytes.next() ?? 0)), read: .marked(ids.filter { $0 % 3 == 0 })))
         case 3:
             book.take(AccountUpdate(account: account, unread: .exact(0), read: .unreadPage([], isComplete: true)))
-            tally.set(0 &- count(bytes.next() ?? 0), for: account)
+            let negated = 0 &- count(bytes.next() ?? 0)
+            tally.set(negated, for: account)
+            expected[account] = min(max(negated, 0), OutsideCount.maximum)
         case 4:
             for entry in book.toShow {
                 book.shown(entry.id, serverID: entry.serverID ?? nextServerID)
@@ -38,6 +44,7 @@ func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
         default:
             book.forget(account)
             tally.remove(account)
+            expected[account] = nil
         }
         invariant(book.entries.count <= book.limit, "\(book.entries.count) open past the limit of \(book.limit)")
         let onScreen = book.entries.compactMap(\.serverID)
@@ -47,7 +54,9 @@ func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
                 invariant((0...OutsideCount.maximum).contains(summary.count), "a summary of \(summary.count)")
             }
         }
-        invariant(tally.total >= 0, "a badge of \(tally.total)")
+        let sum = expected.values.reduce(0, +)
+        invariant(tally.total == sum, "a badge of \(tally.total), not \(sum)")
+        invariant((0...accounts.count * OutsideCount.maximum).contains(tally.total), "a badge of \(tally.total)")
     }
 }
 

@@ -58,7 +58,7 @@ public final class DBusConnection: Sendable {
         }
         let mailbox = try Mailbox()
         let uniqueName = try await ConnectionCore.start(bus, incomingLimit: limit, mailbox: mailbox)
-        mailbox.reconnected(as: uniqueName, announce: false)
+        mailbox.connected(as: uniqueName)
         return DBusConnection(mailbox: mailbox)
     }
 

@@ -160,9 +160,15 @@ final class ConnectionCore {
         }
         connection = fresh
         guard prepare() else { return false }
-        mailbox.reconnected(as: String(cString: dbus_bus_get_unique_name(fresh)))
+        let uniqueName = String(cString: dbus_bus_get_unique_name(fresh))
+        mailbox.connected(as: uniqueName)
+        // Announced once the bus has answered for every rule and name, so that whoever hears of
+        // the reconnection finds the connection as it was.
+        let restoring = Countdown(subscriptions.count + ownedNames.count) { [mailbox] in
+            mailbox.announceReconnection(as: uniqueName)
+        }
         for subscription in subscriptions.values {
-            callBus("AddMatch", [.string(subscription.rule.description)]) { _ in }
+            callBus("AddMatch", [.string(subscription.rule.description)]) { _ in restoring.done() }
             subscription.reconnected?(self)
         }
         for name in ownedNames {
@@ -171,6 +177,7 @@ final class ConnectionCore {
                 guard case .success(let reply) = result, reply.first?.uint32Value.map(owned.contains) == true else {
                     return self.beginClose(.disconnected)
                 }
+                restoring.done()
             }
         }
         return true
@@ -445,5 +452,23 @@ extension Duration {
             return CDBUS_TIMEOUT_INFINITE
         }
         return Int32(milliseconds.partialValue + fraction)
+    }
+}
+
+/// Runs `finished` once `done()` has been called `count` times (at once for none). Used on the
+/// connection thread alone.
+private final class Countdown {
+    private var left: Int
+    private let finished: () -> Void
+
+    init(_ count: Int, finished: @escaping () -> Void) {
+        left = count
+        self.finished = finished
+        if count == 0 { finished() }
+    }
+
+    func done() {
+        left -= 1
+        if left == 0 { finished() }
     }
 }

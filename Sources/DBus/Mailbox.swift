@@ -26,7 +26,7 @@ final class Mailbox: Sendable {
     let wakeUps = Atomic<Int>(0)
     private let name = Mutex("")
     let reconnections: AsyncStream<String>
-    private let announceReconnection: AsyncStream<String>.Continuation
+    private let reconnectionFeed: AsyncStream<String>.Continuation
 
     init() throws {
         var ends: [Int32] = [-1, -1]
@@ -36,7 +36,7 @@ final class Mailbox: Sendable {
         }
         wakeReceiver = ends[0]
         wakeSender = ends[1]
-        (reconnections, announceReconnection) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(16))
+        (reconnections, reconnectionFeed) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(16))
     }
 
     /// The connection's unique name now.
@@ -44,9 +44,14 @@ final class Mailbox: Sendable {
 
     /// The connection has the unique name `uniqueName`, after it was made again unless this
     /// is the first.
-    func reconnected(as uniqueName: String, announce: Bool = true) {
+    /// The connection's unique name now, at the first connection and after each reconnection.
+    func connected(as uniqueName: String) {
         name.withLock { $0 = uniqueName }
-        if announce { announceReconnection.yield(uniqueName) }
+    }
+
+    /// Tells `reconnections` that the connection is back as it was, as `uniqueName`.
+    func announceReconnection(as uniqueName: String) {
+        reconnectionFeed.yield(uniqueName)
     }
 
     deinit {
@@ -108,7 +113,7 @@ final class Mailbox: Sendable {
             waiter.yield(reason)
             waiter.finish()
         }
-        announceReconnection.finish()
+        reconnectionFeed.finish()
     }
 
     /// Returns once the connection thread has finished; throws if the waiting task is cancelled.

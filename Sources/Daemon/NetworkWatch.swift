@@ -6,30 +6,21 @@ import PushCore
 /// NetworkManager's word on the network, over the system bus: its `State` and `Connectivity`
 /// properties, followed through `StateChanged` and `PropertiesChanged`. Where it does not run,
 /// the network is `unknown` and the daemon behaves as without it.
-final class NetworkWatch: Sendable {
+enum NetworkWatch {
     static let busName = "org.freedesktop.NetworkManager"
     static let path = "/org/freedesktop/NetworkManager"
     static let interface = "org.freedesktop.NetworkManager"
 
-    private let tasks: [Task<Void, Never>]
-
-    private init(tasks: [Task<Void, Never>]) {
-        self.tasks = tasks
-    }
-
-    deinit {
-        tasks.forEach { $0.cancel() }
-    }
-
-    /// Follows NetworkManager on `connection`; `changed` hears each state, the first one too.
+    /// Follows NetworkManager on `connection`, in the tasks returned; `changed` hears each
+    /// state, the first one too.
     static func start(
         on connection: DBusConnection, logger: Logger, changed: @escaping @Sendable (NetworkState) async -> Void
-    ) async throws -> NetworkWatch {
+    ) async throws -> [Task<Void, Never>] {
         let owners = try await connection.watchNameOwner(busName)
         let signals = try await connection.signals(matching: DBusMatchRule(path: path))
         let (states, feed) = AsyncStream.makeStream(of: NetworkState.self)
         let reading = Reading(feed: feed)
-        return NetworkWatch(tasks: [
+        return [
             Task {
                 for await owner in owners {
                     reading.reset(owner: owner)
@@ -61,7 +52,7 @@ final class NetworkWatch: Sendable {
             Task {
                 for await state in states { await changed(state) }
             },
-        ])
+        ]
     }
 
     private static func property(_ name: String, on connection: DBusConnection) async -> UInt32? {

@@ -6,22 +6,12 @@ import Logging
 /// system suspends, `PrepareForSleep(false)` after it resumed. The daemon holds a delay
 /// inhibitor while awake, so logind waits (up to its `InhibitDelayMaxSec`) for the state writes
 /// in hand to reach the disk before it suspends; the lock is taken again after the resume.
-final class SleepWatch: Sendable {
+enum SleepWatch {
     static let busName = "org.freedesktop.login1"
     static let path = "/org/freedesktop/login1"
     static let interface = "org.freedesktop.login1.Manager"
 
-    private let tasks: [Task<Void, Never>]
-
-    private init(tasks: [Task<Void, Never>]) {
-        self.tasks = tasks
-    }
-
-    deinit {
-        tasks.forEach { $0.cancel() }
-    }
-
-    /// Follows logind on `connection`, wherever and whenever it runs.
+    /// Follows logind on `connection`, wherever and whenever it runs, in the tasks returned.
     ///
     /// - Parameters:
     ///   - beforeSleep: returns once what must be on disk is.
@@ -29,12 +19,12 @@ final class SleepWatch: Sendable {
     static func start(
         on connection: DBusConnection, logger: Logger, beforeSleep: @escaping @Sendable () async -> Void,
         afterResume: @escaping @Sendable () async -> Void
-    ) async throws -> SleepWatch {
+    ) async throws -> [Task<Void, Never>] {
         let owners = try await connection.watchNameOwner(busName)
         let signals = try await connection.signals(matching: DBusMatchRule(path: path, interface: interface, member: "PrepareForSleep"))
         let inhibitor = Inhibitor(connection: connection, logger: logger)
         let owner = Owner()
-        return SleepWatch(tasks: [
+        return [
             Task {
                 for await name in owners {
                     owner.set(name)
@@ -55,7 +45,7 @@ final class SleepWatch: Sendable {
                     }
                 }
             },
-        ])
+        ]
     }
 
     /// The owner of logind's name, as the name watch last said.

@@ -6,12 +6,14 @@ import Logging
 /// missing one is simply never heard from, and polling goes on as without it. The watches live
 /// as long as this does.
 public final class SystemWatch: Sendable {
-    private let sleep: SleepWatch
-    private let network: NetworkWatch
+    private let tasks: [Task<Void, Never>]
 
-    private init(sleep: SleepWatch, network: NetworkWatch) {
-        self.sleep = sleep
-        self.network = network
+    private init(tasks: [Task<Void, Never>]) {
+        self.tasks = tasks
+    }
+
+    deinit {
+        tasks.forEach { $0.cancel() }
     }
 
     /// Follows logind and NetworkManager on `bus` (the system bus, or a stand-in for it).
@@ -20,6 +22,6 @@ public final class SystemWatch: Sendable {
             on: bus, logger: logger, beforeSleep: { await supervisor.flushState() },
             afterResume: { await supervisor.networkReturned("the system resumed") })
         let network = try await NetworkWatch.start(on: bus, logger: logger) { await supervisor.networkChanged($0) }
-        return SystemWatch(sleep: sleep, network: network)
+        return SystemWatch(tasks: sleep + network)
     }
 }

@@ -31,13 +31,20 @@ final class WakeSignal: Sendable {
     func wake(_ wake: Wake) {
         change { snapshot in
             // A return of the network outranks a payload: it also forgets failures.
-            if case .networkReturned = snapshot.wake, wake == .payload { return }
+            if case .networkReturned = snapshot.wake, wake == .payload { return false }
             snapshot.wake = wake
+            return true
         }
     }
 
+    /// Only a change of the network counts: NetworkManager repeats itself, and a waiter woken
+    /// for nothing would end a relay connection that is fine.
     func setOnline(_ isOnline: Bool) {
-        change { $0.isOnline = isOnline }
+        change { snapshot in
+            guard snapshot.isOnline != isOnline else { return false }
+            snapshot.isOnline = isOnline
+            return true
+        }
     }
 
     /// What is pending now, and the generation to wait past.
@@ -70,9 +77,10 @@ final class WakeSignal: Sendable {
         }
     }
 
-    private func change(_ body: (inout Snapshot) -> Void) {
-        let waiter = state.withLock { state in
-            body(&state.snapshot)
+    /// Applies `body`; a waiter hears of it only when `body` says it changed something.
+    private func change(_ body: (inout Snapshot) -> Bool) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard body(&state.snapshot) else { return nil }
             state.generation += 1
             defer { state.waiter = nil }
             return state.waiter

@@ -141,7 +141,9 @@ actor Screen {
             entry, capabilities: await currentCapabilities(), namesAccount: accounts.count > 1)
         var replacing = entry.serverID
         // A server may refuse one notification (Plasma refuses a repeat within a second): once
-        // more after a second, in place of nothing when it was a replacement that it refused.
+        // more after a second, in place still when it was only too soon; any other refusal of a
+        // replacement is one of its old id (GNOME's helper refuses an id another sender holds),
+        // so that one is closed and the notification shown afresh.
         for attempt in 1...2 {
             do {
                 let id = try await client.show(notification(content), replacing: replacing)
@@ -162,7 +164,7 @@ actor Screen {
                     return
                 }
                 logger.warning("\(entry.account.displayName): the notification server refused \(Self.describe(entry.subject)): \(error); trying once more")
-                if let refused = replacing {
+                if let refused = replacing, !error.meansTooSoon {
                     try? await client.close(refused)
                     replacing = nil
                 }
@@ -222,7 +224,13 @@ actor Screen {
             logger.debug("notification \(id) was closed by the server (reason \(reason))")
             save()
         case .action(let id, let key, let token):
-            guard let entry = book.entry(serverID: id), entry.isAdopted == adopted else { return }
+            // One click, however many times the server says it (GNOME Shell 43 repeats it once
+            // per Notify of the id).
+            guard book.entry(serverID: id)?.isAdopted == adopted else { return }
+            guard let entry = book.actionInvoked(on: id) else {
+                logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), heard again")
+                return
+            }
             let activationToken = token ?? broadcastTokens.removeValue(forKey: id)
             await clicked(entry, key: key, activationToken: activationToken)
         case .activationToken(let id, let token):

@@ -172,6 +172,12 @@ public struct NotificationError: Error, Sendable, Equatable, CustomStringConvert
         ].contains(name)
     }
 
+    /// The server refused it as one too many alike: Plasma refuses a Notify whose app, summary
+    /// and body equal the last one's within a second. The same call a moment later goes through.
+    public var meansTooSoon: Bool {
+        name == "org.freedesktop.Notifications.Error.ExcessNotificationGeneration"
+    }
+
     /// Takes and frees `error`.
     init(taking error: UnsafeMutablePointer<GError>?) {
         guard let error else {

@@ -1,16 +1,18 @@
 /// `app_icon` of every notification: some servers show no icon for the `desktop-entry` hint
 /// (notification-daemon ignores it; GNOME Shell resolves it only when the entry's program is on
-/// its `PATH`), so each notification names its icon too.
+/// its `PATH`), so each notification names its icon too, as the installed file's `file://` URI:
+/// dunst 1.9 with its stock config looks a theme name up in no icon theme at all (it shows
+/// nothing for `gbnotify`, or even `dialog-information`), and every server reads a file URI.
 public enum AppIcon {
-    /// The installed icon's name in the hicolor theme.
+    /// The installed icon's name in the hicolor theme: the last resort, when no file is found.
     public static let name = "gbnotify"
     /// Where the icon sits inside a data directory.
     public static let themePath = "icons/hicolor/scalable/apps/gbnotify.svg"
 
-    /// The theme's name when the icon is installed in one of `dataDirectories` (servers find it
-    /// there); else the icon file beside the program (an install under another prefix, or the
-    /// source tree of a build, whose `packaging/` holds it) as a `file://` URI; else the name,
-    /// which is no worse than nothing.
+    /// The icon file installed in the first of `dataDirectories` that has one, else the one
+    /// beside the program (an install under another prefix, or the source tree of a build,
+    /// whose `packaging/` holds it), as a `file://` URI; else the theme's name, which is no
+    /// worse than nothing.
     ///
     /// - Parameters:
     ///   - dataDirectories: `$XDG_DATA_HOME` and `$XDG_DATA_DIRS`, as the environment gives them.
@@ -18,14 +20,15 @@ public enum AppIcon {
     public static func choose(
         dataDirectories: [String], executableDirectory: String?, exists: (String) -> Bool
     ) -> String {
-        if dataDirectories.contains(where: { exists("\($0)/\(themePath)") }) { return name }
-        guard let executableDirectory else { return name }
-        var candidates = ["\(executableDirectory)/../share/\(themePath)"]
-        // A build tree: .build/debug or .build/<triple>/release under the package.
-        var directory = executableDirectory
-        for _ in 0..<4 {
-            directory = parent(of: directory)
-            candidates.append("\(directory)/packaging/gbnotify.svg")
+        var candidates = dataDirectories.map { "\($0)/\(themePath)" }
+        if let executableDirectory {
+            candidates.append("\(executableDirectory)/../share/\(themePath)")
+            // A build tree: .build/debug or .build/<triple>/release under the package.
+            var directory = executableDirectory
+            for _ in 0..<4 {
+                directory = parent(of: directory)
+                candidates.append("\(directory)/packaging/gbnotify.svg")
+            }
         }
         return candidates.first(where: exists).map { "file://\(standardised($0))" } ?? name
     }

@@ -54,6 +54,8 @@ public struct ScreenBook: Sendable, Equatable {
     public private(set) var limit: Int
     private var nextID: UInt64 = 1
     private var closings: [UInt32] = []
+    /// Server ids of open entries whose action (a click) was served since they were last shown.
+    private var answered: Set<UInt32> = []
     /// Accounts that had their first update in this process.
     private var started: Set<Account> = []
 
@@ -169,7 +171,20 @@ public struct ScreenBook: Sendable, Equatable {
     @discardableResult
     public mutating func closedByServer(_ serverID: UInt32) -> Entry? {
         guard let index = entries.firstIndex(where: { $0.serverID == serverID }) else { return nil }
+        answered.remove(serverID)
         return entries.remove(at: index)
+    }
+
+    /// An action was invoked on the notification `serverID` (a click on it, or a button): its
+    /// entry the first time since it was last shown, nil for the same click heard again.
+    ///
+    /// A server closes a notification once an action on it was invoked (ours are not resident),
+    /// so a second action on one showing is an echo: GNOME Shell 43 connects one more click
+    /// handler with every Notify of an id, and a notification shown and replaced twice sends
+    /// ActionInvoked three times for one click.
+    public mutating func actionInvoked(on serverID: UInt32) -> Entry? {
+        guard let entry = entry(serverID: serverID), answered.insert(serverID).inserted else { return nil }
+        return entry
     }
 
     /// The notification server left the bus or another took its place: what it showed is gone
@@ -177,6 +192,7 @@ public struct ScreenBook: Sendable, Equatable {
     public mutating func serverChanged() {
         entries.removeAll { $0.serverID != nil }
         closings = []
+        answered = []
     }
 
     public func entry(serverID: UInt32) -> Entry? {
@@ -202,6 +218,8 @@ public struct ScreenBook: Sendable, Equatable {
 
     /// The server showed the entry under `serverID` (a replacement may get a new one).
     public mutating func shown(_ id: UInt64, serverID: UInt32) {
+        forgetClick(on: id)
+        answered.remove(serverID)
         set(id) {
             $0.serverID = serverID
             $0.needsShowing = false
@@ -211,6 +229,7 @@ public struct ScreenBook: Sendable, Equatable {
 
     /// No notification server: the entry waits for one.
     public mutating func awaitServer(_ id: UInt64) {
+        forgetClick(on: id)
         set(id) {
             $0.serverID = nil
             $0.needsShowing = true
@@ -220,6 +239,7 @@ public struct ScreenBook: Sendable, Equatable {
     /// The server refused the entry for good: it is dropped (its notices stay unread on the
     /// server and in the badge).
     public mutating func drop(_ id: UInt64) {
+        forgetClick(on: id)
         entries.removeAll { $0.id == id }
     }
 
@@ -243,6 +263,11 @@ public struct ScreenBook: Sendable, Equatable {
         }
     }
 
+    /// The entry is shown anew or gone: a click on its notification (by whatever id) counts again.
+    private mutating func forgetClick(on id: UInt64) {
+        if let serverID = entry(id: id)?.serverID { answered.remove(serverID) }
+    }
+
     private mutating func set(_ id: UInt64, _ change: (inout Entry) -> Void) {
         guard let index = entries.firstIndex(where: { $0.id == id }) else { return }
         change(&entries[index])
@@ -251,6 +276,7 @@ public struct ScreenBook: Sendable, Equatable {
     private mutating func remove(_ id: UInt64) {
         guard let index = entries.firstIndex(where: { $0.id == id }) else { return }
         if let serverID = entries[index].serverID { closings.append(serverID) }
+        forgetClick(on: id)
         entries.remove(at: index)
     }
 

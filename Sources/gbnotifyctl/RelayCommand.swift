@@ -7,9 +7,9 @@ struct RelayCommand: Command {
         name: "relay",
         abstract: "Store or delete the access token of an ntfy-compatible relay.",
         discussion: """
-            The relay itself is set in the config file (relay-url); each account listens on its own
-            topic, shown by 'account list --json'. A relay that requires a login gets its token
-            from the desktop keyring, never from the config file.
+            The relay itself is set in the config file (relay-url); each account listens on its
+            own topic (account list --json shows it). A relay that requires a login gets its
+            token from the desktop keyring, never from the config file.
             """,
         subcommands: [RelayLogin.self, RelayLogout.self]
     )

@@ -5,8 +5,9 @@ import TestSupport
 import Testing
 
 /// The real `gbnotifyd` on a desktop: its account in the session's real keyring, a stand-in
-/// behind it, dunst as the notification server, and a stub `xdg-open` first on its `PATH` (the
-/// browser a click launches where there is no OpenURI portal, as on this session's bus).
+/// behind it, dunst as the notification server, gbnotify's icon installed in a data directory
+/// on its `XDG_DATA_DIRS`, and a stub `xdg-open` first on its `PATH` (the browser a click
+/// launches where there is no OpenURI portal, as on this session's bus).
 @Suite struct DaemonDesktopTests {
     @Test func daemonBinaryShowsANoticeOpensItOnAClickAndWithdrawsItOnStop() async throws {
         try await PrivateSession.run(notifications: true) {
@@ -17,8 +18,11 @@ import Testing
             try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
             let browser = try OpenerStub(at: bin.appendingPathComponent("xdg-open").path)
             defer { browser.close() }
+            let data = home.directory.appendingPathComponent("share")
+            try InstalledDesktop.install(in: data)
             var environment = home.environment
             environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+            environment["XDG_DATA_DIRS"] = data.path + ":/usr/share"
 
             let readiness = try NotifySocket(path: home.notifySocket)
             let daemon = try RunningDaemon(environment: environment)
@@ -35,6 +39,9 @@ import Testing
             try await Self.dunstctl("action", "0")
             let launch = try await browser.nextLaunch()
             #expect(launch.arguments == ["\(fixture.account.instance.url)/krz/gitbay/issues/12"])
+            // dunst 1.9 with its stock config finds no icon by a theme name: the installed file
+            // is what it shows.
+            #expect(try await Dunst.closeAllAndReadHistory().first?.iconPath == data.appendingPathComponent(AppIcon.themePath).path)
 
             let left = try await standin.addNotification(
                 for: "cmc", repo: "krz/other", kind: "mr", actor: "ana", summary: "opened merge request #3",
@@ -48,6 +55,8 @@ import Testing
             #expect(daemon.lines.value.last == "<6>stopped")
             #expect(try await Self.dunstctl("count", "displayed") == "0")
             #expect(!daemon.lines.value.contains { $0.contains(token) })
+            // One click, one launch (the other notice was never clicked).
+            #expect(try await !browser.launchArrives(within: 1))
             await fixture.finish()
         }
     }

@@ -205,6 +205,7 @@ struct DesktopTests {
                 try await world.harness.waitForLog("marked notice \(id) read")
                 let reads = try await world.standin.requests().filter { $0.argv?.starts(with: ["notifications", "read"]) == true }
                 #expect(reads.map(\.argv) == [["notifications", "read", String(id)]])
+                #expect(try await world.standin.state().notifications.first { $0.id == id }?.readAt != nil)
                 try await badges.wait(for: "the badge at 0") { $0.last == 0 }
                 #expect(try await Dunst.displayed() == 0)
             }

@@ -20,9 +20,11 @@ import Threads
         return settings
     }
 
-    /// Runs `body` with a stand-in system bus, stopped afterwards.
+    /// Runs `body` with a stand-in system bus, stopped afterwards. logind waits for delay
+    /// inhibitors up to a minute here (5 s on a real system), so that a sleep that did not time
+    /// out proves the daemon let go, however busy the machine.
     static func withSystemBus(_ body: (SystemBusStandin) async throws -> Void) async throws {
-        let system = try await SystemBusStandin.start()
+        let system = try await SystemBusStandin.start(inhibitDelayMax: .seconds(60))
         do {
             try await body(system)
         } catch {
@@ -145,6 +147,35 @@ import Threads
                 _ = consume watch
                 await bus.close()
             }
+        }
+    }
+
+    @Test func offlineTheRelayWaitsWithNoTimerAndOnlineItResumesWhereItStopped() async throws {
+        try await Self.withSystemBus { system in
+            let relay = try await RelayStandin.start()
+            try await Harness.run(1) { harness in
+                let clock = ManualClock()
+                let supervisor = try await RelayStreamTests.started(harness, relay, clock: clock)
+                let (bus, watch) = try await Self.follow(system, supervisor, harness)
+                let message = try await relay.publish(RelayStreamTests.message(1), to: try harness.topic(of: 0))
+                try await RelayStreamTests.waitUntilHandled(message.id, harness)
+
+                try await system.goOffline()
+                try await harness.waitForLog("connecting again once the network is back")
+                // Neither the stream nor the account waits on a timer; an hour passes unheard.
+                try await clock.waitUntilNothingSleeps()
+                clock.advance(by: .seconds(3600))
+                #expect(try await relay.waitForSubscriptions(count: 1).count == 1)
+                #expect(await supervisor.status().relay.connected == false)
+
+                try await system.goOnline()
+                let subscriptions = try await relay.waitForSubscriptions(count: 2)
+                #expect(subscriptions.last?.since == message.id)
+                #expect(subscriptions.count == 2)
+                _ = consume watch
+                await bus.close()
+            }
+            await relay.stop()
         }
     }
 

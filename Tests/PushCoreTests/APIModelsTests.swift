@@ -46,6 +46,20 @@ import Testing
         #expect(try Self.success(data).decode(Dashboard.self) == Dashboard(unread: unread))
     }
 
+    /// A count at or past Int's edge is clamped where it is parsed: issue 14's instance whose
+    /// `dashboard.unread` was Int.max crashed the badge's sum of two accounts.
+    @Test(arguments: [
+        ("9223372036854775807", OutsideCount.maximum),
+        ("18446744073709551616", OutsideCount.maximum),
+        ("1e30", OutsideCount.maximum),
+        ("1000001", OutsideCount.maximum),
+        ("999999", 999_999),
+        ("-9223372036854775808", 0),
+    ])
+    func dashboardCountsFromOutsideAreClamped(_ number: String, _ unread: Int) throws {
+        #expect(try Self.success(#"{"unread":\#(number)}"#).decode(Dashboard.self).unread == unread)
+    }
+
     @Test func dashboardWithAWrongUnreadFails() {
         #expect(throws: APIDecodingError.self) { try Self.success(#"{"unread":"5"}"#).decode(Dashboard.self) }
     }

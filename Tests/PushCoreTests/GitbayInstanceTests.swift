@@ -191,6 +191,22 @@ import Testing
         }
     }
 
+    /// Issue 14: a proxy from the environment (`http_proxy` and the rest) carried loopback
+    /// plain-http requests, bearer token in the clear. Only https to another machine may take
+    /// one: the proxy then tunnels TLS it cannot read.
+    @Test(arguments: [
+        ("https://gitbay.org", true),
+        ("https://example.com:8443/git", true),
+        ("https://127.0.0.1:8443", false),
+        ("https://localhost", false),
+        ("https://[::1]", false),
+        ("http://127.0.0.1:8080", false),
+        ("http://gitbay.example", false),
+    ])
+    func aProxyMayCarryOnlyHTTPSToAnotherMachine(_ input: String, _ mayUseProxy: Bool) throws {
+        #expect(try GitbayInstance(parsing: input, allowInsecureHTTP: true).mayUseProxy == mayUseProxy)
+    }
+
     @Test(arguments: [
         ["https://gitbay.org", "https://gitbay.org:443/", "HTTPS://GITBAY.ORG/", "https://GitBay.org:443"],
         ["http://[::1]:8080", "http://[0::1]:8080/", "http://[0:0:0:0:0:0:0:1]:8080"],

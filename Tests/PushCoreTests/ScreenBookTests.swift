@@ -126,6 +126,18 @@ import Testing
         }
     }
 
+    /// Issue 14: summaries of Int.max rows, folded and merged (before, the queue of notices
+    /// waiting for a server added such counts up and crashed), stay within `OutsideCount`.
+    @Test func hostileCountsFoldIntoSummariesThatNeverOverflow() {
+        var book = ScreenBook(limit: 1)
+        let huge = InboxCycle.Notice.summary(count: .max, isAtLeast: true, rowIDs: [], isFirstSight: false)
+        for account in [Self.cmc, Self.bob, Self.cmc, Self.bob] {
+            book.take(AccountUpdate(account: account, notices: [huge, huge], unread: .atLeast(.max)))
+        }
+        #expect(book.entries.count == 1)
+        #expect(Self.subjects(book).allSatisfy { $0.hasSuffix(" \(OutsideCount.maximum)") }, "\(Self.subjects(book))")
+    }
+
     @Test func aSummaryShrinksAsItsRowsAreReadAndGoesWithTheLast() {
         var book = ScreenBook(limit: 3)
         book.take(AccountUpdate(account: Self.cmc, unread: .exact(0)))
@@ -175,6 +187,31 @@ import Testing
         book.take(Self.update(Self.cmc, [Self.row(2)], unread: 2))
         #expect(Self.subjects(book) == ["cmc krz/gitbay [2]"])
         #expect(book.toShow.map(\.serverID) == [nil])
+    }
+
+    @Test func aClickIsServedOnceHoweverOftenTheServerRepeatsItUntilTheNotificationIsShownAgain() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        book.take(Self.update(Self.cmc, [Self.row(1)]))
+        Self.showAll(&book, from: &next)
+        // GNOME Shell 43 sends a click on a notification shown and replaced twice three times.
+        book.take(Self.update(Self.cmc, [Self.row(2)], unread: 2))
+        Self.showAll(&book, from: &next)
+        #expect(book.actionInvoked(on: 1)?.subject.group?.inboxIDs == [2, 1])
+        #expect(book.actionInvoked(on: 1) == nil)
+        #expect(book.actionInvoked(on: 1) == nil)
+        // Not ours: nothing.
+        #expect(book.actionInvoked(on: 9) == nil)
+        // A server that kept it open (resident): once it shows something new, a click counts again.
+        book.take(Self.update(Self.cmc, [Self.row(3)], unread: 3))
+        Self.showAll(&book, from: &next)
+        #expect(book.actionInvoked(on: 1)?.subject.group?.inboxIDs == [3, 2, 1])
+        #expect(book.actionInvoked(on: 1) == nil)
+        // Closed, then the id used again by the server for another notification of ours.
+        book.closedByServer(1)
+        book.take(Self.update(Self.cmc, [Self.row(4)], unread: 4))
+        book.shown(book.toShow[0].id, serverID: 1)
+        #expect(book.actionInvoked(on: 1)?.subject.group?.inboxIDs == [4])
     }
 
     @Test func aServerThatWentAwayTookItsNotificationsButWhatWaitsStays() {

@@ -75,6 +75,20 @@ struct NotificationDaemonRigTests {
         try await dismiss("Pictured")
     }
 
+    @Test func anIconItCanLoadIsDrawnAndOneItCannotIsNot() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        try await client.notify(title: "With an icon", icon: "file://\(Standin.packageRoot)/packaging/gbnotify.svg", timeout: 0)
+        let area = try #require(try await screen.waitForPopup(titled: "With an icon").iconArea)
+        // The icon's own blue fill, at any size.
+        #expect(try await session.colours(in: area)["#2F5D8A", default: 0] * 4 >= area.width * area.height)
+        try await dismiss("With an icon")
+
+        try await client.notify(title: "No icon", icon: "no-such-icon-anywhere", timeout: 0)
+        #expect(try await screen.waitForPopup(titled: "No icon").iconArea == nil)
+        try await dismiss("No icon")
+    }
+
     @Test func showsOneBubbleAtATimeAndLeavesItOnScreenWhenTheSenderClosesIt() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }

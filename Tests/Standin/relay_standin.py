@@ -454,30 +454,30 @@ def parse_arguments(argv):
                         help="seconds between keepalive events on a quiet stream (default 45)")
     parser.add_argument("--tls-cert", metavar="FILE")
     parser.add_argument("--tls-key", metavar="FILE")
-    parser.add_argument("--demo-topic", metavar="TOPIC",
-                        help="print how to point gbnotifyd at this relay and publish to TOPIC")
+    parser.add_argument("--demo", action="store_true",
+                        help="print how to point gbnotifyd at this relay and wake the demo account through it")
     parser.add_argument("--demo-instance", metavar="URL", default="http://127.0.0.1:8417",
-                        help="with --demo-topic: the gitbay the demo notice names (the demo stand-in's)")
+                        help="with --demo: the gitbay of the demo account (the demo stand-in's)")
     arguments = parser.parse_args(argv)
     if (arguments.tls_cert is None) != (arguments.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
     if arguments.keepalive <= 0:
         parser.error("--keepalive must be > 0")
-    if arguments.demo_topic is not None and not valid_topic(arguments.demo_topic):
-        parser.error("--demo-topic must be 1 to 64 letters, digits, '_' or '-'")
     return arguments
 
 
-def announce_demo(url, topic, instance):
-    payload = ('{"aps":{"alert":{"title":"krz/gitbay","body":"noor opened issue #77"}},'
-               f'"path":"krz/gitbay/issues/77","instance":"{instance}","user":"demo"}}')
+# What `make demo` prints. Each account listens on a topic of its own, its device token, which
+# exists once the account is added: the command to wake the demo account reads it from
+# `gbnotifyctl account list --json`.
+def announce_demo(url, instance):
+    payload = f'{{"instance":"{instance}","user":"demo"}}'
+    topic = """$(gbnotifyctl account list --json | jq -r '.[] | select(.user == "demo") | .topic')"""
     print("\n".join([
-        f"relay: an ntfy-compatible relay at {url}; point gbnotifyd at it with these lines in",
+        f"relay: an ntfy-compatible relay at {url}; point gbnotifyd at it with this line in",
         "relay: ~/.config/gbnotifyd/config (then restart gbnotifyd, or send it SIGHUP):",
         f"    relay-url = {url}",
-        f"    relay-topic = {topic}",
-        "relay: then publish a notice for the demo account to it:",
-        f"    curl -d '{payload}' {url}/{topic}",
+        "relay: then a message on the demo account's topic makes it poll now:",
+        f'    curl -d \'{payload}\' "{url}/{topic}"',
     ]), file=sys.stderr, flush=True)
 
 
@@ -491,8 +491,8 @@ def main(argv=None):
     threading.Thread(target=stop_when_orphaned, args=(stop,), daemon=True).start()
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
     print(json.dumps({"url": server.url, "port": server.server_address[1]}), flush=True)
-    if arguments.demo_topic:
-        announce_demo(server.url, arguments.demo_topic, arguments.demo_instance)
+    if arguments.demo:
+        announce_demo(server.url, arguments.demo_instance)
     stop.wait()
     server.shutdown()
     server.server_close()

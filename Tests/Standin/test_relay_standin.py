@@ -409,30 +409,25 @@ class RelayStandinTests(unittest.TestCase):
 
     # MARK: - make demo
 
-    def test_the_demo_announcement_publishes_to_the_demo_topic(self):
-        relay = Relay("--demo-topic", "gbnotify-demo", "--demo-instance", "http://127.0.0.1:8417")
+    def test_the_demo_announcement_wakes_the_demo_account_on_its_own_topic(self):
+        relay = Relay("--demo", "--demo-instance", "http://127.0.0.1:8417")
         self.addCleanup(relay.stop)
         lines = []
         while not lines or not lines[-1].startswith("    curl "):
             lines.append(relay.process.stderr.readline().rstrip("\n"))
         self.assertIn(f"    relay-url = {relay.url}", lines)
-        self.assertIn("    relay-topic = gbnotify-demo", lines)
-        payload, target = lines[-1].removeprefix("    curl -d '").rsplit("' ", 1)
-        self.assertEqual(target, f"{relay.url}/gbnotify-demo")
-        self.assertEqual(json.loads(payload)["instance"], "http://127.0.0.1:8417")
-        stream = relay.subscribe("other,gbnotify-demo")
+        self.assertFalse(any("relay-topic" in line for line in lines), lines)
+        # Run as printed, with a gbnotifyctl that lists the demo account beside another.
+        listing = json.dumps([{"user": "cmc", "topic": "not-this"}, {"user": "demo", "topic": "demo-topic-1"}])
+        stream = relay.subscribe("other,demo-topic-1")
         self.addCleanup(stream.close)
         stream.event()
-        status, _ = relay.call("POST", target.removeprefix(relay.url), payload.encode())
-        self.assertEqual(status, 200)
-        self.assertEqual(stream.messages(1), [("gbnotify-demo", payload)])
-
-    def test_the_demo_topic_is_one_valid_topic(self):
-        for topic in ["a,b", "bad.topic", ""]:
-            result = subprocess.run([sys.executable, SERVER, "--port", "0", "--demo-topic", topic],
-                                    capture_output=True, text=True, timeout=30)
-            self.assertEqual(result.returncode, 2, topic)
-            self.assertIn("--demo-topic must be 1 to 64 letters, digits, '_' or '-'", result.stderr)
+        result = subprocess.run(["bash", "-c", f"gbnotifyctl() {{ echo '{listing}'; }}\n{lines[-1]}"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        [(topic, message)] = stream.messages(1)
+        self.assertEqual(topic, "demo-topic-1")
+        self.assertEqual(json.loads(message), {"instance": "http://127.0.0.1:8417", "user": "demo"})
 
 
 if __name__ == "__main__":

@@ -133,6 +133,22 @@ final class ScratchDirectory {
         #expect(try state.loadAccounts().state.accounts["x"]?.deviceID == 1)
     }
 
+    @Test func aLinkPlantedAtTheLockIsNotFollowed() throws {
+        let scratch = try ScratchDirectory()
+        let state = StateDirectory(path: scratch.path + "/state")
+        try state.create()
+        // Opened with O_CREAT through the link, the lock would make a file wherever it points.
+        let target = scratch.path + "/made-through-the-link"
+        #expect(symlink(target, state.path + "/lock") == 0)
+        #expect {
+            try state.updateAccounts { $0.accounts["x"] = AccountRecord(deviceID: 1) }
+        } throws: { error in
+            "\(error)".contains("cannot open \(state.path)/lock")
+        }
+        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(!FileManager.default.fileExists(atPath: state.path + "/accounts.json"))
+    }
+
     @Test func theScreenIsSavedReadBackAndRemoved() throws {
         let scratch = try ScratchDirectory()
         let state = StateDirectory(path: scratch.path)

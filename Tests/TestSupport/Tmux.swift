@@ -182,22 +182,27 @@ public final class Pane: Sendable {
     }
 
     /// Waits until the screen satisfies `condition`, looking again each time the program draws
-    /// something; returns the screen's lines.
+    /// something; returns the screen's lines, a whole frame: tmux may be captured in the middle
+    /// of drawing one, so a screen counts once nothing more was drawn for a moment after it.
     @discardableResult
     public func waitFor(
         _ what: String, timeout: Duration = .seconds(15), _ condition: @Sendable ([String]) -> Bool
     ) async throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         while true {
+            // What was drawn before this look is in the screen it takes.
+            _ = await Self.drain(output, waiting: .zero)
             // No session yet (one a click is still to start) is nothing shown yet.
             let screen = (try? await lines()) ?? []
-            if condition(screen) { return screen }
+            let isShown = condition(screen)
+            if isShown, await Self.drain(output, waiting: Self.frameSettled).isEmpty { return screen }
             let left = deadline - .now
             guard left > .zero else {
                 throw Tmux.Failure(description: "the screen did not show \(what) within \(timeout); it shows:\n\(screen.joined(separator: "\n"))")
             }
-            // Bytes drawn (or, at the latest, a second) mean look again.
-            _ = await Self.drain(output, waiting: min(left, .seconds(1)))
+            // Bytes drawn (or, at the latest, a second) mean look again; a frame still being
+            // drawn is looked at again at once.
+            if !isShown { _ = await Self.drain(output, waiting: min(left, .seconds(1))) }
         }
     }
 
@@ -249,6 +254,9 @@ public final class Pane: Sendable {
 
     /// Reads what is waiting on `descriptor`, waiting up to `waiting` for the first byte (and,
     /// with `untilNewline`, for a newline).
+    /// How long no drawing means a frame is whole.
+    private static let frameSettled = Duration.milliseconds(100)
+
     private static func drain(_ descriptor: Int32, waiting: Duration, untilNewline: Bool = false) async -> String {
         await withCheckedContinuation { continuation in
             DispatchQueue(label: "org.gitbay.tests.tmux").async {

@@ -188,10 +188,12 @@ import TestSupport
             pane = try await world.show("krz/errors/issues/1", account: "nobody@example.org")
             expected = [" ✗ No such account", " there is no account nobody@example.org; 'gbnotifyctl account list' shows"]
         }
-        let screen = try await pane.waitFor("the error") { screen in expected.allSatisfy { line in screen.contains { $0.hasPrefix(line) } } }
-        // Only an account that is not there leaves nothing to open.
+        // Only an account that is not there leaves nothing to open. (tmux may capture a frame
+        // half drawn, its body new and its footer not yet: the wait is for the whole frame.)
         let hint = errorCase == .noSuchAccount ? "R reload · q quit" : "R reload · o open in browser · q quit"
-        #expect(screen.last?.hasPrefix(hint) == true, "\(screen.last ?? "")")
+        try await pane.waitFor("the error, with the footer \"\(hint)\"") { screen in
+            expected.allSatisfy { line in screen.contains { $0.hasPrefix(line) } } && screen.last?.hasPrefix(hint) == true
+        }
         // It stays: R asks again and the answer is drawn again; only q ends it.
         try await pane.send("R")
         try await pane.waitFor("the error again") { screen in expected.allSatisfy { line in screen.contains { $0.hasPrefix(line) } } && !screen.last!.hasPrefix("Reloading") }

@@ -22,7 +22,12 @@ final class RunningDaemon: Sendable {
 
     /// - Parameter wrapper: a command that execs its arguments (the daemon's argv), to start
     ///   it with limits or signal dispositions of the test's choosing; the pid stays the daemon's.
-    init(arguments: [String] = ["--verbose"], environment: [String: String], wrapper: [String] = []) throws {
+    convenience init(arguments: [String] = ["--verbose"], environment: [String: String], wrapper: [String] = []) throws {
+        try self.init(argv: wrapper + [Self.executable] + arguments, environment: environment)
+    }
+
+    /// Any program, its standard error read as lines (a bus monitor's, say).
+    init(argv: [String], environment: [String: String]) throws {
         let stderr = try Subprocess.pipe()
         let null = try Subprocess.openFile("/dev/null", flags: O_RDWR)
         defer {
@@ -30,9 +35,7 @@ final class RunningDaemon: Sendable {
             close(null)
         }
         do {
-            pid = try Subprocess.spawn(
-                wrapper + [Self.executable] + arguments, stdin: null, stdout: null, stderr: stderr.write,
-                environment: environment)
+            pid = try Subprocess.spawn(argv, stdin: null, stdout: null, stderr: stderr.write, environment: environment)
         } catch {
             close(stderr.read)
             throw error
@@ -181,8 +184,11 @@ struct DaemonHome {
     var stateDirectory: String { directory.appendingPathComponent("state/gbnotifyd").path }
     var notifySocket: String { directory.appendingPathComponent("notify").path }
 
-    var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
+    var environment: [String: String] { environment(on: ProcessInfo.processInfo.environment) }
+
+    /// `base` with the config and state directories and the readiness socket pointing here.
+    func environment(on base: [String: String]) -> [String: String] {
+        var environment = base
         environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         environment["NOTIFY_SOCKET"] = notifySocket

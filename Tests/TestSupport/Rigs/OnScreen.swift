@@ -32,6 +32,10 @@ public struct OnScreen: Sendable {
         public let bodyArea: ScreenArea
         /// Every button on screen, action buttons and Plasma's "Close" alike.
         public let buttons: [Button]
+        /// Where the icon is drawn on notification-daemon's and xfce4-notifyd's bubbles; nil
+        /// when the bubble shows none (notification-daemon, for an icon it cannot load) and on
+        /// Plasma. (xfce4-notifyd draws a "missing image" picture instead: look at the pixels.)
+        public let iconArea: ScreenArea?
 
         public func button(_ label: String) throws -> Button {
             guard let button = buttons.first(where: { $0.label == label }) else {
@@ -48,10 +52,12 @@ public struct OnScreen: Sendable {
         try JSONDecoder().decode([Popup].self, from: Data(try await session.runChecked([Self.tool, "popups"]).utf8))
     }
 
-    /// The popup titled `title`, once it is on screen (at most 60 s).
+    /// The popup titled `title`, once it is on screen (at most 60 s); with `body`, once it shows
+    /// that body (as rendered), for a popup replaced in place.
     @discardableResult
-    public func waitForPopup(titled title: String) async throws -> Popup {
-        try JSONDecoder().decode(Popup.self, from: Data(try await session.runChecked([Self.tool, "wait", title]).utf8))
+    public func waitForPopup(titled title: String, body: String? = nil) async throws -> Popup {
+        let argv = [Self.tool, "wait", title] + (body.map { ["body", $0] } ?? [])
+        return try JSONDecoder().decode(Popup.self, from: Data(try await session.runChecked(argv).utf8))
     }
 
     /// Returns once no popup titled `title` is on screen (at most 60 s).

@@ -1,0 +1,65 @@
+import DBus
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// What dunst (Debian 12's 1.9) does with gbnotifyd's notifications after a kill -9, beside
+/// what GNOME Shell and Plasma do (their suites' kill -9 tests): it keeps them on screen, and a
+/// Notify of the restarted daemon replacing one takes it over, but dunst sends ActionInvoked and
+/// NotificationClosed to the sender of a notification's last Notify alone, never broadcast. So
+/// a click on one the dead daemon showed goes to a bus name nobody owns any more: no restarted
+/// gbnotifyd can hear it, nor that it closed.
+@Suite(.serialized, .shell(.dunst))
+struct DunstAfterAKillDashNineTests {
+    @Test func aClickOnWhatTheDeadDaemonShowedReachesNobodyAndOnWhatTheNewOneReplacedReachesIt() async throws {
+        let desktop = try ShellDesktop.shared()
+        let monitor = try await BusMonitor(on: desktop.session)
+        do {
+            try await desktop.run { run in
+                let (_, kept) = try await run.show(repo: "krz/a", number: 1)
+                let (_, replaced) = try await run.show(repo: "krz/b", number: 1)
+                try await run.daemon.waitForLine(containing: "\(run.name): 200 ok, 1 new", occurrence: 2)
+                let dead = try #require(monitor.messages.first { $0.member == "Notify" }?.sender)
+                run.daemon.send(SIGKILL)
+                #expect(try await run.daemon.waitForExit() == 128 + SIGKILL)
+
+                let added = try await run.standin.addNotification(for: "cmc", repo: "krz/b", path: "krz/b/issues/2")
+                try run.start()
+                try await run.daemon.waitForLine(containing: "took over 2 notifications")
+                #expect(try await run.shownAs(row: added) == replaced)
+                let restarted = try #require(monitor.messages.last { $0.member == "Notify" }?.sender)
+                #expect(restarted != dead)
+
+                // A click on each: dunstctl clicks the notification at the top and leaves it
+                // there (dunst 1.9 closes it only when it expires, 10 s after it was shown, and
+                // its dunstctl reaches no other position), so the test closes it before the next.
+                for clicks in 1...2 {
+                    let clicked = try await desktop.session.run(["dunstctl", "action", "0"])
+                    try #require(clicked.status == 0, "dunstctl: \(clicked.stderr)")
+                    let messages = try await monitor.wait(for: "click \(clicks)") { $0.count { $0.member == "ActionInvoked" } == clicks }
+                    let id = try #require(messages.last { $0.member == "ActionInvoked" }?.firstUInt32)
+                    try await desktop.session.withConnection { connection in
+                        _ = try await connection.call(
+                            destination: NotificationsInterface.name, path: NotificationsInterface.path,
+                            interface: NotificationsInterface.name, member: "CloseNotification", arguments: [.uint32(id)])
+                    }
+                }
+                let invoked = monitor.messages.filter { $0.member == "ActionInvoked" }
+                #expect(invoked.count { $0.firstUInt32 == kept } == 1, "\(invoked)")
+                #expect(invoked.count { $0.firstUInt32 == replaced } == 1)
+                #expect(invoked.first { $0.firstUInt32 == kept }?.destination == dead)
+                #expect(invoked.first { $0.firstUInt32 == replaced }?.destination == restarted)
+
+                // The new daemon opened the one it replaced, and never heard of the other.
+                #expect(try await run.browser.nextLaunch().arguments == [run.url("notifications")])
+                try await run.waitForLine(endingWith: "notification \(replaced) was clicked")
+                #expect(run.daemon.lines(containing: "notification \(kept) was").isEmpty)
+            }
+        } catch {
+            await monitor.stop()
+            throw error
+        }
+        await monitor.stop()
+    }
+}

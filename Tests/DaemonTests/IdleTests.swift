@@ -1,0 +1,108 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// gbnotifyd sleeps between polls: no timer of its own, of GLib's (libnotify's and libsecret's
+/// main contexts, GDBus's threads), of libcurl's or of the Swift runtime wakes it. The real
+/// binary, after a notice shown and clicked (so libnotify, libsecret and the click's launch
+/// have all run), with no poll due, no relay, and a system bus with logind and NetworkManager
+/// to watch, over 30 s: a timer of any period up to that wakes it at least once in the window.
+@Suite struct IdleTests {
+    /// The voluntary and involuntary context switches of each thread of `pid`, by thread id.
+    static func contextSwitches(of pid: pid_t) throws -> [String: Int] {
+        try threads(of: pid).mapValues(\.switches)
+    }
+
+    /// Each thread of `pid` by id and name: its context switches so far, and whether it sleeps
+    /// waiting for an event (state S), rather than running or waiting to (R) or blocked in the
+    /// kernel, on a disk write say (D), where it would run again without any new event.
+    static func threads(of pid: pid_t) throws -> [String: (switches: Int, isSleeping: Bool)] {
+        var threads: [String: (switches: Int, isSleeping: Bool)] = [:]
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+            let name = status.firstMatch(of: /Name:\s*(\S+)/).map { String($0.1) } ?? "?"
+            let switches = status.matches(of: /ctxt_switches:\s*(\d+)/).compactMap { Int($0.1) }.reduce(0, +)
+            threads["\(task) \(name)"] = (switches, status.contains(/State:\s*S/))
+        }
+        return threads
+    }
+
+    /// Returns once every thread of `pid` sleeps waiting for an event and none has run for
+    /// `quiet` (whatever the last events set going, a state file written, a child reaped, has
+    /// ended), checking every 100 ms for at most 10 s.
+    static func waitUntilQuiet(_ pid: pid_t, for quiet: Duration = .milliseconds(500)) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        var last = try contextSwitches(of: pid)
+        var since = clock.now
+        while true {
+            let sample = try threads(of: pid)
+            let now = sample.mapValues(\.switches)
+            if now != last || sample.values.contains(where: { !$0.isSleeping }) {
+                last = now
+                since = clock.now
+            } else if clock.now - since >= quiet {
+                return
+            }
+            try #require(clock.now < deadline, "gbnotifyd did not go quiet within 10 s: \(sample)")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    @Test func anIdleDaemonIsNotWokenIn30Seconds() async throws {
+        let data = FileManager.default.temporaryDirectory.appending(path: "idle-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try InstalledDesktop.install(in: data)
+        let systemBus = try await SystemBusStandin.start()
+        let session: DesktopSession
+        do {
+            session = try await DesktopSession.start(.dunst, dataDirectory: data.path)
+        } catch {
+            await systemBus.stop()
+            throw error
+        }
+        func stop() async {
+            await session.stop()
+            await systemBus.stop()
+        }
+        do {
+            let desktop = try await DaemonOnDesktop.start(
+                on: InstalledDesktop.Scope(session: session, dataDirectory: data.path), users: ["cmc", "alba", "noor"],
+                systemBus: systemBus.environment([:]))
+            do {
+                try await Self.idleAfterAClick(desktop)
+            } catch {
+                await desktop.stop()
+                throw error
+            }
+            await desktop.stop()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    static func idleAfterAClick(_ desktop: DaemonOnDesktop) async throws {
+        let shown = try await desktop.show()
+        _ = try await desktop.session.run(["dunstctl", "action", "0"])
+        #expect(try await desktop.browser.nextLaunch().arguments == ["\(desktop.url)/krz/gitbay/issues/12"])
+        // dunst leaves a clicked notification up until it expires: dismissed, as a user would.
+        _ = try await desktop.session.run(["dunstctl", "close-all"])
+        try await desktop.daemon.waitForLine(containing: "notification \(shown.notification) was closed by the server")
+
+        let pid = desktop.daemon.pid
+        try await waitUntilQuiet(pid)
+        let before = try contextSwitches(of: pid)
+        let logged = desktop.daemon.lines.value.count
+        try await Task.sleep(for: .seconds(30))
+        let after = try contextSwitches(of: pid)
+        let woken = after.filter { before[$0.key] != $0.value }.map { "\($0.key): \($0.value - (before[$0.key] ?? 0))" }
+        #expect(woken.isEmpty, """
+            threads that ran while idle: \(woken.sorted()); before: \(before.sorted { $0.key < $1.key }); \
+            logged meanwhile: \(desktop.daemon.lines.value.dropFirst(logged))
+            """)
+        #expect(Set(after.keys) == Set(before.keys), "threads came or went while idle")
+    }
+}

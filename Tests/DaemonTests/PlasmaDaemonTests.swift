@@ -1,0 +1,245 @@
+import DBus
+import Foundation
+import Glibc
+import GitbayClient
+import PushCore
+import TestSupport
+import Testing
+
+/// The real gbnotifyd on KDE Plasma 5.27 (Debian 12's, on Xvfb with kwin_x11), read through
+/// plasmashell's own model, clicked through its popups' code and with a real pointer
+/// (`PlasmaShell`, `OnScreen`): one session for the suite, a gbnotifyd per test. gbnotify's
+/// desktop entry and icon are installed in it, as a package installs them.
+///
+/// Popups stay a minute here (Plasma's "Hide after" setting), except in the test of Plasma's
+/// own 5 s: on a busy machine 5 s can pass between a popup and the click a test makes on it.
+@Suite(.serialized, .shell(.plasma))
+struct PlasmaDaemonTests {
+    let desktop: ShellDesktop
+    let plasma: PlasmaShell
+    let screen: OnScreen
+
+    init() throws {
+        desktop = try ShellDesktop.shared()
+        plasma = PlasmaShell(desktop.session)
+        screen = OnScreen(desktop.session)
+    }
+
+    @Test func aNoticeIsShownWithOurEntryAndIconReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        let badge = try await BadgeWatch(on: desktop)
+        defer { Task { await badge.close() } }
+        try await desktop.run { run in
+            let (first, id) = try await run.show(actor: "eve", summary: "said <b>hi</b> & left")
+            let held = try #require(try await plasma.notifications().first { $0.id == id })
+            #expect(held.title == "krz/gitbay")
+            // Escaped for Plasma's body markup: shown as sent. One account: no account line.
+            #expect(held.body == "eve said <b>hi</b> & left")
+            // The installed entry and the theme's icon.
+            #expect(held.desktopEntry == NotificationContent.desktopEntry)
+            #expect(held.appName == NotificationContent.appName)
+            #expect(held.appIcon == AppIcon.name)
+            #expect(held.icon == AppIcon.name)
+            #expect(held.actions.map(\.key) == ["default", NotificationContent.markReadAction])
+            let shown = try await badge.plasma(showing: 1)
+            #expect(shown.count == 1 && shown.countVisible)
+
+            let (second, replaced) = try await run.show(actor: "ana", summary: "commented on issue #12")
+            #expect(replaced == id)
+            let ours = try await run.ours()
+            #expect(ours.map(\.id) == [id])
+            #expect(ours.first?.body == "ana commented on issue #12\nand 1 more")
+            #expect(try await badge.plasma(showing: 2).count == 2)
+
+            let client = GitbayClient(instance: run.account.instance, token: try APIToken(desktop.token))
+            _ = try await client.send(.notificationsRead(ids: [Int64(first), Int64(second)]))
+            run.daemon.send(SIGHUP)
+            try await run.waitForLine(endingWith: "withdrew notification \(id)")
+            // Plasma removes what an application closed a moment later, in a batch.
+            try await screen.waitUntilGone(titled: "krz/gitbay")
+            #expect(try await run.ours().isEmpty)
+            #expect(try await !badge.plasma(showing: 0).countVisible)
+        }
+    }
+
+    @Test func clicksThroughThePopupsCodeAndARealPointerOpenTheItemOnceWithAnActivationToken() async throws {
+        try await desktop.expectNoOpenURIPortal()
+        try await desktop.run { run in
+            let (_, single) = try await run.show(repo: "krz/gitbay", number: 12)
+            try await desktop.click(single)
+            let opened = try await run.browser.nextLaunch()
+            #expect(opened.arguments == [run.url("krz/gitbay/issues/12")])
+            // Plasma sends a token with its click; the browser gets it to take the focus with.
+            #expect(!opened.activationToken.isEmpty)
+            #expect(try await run.clicksServed(on: single) == 1)
+
+            let (_, group) = try await run.show(repo: "krz/other", number: 1)
+            try await run.show(repo: "krz/other", number: 2)
+            try await run.show(repo: "krz/other", number: 3)
+            try await desktop.click(group)
+            #expect(try await run.browser.nextLaunch().arguments == [run.url("notifications")])
+            #expect(try await run.clicksServed(on: group) == 1)
+
+            let (_, pointed) = try await run.show(repo: "krz/pointer", number: 7, kind: "build")
+            try await screen.pointerClickBody(ofPopupTitled: "krz/pointer")
+            let clicked = try await run.browser.nextLaunch()
+            #expect(clicked.arguments == [run.url("krz/pointer/builds/7")])
+            #expect(!clicked.activationToken.isEmpty)
+            #expect(try await run.clicksServed(on: pointed) == 1)
+            // The launch is logged after the browser started: wait for the line, then count.
+            try await run.daemon.waitForLine(containing: "opened with", occurrence: 3)
+            #expect(run.daemon.lines(containing: "opened with").count == 3)
+        }
+    }
+
+    @Test func aRealPointerOnMarkReadMarksTheRowReadAndTheBadgeFalls() async throws {
+        let badge = try await BadgeWatch(on: desktop)
+        defer { Task { await badge.close() } }
+        try await desktop.run { run in
+            let (row, id) = try await run.show(repo: "krz/marked")
+            #expect(try await badge.plasma(showing: 1).count == 1)
+            try await screen.pointerClickButton("Mark read", onPopupTitled: "krz/marked")
+            try await run.daemon.waitForLine(containing: "marked notice \(row) read")
+            #expect(try await run.markReadRequests() == [["notifications", "read", String(row)]])
+            #expect(try await run.standin.state().notifications.first { $0.id == row }?.readAt != nil)
+            #expect(try await run.clicksServed(on: id) == 1)
+            #expect(try await !badge.plasma(showing: 0).countVisible)
+        }
+    }
+
+    @Test func afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftAndAStopClearsTheBadge() async throws {
+        let badge = try await BadgeWatch(on: desktop)
+        defer { Task { await badge.close() } }
+        try await desktop.run { run in
+            let (before, summaryTitle) = try await Self.foldFourRepositories(run)
+            #expect(try await badge.plasma(showing: 4).count == 4)
+
+            run.daemon.send(SIGKILL)
+            #expect(try await run.daemon.waitForExit() == 128 + SIGKILL)
+            // Plasma keeps what the dead daemon showed, and its badge.
+            #expect(try await run.ours() == before)
+            #expect(try await PlasmaShell(desktop.session).badge(for: NotificationContent.desktopEntry).count == 4)
+
+            let sentBefore = badge.updates.value.count
+            let added = try await run.standin.addNotification(
+                for: "cmc", repo: "krz/c", actor: "ana", summary: "closed issue #2", path: "krz/c/issues/2")
+            try run.start()
+            try await run.daemon.waitForLine(containing: "took over 3 notifications")
+            let c = try await run.open(titled: "krz/c")
+            #expect(try await run.shownAs(row: added) == c.id)
+            try await run.daemon.waitForLine(containing: "\(run.name): 200 ok")
+            let after = try await run.ours()
+            #expect(after.map(\.id) == before.map(\.id))
+            #expect(after.filter { $0.title.contains("unread") }.map(\.title) == [summaryTitle])
+            #expect(after.first { $0.id == c.id }?.body == "ana closed issue #2\nand 1 more")
+            // The old count went at the start, until the first poll answered.
+            #expect(try await badge.plasma(showing: 5).count == 5)
+            #expect(badge.updates.value[sentBefore...].first.map { $0.count == 0 && !$0.visible } == true)
+
+            // A real click on the popup the dead daemon showed: plasmashell's broadcast reaches
+            // the new one, its activation token too.
+            let d = try await run.open(titled: "krz/d")
+            try await screen.pointerClickBody(ofPopupTitled: "krz/d")
+            let opened = try await run.browser.nextLaunch()
+            #expect(opened.arguments == [run.url("krz/d/issues/1")])
+            #expect(!opened.activationToken.isEmpty)
+            #expect(try await run.clicksServed(on: d.id) == 1)
+            let summary = try await run.open(titled: summaryTitle)
+            try await desktop.click(summary.id)
+            #expect(try await run.browser.nextLaunch().arguments == [run.url("notifications")])
+            #expect(try await run.clicksServed(on: summary.id) == 1)
+
+            // A clean stop: the badge cleared, though five are unread, and ours withdrawn.
+            run.daemon.send(SIGTERM)
+            #expect(try await run.daemon.waitForExit() == 0)
+            let cleared = try await badge.plasma(showing: 0)
+            #expect(cleared.count == 0 && !cleared.countVisible)
+            try await screen.waitUntilGone(titled: "krz/c")
+            #expect(try await run.ours().filter { !$0.expired }.isEmpty)
+        }
+    }
+
+    /// Three repositories in one poll, then a fourth: the two oldest fold into a summary, so
+    /// three notifications. Returns them, and the summary's title.
+    static func foldFourRepositories(_ run: ShellRun) async throws -> ([ShellDesktop.Shown], String) {
+        for repo in ["krz/a", "krz/b", "krz/c"] {
+            try await run.standin.addNotification(for: "cmc", repo: repo, path: "\(repo)/issues/1")
+        }
+        run.daemon.send(SIGHUP)
+        try await run.daemon.waitForLine(containing: "\(run.name): 200 ok, 3 new")
+        try await run.show(repo: "krz/d", number: 1)
+        // Its poll is done (the mark saved after what is on screen): killed before that, it
+        // would show krz/d again after a restart, at least once by design.
+        try await run.daemon.waitForLine(containing: "\(run.name): 200 ok, 1 new")
+        let shown = try await run.ours()
+        let summaryTitle = "2 more unread on \(run.account.instance.displayName) as cmc"
+        #expect(shown.map(\.title) == [summaryTitle, "krz/c", "krz/d"])
+        return (shown, summaryTitle)
+    }
+
+    /// Plasma refuses a Notify whose app, summary and body equal the last one's within a second.
+    /// plasmashell is stopped while an identical notification of another sender and then
+    /// gbnotifyd's replacement queue up for it, so the two come a moment apart.
+    @Test func aNotifyPlasmaRefusesAsTooSoonIsShownOnceASecondLater() async throws {
+        try await desktop.run { run in
+            let (_, id) = try await run.show(actor: "eve", summary: "opened issue #12")
+            let monitor = try await BusMonitor(on: desktop.session)
+            defer { Task { await monitor.stop() } }
+            let plasmashell = try await desktop.serverProcess()
+            let other = try await desktop.session.connect()
+            defer { Task { await other.close() } }
+            kill(plasmashell, SIGSTOP)
+            do {
+                let sameText = Task {
+                    try await other.call(
+                        destination: NotificationsInterface.name, path: NotificationsInterface.path,
+                        interface: NotificationsInterface.name, member: "Notify",
+                        arguments: [
+                            .string(NotificationContent.appName), .uint32(0), .string(AppIcon.name), .string("krz/gitbay"),
+                            .string("ana commented on issue #12\nand 1 more"),
+                            .stringArray(["default", "Open the inbox", NotificationContent.markReadAction, "Mark all read"]),
+                            .vardict(["desktop-entry": .string(NotificationContent.desktopEntry)]), .int32(-1),
+                        ])
+                }
+                let sender = other.uniqueName
+                try await monitor.wait(for: "the other sender's Notify") { $0.contains { $0.member == "Notify" && $0.sender == sender } }
+                let row = try await run.standin.addNotification(
+                    for: "cmc", repo: "krz/gitbay", actor: "ana", summary: "commented on issue #12", path: "krz/gitbay/issues/12")
+                run.daemon.send(SIGHUP)
+                try await monitor.wait(for: "gbnotifyd's Notify") { $0.contains { $0.member == "Notify" && $0.sender != sender } }
+                kill(plasmashell, SIGCONT)
+                let theirs = try #require(try await sameText.value.first?.uint32Value)
+
+                try await run.daemon.waitForLine(containing: "ExcessNotificationGeneration")
+                let shownAs = try await run.shownAs(row: row)
+                let ours = try await run.ours().filter { $0.id != theirs && !$0.expired }
+                #expect(ours.map(\.id) == [shownAs], "\(ours)")
+                #expect(ours.first?.body == "ana commented on issue #12\nand 1 more")
+                #expect(shownAs == id, "not replaced in place")
+            } catch {
+                kill(plasmashell, SIGCONT)
+                throw error
+            }
+        }
+    }
+
+    /// Plasma expires a popup after about 5 s (NotificationClosed reason 1) into its history:
+    /// no longer open, so the next notice of that repository is a notification of its own that
+    /// lists only itself, and nothing is shown again.
+    @Test func aPopupExpiredAfterFiveSecondsIsNotShownAgain() async throws {
+        // Plasma expires no popup under the pointer: keep it clear of them.
+        try await desktop.session.pointerMove(to: ScreenPoint(x: 640, y: 400))
+        try await desktop.run(plasmaPopups: .standard) { run in
+            let (_, first) = try await run.show(actor: "eve", summary: "opened issue #12")
+            try await run.daemon.waitForLine(containing: "notification \(first) was closed by the server (reason 1)")
+            let (_, second) = try await run.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second != first)
+            let ours = try await run.ours()
+            #expect(ours.map(\.body) == ["eve opened issue #12", "ana commented on issue #12"])
+            #expect(ours.map(\.expired) == [true, false])
+        }
+    }
+
+    @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
+        try await desktop.expectEachNotificationToSayItsAccount()
+    }
+}
