@@ -45,7 +45,9 @@ How each figure is taken:
   added per line (unmeasured) to the account the line is for, taken in turn so that each
   account's wake-ups are more than 2 s apart (the daemon's minimum gap), each line once the
   last one's notification is shown; the screen is cleared between two (unmeasured). Receipts are
-  paired with lines by the notice's number in the body;
+  paired with lines by the notice's number in the body. Its floor: the same list request for the
+  accounts in turn, straight through libcurl from a Swift process on a kept connection
+  (`gbnotify-bench poll`), from the request handed to libcurl to the answer read;
 - `notify`: the floor under showing anything on dunst: a bare `Notify` round trip from a Swift
   process (gbnotify-bench notify), beside one `notify-send` run, start to exit;
 - `tls`: one account on each of 5 instances (127.0.0.1 to 127.0.0.5 on one tls_standin.py, so
@@ -1007,6 +1009,7 @@ class Bench:
         relay.stop()
         received = server.stop()
         polls = self.standin.list_requests()
+        self.results["wake_poll_floor"] = self.poll_floor(users)
 
         def timed(start, number, user):
             """(start → the account's poll at the stand-in, that poll → `Notify` received), ms."""
@@ -1021,6 +1024,26 @@ class Bench:
         self.results["wake_deliver"] = [timed(p["sent"], p["number"], p["user"]) for p in payloads]
         self.log(f"wake-ups: relay → Notify p50 {median([t['total'] for t in self.results['wake_relay']]):.2f} ms; "
                  f"Deliver → Notify p50 {median([t['total'] for t in self.results['wake_deliver']]):.2f} ms")
+
+    def poll_floor(self, users):
+        """The floor under the poll in the wake-up path: the list request an account's wake-up poll
+        makes, straight through libcurl from a Swift process on a kept connection (`gbnotify-bench
+        poll`), for the accounts in turn, 20 unmeasured first; milliseconds, request to answer read."""
+        poller = subprocess.Popen([self.bench_binary, "poll", self.standin.url, self.ca.trust_file],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        spans = []
+        for index in range(1, self.arguments.notices + 21):
+            poller.stdin.write(self.standin.tokens[users[index % len(users)]] + "\n")
+            poller.stdin.flush()
+            answer = json.loads(poller.stdout.readline() or "{}")
+            if answer.get("status") != 200:
+                fail(f"gbnotify-bench poll: {answer or 'no answer'}")
+            if index > 20:
+                spans.append(answer["microseconds"] / 1000)
+        poller.stdin.close()
+        if poller.wait(timeout=30) != 0:
+            fail(f"gbnotify-bench poll failed ({poller.returncode})")
+        return spans
 
     def close(self):
         self.notifies.stop()
@@ -1207,6 +1230,17 @@ def report(results, arguments, command, ca):
                 "the daemon reading it and showing the notice) to `Notify` received, p50 / p99",
                 f"{ms(part('to_poll', 0.5), 3)} / {ms(part('after_poll', 0.5), 3)}; "
                 f"{ms(part('to_poll', 0.99), 3)} / {ms(part('after_poll', 0.99), 3)}")
+    if "wake_poll_floor" in r:
+        floor = r["wake_poll_floor"]
+        row(f"The floor under the poll in those: the same list request straight through libcurl from a Swift "
+            f"process, connection kept (`gbnotify-bench poll`), p50 / p99 ({len(floor)} requests over 100 accounts)",
+            f"{ms(percentile(floor, 0.5), 3)} / {ms(percentile(floor, 0.99), 3)}")
+        for key, label in (("wake_relay", "relay line"), ("wake_deliver", "`Deliver`")):
+            if key in r:
+                totals = [t["total"] for t in r[key]]
+                row(f"… the wake-up path from a {label} less that floor (the daemon's own share), p50 / p99",
+                    f"{ms(percentile(totals, 0.5) - percentile(floor, 0.5), 3)} / "
+                    f"{ms(percentile(totals, 0.99) - percentile(floor, 0.99), 3)}", target="under 2 ms / under 10 ms")
     if "notify" in r:
         p50 = median([percentile(run, 0.5) / 1000 for run in r["notify"]])
         p99 = median([percentile(run, 0.99) / 1000 for run in r["notify"]])

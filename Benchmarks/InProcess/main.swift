@@ -13,6 +13,13 @@
 //         {"sent": MICROSECONDS, "replied": MICROSECONDS, "account": "..."} (CLOCK_MONOTONIC, to
 //         be set beside the notification server's receipts), or {"error": "..."} when the daemon
 //         woke no account. Exits at the end of standard input.
+//     gbnotify-bench poll INSTANCE CA-FILE
+//         The floor under the poll a wake-up makes: for each line of standard input (an account's
+//         token), the request gbnotifyd sends to list that account's notices (GET /api/v1/read,
+//         the same headers, no If-None-Match), made straight through libcurl on one session, so
+//         the connection to INSTANCE is kept between two, trusting CA-FILE; then one line of JSON:
+//         {"microseconds": ..., "status": ...}, from the request handed to libcurl to its whole
+//         answer read. Exits at the end of standard input.
 //     gbnotify-bench server
 //         A notification server that answers at once (InstantServer.swift), in place of dunst.
 //         Prints {"ready": true} once it owns the name; at the end of its standard input, one
@@ -35,7 +42,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench notify [COUNT] | deliver | server | floor URL CA-FILE"
+let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA-FILE | server | floor URL CA-FILE"
 let warmUp = 20
 
 /// One measured piece of work, in CLOCK_MONOTONIC microseconds.
@@ -118,6 +125,27 @@ func deliverPayloads() async throws {
         }
     }
     await connection.close()
+}
+
+/// What `poll` prints for each request.
+struct Polled: Encodable {
+    let microseconds: Int
+    let status: Int
+}
+
+/// Lists the notices of the account whose token is each line of standard input, one request at a
+/// time, the way gbnotifyd's poll asks for them.
+func pollFloor(instance: String, caFile: String) async throws {
+    let url = "\(instance)/api/v1/read?\(GitbayCommand.notificationsList(limit: nil, cursor: nil).readQuery)"
+    let options = TransferOptions(caFile: caFile)
+    for await token in standardInputLines() {
+        let request = HTTPRequest(
+            mayUseProxy: false, url: url,
+            headers: ["Authorization": "Bearer \(token)", "Accept": "application/json", "User-Agent": "gbnotify-bench"])
+        let started = monotonicMicroseconds()
+        let response = try await HTTPSession.shared.perform(request, options: options)
+        printLine(Polled(microseconds: monotonicMicroseconds() - started, status: response.status))
+    }
 }
 
 /// Serves notifications until standard input ends, then prints what was received.
@@ -203,6 +231,8 @@ do {
         printLine(Latencies(microseconds: spans.map(\.microseconds)))
     case "deliver" where arguments.count == 1:
         try await deliverPayloads()
+    case "poll" where arguments.count == 3:
+        try await pollFloor(instance: arguments[1], caFile: arguments[2])
     case "server" where arguments.count == 1:
         try await serveNotifications()
     case "floor" where arguments.count == 3:
