@@ -39,8 +39,9 @@ How each figure is taken:
 - start to ready: `READY=1` on a NOTIFY_SOCKET this script listens on;
 - `wakeup`, the wake-up path (last: it stops dunst): the instant notification server notes the
   CLOCK_MONOTONIC time each `Notify` reaches its handler. A relay line: from the relay stand-in's
-  write of the line to the daemon's stream (its `/_relay/sent`) to that receipt; the account
-  polls the stand-in over HTTPS, finds the new notice and shows it, so the poll is included.
+  write of the line to the daemon's stream (its `/_relay/sent`, noted as the write starts) to that
+  receipt; the account polls the stand-in over HTTPS, finds the new notice and shows it, so the
+  poll is included (split at the last poll of the account before the receipt).
   `Deliver`: from `gbnotify-bench deliver`'s call sent to that receipt. 100 accounts, one notice
   added per line (unmeasured) to the account the line is for, taken in turn so that each
   account's wake-ups are more than 2 s apart (the daemon's minimum gap), each line once the
@@ -1016,7 +1017,8 @@ class Bench:
             times = received.get(number, [])
             if len(times) != 1:
                 fail(f"the instant notification server received {len(times)} `Notify` calls for notice #{number}, not 1")
-            poll = min(r["time"] for r in polls if r["username"] == user and r["time"] >= start)
+            # The poll that found the notice: the account's last before the `Notify`.
+            poll = max(r["time"] for r in polls if r["username"] == user and r["time"] <= times[0] / 1e6)
             return {"total": (times[0] / 1e6 - start) * 1000, "to_poll": (poll - start) * 1000,
                     "after_poll": (times[0] / 1e6 - poll) * 1000}
 
