@@ -11,12 +11,15 @@
 # as gbnotifyd's do (secret-tool, schema org.gitbay.Account), and reach curl in a header file
 # of mode 0600, never on its command line. INTERVAL (default 30) is the pause between rounds;
 # CYCLES, when set, stops it after that many rounds (the benchmark uses it to measure whole
-# rounds; a user would leave it unset).
+# rounds; a user would leave it unset). CA_FILE, when set, is the CA curl trusts (`--cacert`),
+# as gbnotifyd's `ca-file` is.
 set -u
 
 accounts_file=${1:?usage: baseline.sh ACCOUNTS-FILE}
 interval=${INTERVAL:-30}
 cycles=${CYCLES:-0}
+trust=()
+[[ -n ${CA_FILE:-} ]] && trust=(--cacert "$CA_FILE")
 
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -38,7 +41,7 @@ done <"$accounts_file"
 round=0
 while :; do
     for i in "${!urls[@]}"; do
-        status=$(curl -s -o "$work/body" -D "$work/headers" -w '%{http_code}' \
+        status=$(curl -s "${trust[@]}" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
             -H @"$work/auth$i" -H "If-None-Match: ${etags[i]}" \
             "${urls[i]}/api/v1/read?argv=notifications&argv=list")
         [[ $status == 200 ]] || continue

@@ -4,10 +4,11 @@
     scripts/desktop-session python3 Benchmarks/idle.py [--poll-interval S] NAME=BINARY [NAME=BINARY ...]
 
 For each run and each build in turn: the build's gbnotifyd starts with a home of its own and a
-config with nothing but `poll-interval` (by default none: the default, every 30 s), over
-ACCOUNTS accounts (10) of one gitbay stand-in (Tests/Standin), stored in the session's keyring
-with secret-tool; once every account's first poll is answered and it has gone quiet (every thread
-asleep, none run for half a second), it is left alone for SECONDS (60); then its VmRSS (/proc/PID/status),
+config with nothing but `ca-file` and `poll-interval` (by default none: the default, every 30 s),
+over ACCOUNTS accounts (10) of one gitbay stand-in behind TLS with a CA made for the run
+(bench.py's RunCA and Standin), stored in the session's keyring with secret-tool; once every
+account's first poll is answered and it has gone quiet (every thread asleep, none run for half a
+second), it is left alone for SECONDS (60); then its VmRSS (/proc/PID/status),
 Pss, Private_Dirty and Private_Clean (/proc/PID/smaps_rollup, KiB) are read, with the context
 switches of all its threads in the window (voluntary and not, /proc/PID/task/*/status), and it
 is stopped. Prints each run and the median per build. Not part of make check (that has
@@ -25,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from bench import Keyring, Standin, memory
+from bench import RunCA, Standin, memory, use_accounts
 
 # What is printed of bench.memory's values (VmRSS as "rss"), and the context switches.
 FIELDS = ("rss", "Pss", "Private_Dirty", "Private_Clean", "switches")
@@ -64,11 +65,12 @@ def wait_until_quiet(pid, quiet=0.5, timeout=30):
         time.sleep(0.1)
 
 
-def measure(binary, accounts, seconds, poll_interval):
+def measure(binary, accounts, seconds, poll_interval, ca):
     home = tempfile.mkdtemp(prefix="gbnotify-idle-")
     try:
         os.makedirs(os.path.join(home, "config", "gbnotifyd"))
         with open(os.path.join(home, "config", "gbnotifyd", "config"), "w") as config:
+            config.write(f"ca-file = {ca.trust_file}\n")
             if poll_interval is not None:
                 config.write(f"poll-interval = {poll_interval}\n")
         readiness = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -116,18 +118,15 @@ def main():
         sys.exit("idle: run inside scripts/desktop-session: it writes to the session's keyring")
     builds = [build.split("=", 1) for build in arguments.builds]
 
-    standin = Standin()
+    ca = RunCA()
+    users = [f"u{number:03d}" for number in range(arguments.accounts)]
+    standin = Standin(ca, users)
     try:
-        users = [f"u{number:03d}" for number in range(arguments.accounts)]
-        tokens = {}
-        for user in users:
-            standin.control("users", {"username": user})
-            tokens[user] = standin.control("tokens", {"username": user})["token"]
-        Keyring(standin, tokens).use(users)
+        use_accounts(standin, [(standin.url, user) for user in users])
         results = {name: [] for name, _ in builds}
         for run in range(arguments.runs):
             for name, binary in builds:
-                values = measure(binary, arguments.accounts, arguments.seconds, arguments.poll_interval)
+                values = measure(binary, arguments.accounts, arguments.seconds, arguments.poll_interval, ca)
                 results[name].append(values)
                 print(f"run {run + 1} {name}: " + ", ".join(f"{field} {values[field]}" for field in FIELDS), flush=True)
         interval = arguments.poll_interval or 30
@@ -137,6 +136,7 @@ def main():
             print(f"  {name}: " + ", ".join(f"{field} {statistics.median(r[field] for r in runs):.0f}" for field in FIELDS))
     finally:
         standin.stop()
+        ca.remove()
 
 
 if __name__ == "__main__":

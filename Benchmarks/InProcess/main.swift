@@ -1,32 +1,34 @@
-// gbnotify-bench: the latencies Benchmarks/bench.py measures from inside a process, against
+// gbnotify-bench: what Benchmarks/bench.py measures or needs from inside a Swift process, against
 // whatever owns the session bus's names (dunst or `gbnotify-bench server`, and gbnotifyd, in
 // `make bench`).
 //
-//     gbnotify-bench presenter [COUNT]
-//         The daemon's own DesktopPresenter, in this process: from a notice handed to it to
-//         the notification server's `Notify` reply. Each notice is its own `AccountUpdate`,
-//         the way a poll hands them over, and its info line is logged (to /dev/null).
 //     gbnotify-bench notify [COUNT]
-//         The floor under both: a bare `Notify` call with the same content, from this process
-//         to the notification server and back, with nothing of gbnotifyd around it.
-//     gbnotify-bench deliver INSTANCE USER [COUNT]
-//         A running gbnotifyd's `Deliver`, called as a local relay would: from the call sent to
-//         its reply, which the daemon sends once the notice's `Notify` has returned. Each
-//         payload is a different notice for account USER at INSTANCE.
+//         The floor under showing a notice: a bare `Notify` call, from this process to the
+//         notification server and back, with nothing of gbnotifyd around it. Runs 20 unmeasured
+//         (connection warm), then COUNT (default 1000) one after another, clearing dunst's screen
+//         between two (unmeasured), and prints one line of JSON: {"microseconds": [...]}.
+//     gbnotify-bench deliver
+//         A local relay calling a running gbnotifyd's `Deliver`: for each line of standard input
+//         (one payload), the call, then one line of JSON on standard output:
+//         {"sent": MICROSECONDS, "replied": MICROSECONDS, "account": "..."} (CLOCK_MONOTONIC, to
+//         be set beside the notification server's receipts), or {"error": "..."} when the daemon
+//         woke no account. Exits at the end of standard input.
+//     gbnotify-bench poll INSTANCE CA-FILE
+//         The floor under the poll a wake-up makes: for each line of standard input (an account's
+//         token), the request gbnotifyd sends to list that account's notices (GET /api/v1/read,
+//         the same headers, no If-None-Match), made straight through libcurl on one session, so
+//         the connection to INSTANCE is kept between two, trusting CA-FILE; then one line of JSON:
+//         {"microseconds": ..., "status": ...}, from the request handed to libcurl to its whole
+//         answer read. Exits at the end of standard input.
 //     gbnotify-bench server
 //         A notification server that answers at once (InstantServer.swift), in place of dunst.
 //         Prints {"ready": true} once it owns the name; at the end of its standard input, one
 //         line per `Notify` received, {"t": MICROSECONDS, "body": "..."}, and exits.
-//     gbnotify-bench floor URL
+//     gbnotify-bench floor URL CA-FILE
 //         The floor under gbnotifyd's memory: the same build's runtime and libraries doing next
-//         to nothing. Connects to the session bus, GETs URL through libcurl, decodes a little
-//         JSON, prints {"ready": true} and waits for the end of its standard input.
-//
-// The first three run 20 unmeasured (capabilities asked, connections warm), then COUNT
-// (default 1000) one after another, clearing dunst's screen between two (unmeasured), and
-// print one line of JSON: {"microseconds": [...]}, in order. `deliver` adds "payloads":
-// [{"body": ..., "sent": MICROSECONDS, "replied": MICROSECONDS}, ...] for the measured ones,
-// on CLOCK_MONOTONIC, to be paired with the server's lines by body.
+//         to nothing. Connects to the session bus, GETs URL through libcurl (over TLS, trusting
+//         CA-FILE, as gbnotifyd with `ca-file`), decodes a little JSON, prints {"ready": true}
+//         and waits for the end of its standard input.
 import Curl
 import DBus
 import FoundationEssentials
@@ -40,7 +42,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench notify [COUNT] | server | floor URL"
+let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA-FILE | server | floor URL CA-FILE"
 let warmUp = 20
 
 /// One measured piece of work, in CLOCK_MONOTONIC microseconds.
@@ -100,6 +102,52 @@ func notifyLatencies(count: Int) async throws -> [Span] {
     return latencies
 }
 
+/// What `deliver` prints for each payload.
+struct Delivered: Encodable {
+    let sent: Int
+    let replied: Int
+    let account: String
+}
+
+/// Calls `Deliver` with each line of standard input, one at a time, as bench.py writes them.
+func deliverPayloads() async throws {
+    let connection = try await DBusConnection.connect()
+    for await payload in standardInputLines() {
+        let sent = monotonicMicroseconds()
+        do {
+            let reply = try await connection.call(
+                destination: DaemonInterface.busName, path: DaemonInterface.objectPath,
+                interface: DaemonInterface.interface, member: DeliverMethod.member, arguments: [.string(payload)])
+            let replied = monotonicMicroseconds()
+            printLine(Delivered(sent: sent, replied: replied, account: reply.first?.stringValue ?? ""))
+        } catch let error as DBusError where error.name == DeliverMethod.droppedError {
+            printLine(["error": error.message])
+        }
+    }
+    await connection.close()
+}
+
+/// What `poll` prints for each request.
+struct Polled: Encodable {
+    let microseconds: Int
+    let status: Int
+}
+
+/// Lists the notices of the account whose token is each line of standard input, one request at a
+/// time, the way gbnotifyd's poll asks for them.
+func pollFloor(instance: String, caFile: String) async throws {
+    let url = "\(instance)/api/v1/read?\(GitbayCommand.notificationsList(limit: nil, cursor: nil).readQuery)"
+    let options = TransferOptions(caFile: caFile)
+    for await token in standardInputLines() {
+        let request = HTTPRequest(
+            mayUseProxy: false, url: url,
+            headers: ["Authorization": "Bearer \(token)", "Accept": "application/json", "User-Agent": "gbnotify-bench"])
+        let started = monotonicMicroseconds()
+        let response = try await HTTPSession.shared.perform(request, options: options)
+        printLine(Polled(microseconds: monotonicMicroseconds() - started, status: response.status))
+    }
+}
+
 /// Serves notifications until standard input ends, then prints what was received.
 func serveNotifications() async throws {
     let server = try await InstantServer.start()
@@ -113,13 +161,27 @@ func serveNotifications() async throws {
 
 /// Holds what gbnotifyd holds at the least (a bus connection, libcurl with a transfer done,
 /// JSON decoded) until standard input ends.
-func idleFloor(url: String) async throws {
+func idleFloor(url: String, caFile: String) async throws {
     let connection = try await DBusConnection.connect()
-    let response = try await HTTPSession.shared.perform(HTTPRequest(mayUseProxy: false, url: url))
+    let response = try await HTTPSession.shared.perform(
+        HTTPRequest(mayUseProxy: false, url: url), options: TransferOptions(caFile: caFile))
     _ = try? JSONDecoder().decode([String: Int].self, from: Data(response.body))
     printLine(["ready": true])
     await standardInputEnded()
     await connection.close()
+}
+
+/// The lines of standard input, read on a thread of their own, until it ends.
+func standardInputLines() -> AsyncStream<String> {
+    let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+    let started = startDetachedThread {
+        while let line = readLine() {
+            continuation.yield(line)
+        }
+        continuation.finish()
+    }
+    if !started { fail("cannot start a thread to read standard input") }
+    return lines
 }
 
 /// Returns once standard input ends: how bench.py stops the modes that wait.
@@ -167,10 +229,14 @@ do {
     case "notify" where arguments.count <= 2:
         let spans = try await notifyLatencies(count: count(at: 1))
         printLine(Latencies(microseconds: spans.map(\.microseconds)))
+    case "deliver" where arguments.count == 1:
+        try await deliverPayloads()
+    case "poll" where arguments.count == 3:
+        try await pollFloor(instance: arguments[1], caFile: arguments[2])
     case "server" where arguments.count == 1:
         try await serveNotifications()
-    case "floor" where arguments.count == 2:
-        try await idleFloor(url: arguments[1])
+    case "floor" where arguments.count == 3:
+        try await idleFloor(url: arguments[1], caFile: arguments[2])
     default:
         fail(usage)
     }

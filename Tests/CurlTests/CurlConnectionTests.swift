@@ -1,4 +1,5 @@
 import Curl
+import Foundation
 import TestSupport
 import Testing
 
@@ -18,6 +19,44 @@ import Testing
         #expect(logged.count == 2)
         #expect(Set(logged.map(\.connection)).count == 1)
         #expect(logged.map(\.connectionRequest) == [1, 2])
+        await standin.stop()
+    }
+
+    @Test func consecutiveHTTPSRequestsReuseTheConnection() async throws {
+        let standin = try await Standin.start(tls: .fixtures)
+        let session = HTTPSession()
+        let options = TransferOptions(caFile: Standin.TLS.fixtures.caFile)
+
+        let first = try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"), options: options)
+        let second = try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/notifications"), options: options)
+
+        #expect(!first.reusedConnection)
+        #expect(second.reusedConnection)
+        let logged = try await standin.requests()
+        #expect(Set(logged.map(\.connection)).count == 1)
+        await standin.stop()
+    }
+
+    /// The certificate store is built once per session, not for every connection (each of which
+    /// would hold its own: the system's CAs are about 0.9 MiB of it): a connection made after the
+    /// CA file is gone still verifies the server, with the store the first one built.
+    @Test func aSessionReadsItsCAFileOnceForAllItsConnections() async throws {
+        let standin = try await Standin.start(tls: .fixtures)
+        let session = HTTPSession()
+        let caFile = FileManager.default.temporaryDirectory.appending(path: "gbnotify-test-ca-\(UUID().uuidString).pem").path
+        try FileManager.default.copyItem(atPath: Standin.TLS.fixtures.caFile, toPath: caFile)
+        let options = TransferOptions(caFile: caFile)
+
+        let first = try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"), options: options)
+        try FileManager.default.removeItem(atPath: caFile)
+        // Another name for the same server (the certificate names both): a connection of its own.
+        let otherName = standin.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        let second = try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(otherName)/"), options: options)
+
+        #expect(first.status == 200)
+        #expect(second.status == 200)
+        #expect(!second.reusedConnection)
+        #expect(Set(try await standin.requests().map(\.connection)).count == 2)
         await standin.stop()
     }
 

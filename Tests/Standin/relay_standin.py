@@ -54,8 +54,8 @@ and a control API under /_relay/ (JSON in, JSON out; bad input is a 400 {"error"
     GET  /_relay/state     {"subscriptions": [...], "open_streams": n, "messages": n}
     GET  /_relay/sent      {"sent": [{"id", "monotonic"}]}: each message line written
                            to a stream, with this process's CLOCK_MONOTONIC seconds
-                           just after the write (for benchmarks: from here on the
-                           line is the client's)
+                           just before the write (for benchmarks: the line is on its
+                           way; the client may act on it before the write returns)
     POST /_relay/reset     forgets messages, faults, subscriptions and config
 
 Prints one JSON line, {"url": ..., "port": ...}, once it listens.
@@ -406,6 +406,9 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
                     if time.monotonic() - last_sent < relay.keepalive:
                         continue
                     kind, data = "keepalive", compact_json(self.list_event("keepalive", stream)) + b"\n"
+            # A message's moment is noted before its write: the daemon can read the line and act
+            # on it before the write returns here.
+            writing = time.monotonic()
             with stream.gate:
                 if stream.stalled:
                     continue  # stalled while this waited: it is never sent
@@ -420,7 +423,7 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
             last_sent = time.monotonic()
             if kind == "message":
                 with relay.lock:
-                    relay.sent.append({"id": json.loads(data)["id"], "monotonic": last_sent})
+                    relay.sent.append({"id": json.loads(data)["id"], "monotonic": writing})
 
     @staticmethod
     def list_event(kind, stream):
