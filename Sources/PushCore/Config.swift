@@ -20,7 +20,9 @@ public struct Config: Equatable, Sendable {
     public private(set) var backoffCapSeconds = 900
 
     /// `ca-file`: an absolute path to a PEM bundle of CA certificates to verify servers with,
-    /// for instances (and a relay) behind a private CA; default none, the system's CAs.
+    /// for instances (and a relay) behind a private CA; default none, the system's CAs. It is
+    /// trusted instead of the system's CAs (libcurl builds one store for all connections only
+    /// from one file), so a user who needs both gives a bundle of both.
     /// Certificates are always verified.
     public private(set) var caFile: String?
 
