@@ -73,12 +73,7 @@ struct PlasmaDaemonTests {
             #expect(!opened.activationToken.isEmpty)
             #expect(try await desktop.clicksServed(on: single) == 1)
 
-            let (_, group) = try await desktop.show(repo: "krz/other", number: 1)
-            try await desktop.show(repo: "krz/other", number: 2)
-            try await desktop.show(repo: "krz/other", number: 3)
-            try await desktop.click(group)
-            #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("notifications")])
-            #expect(try await desktop.clicksServed(on: group) == 1)
+            try await desktop.clickOnAGroupOfThreeOpensTheInboxOnce()
 
             let (_, pointed) = try await desktop.show(repo: "krz/pointer", number: 7, kind: "build")
             try await screen.pointerClickBody(ofPopupTitled: "krz/pointer")

@@ -116,15 +116,7 @@ enum Dunst {
     }
 
     private static func withConnection<Result: Sendable>(_ body: (DBusConnection) async throws -> Result) async throws -> Result {
-        let connection = try await DBusConnection.connect()
-        do {
-            let result = try await body(connection)
-            await connection.close()
-            return result
-        } catch {
-            await connection.close()
-            throw error
-        }
+        try await DBusConnection.connect().closing(after: body)
     }
 
     private static func write(_ text: String, to path: String, executable: Bool = false) throws {

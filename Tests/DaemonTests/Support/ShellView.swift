@@ -128,6 +128,17 @@ extension DaemonOnDesktop {
         return (shown, summaryTitle)
     }
 
+    /// A notice of krz/other shown, then replaced twice (a group of three), clicked: the inbox
+    /// opens once, however many times the shell sends the click.
+    func clickOnAGroupOfThreeOpensTheInboxOnce() async throws {
+        let (_, group) = try await show(repo: "krz/other", number: 1)
+        try await show(repo: "krz/other", number: 2)
+        try await show(repo: "krz/other", number: 3)
+        try await click(group)
+        #expect(try await browser.nextLaunch().arguments == [url("notifications")])
+        #expect(try await clicksServed(on: group) == 1)
+    }
+
     /// After a kill -9 of the daemon that showed `before` (`foldFourRepositories`), a notice of
     /// krz/c while it is down, then a daemon started in its place: it takes over what the dead
     /// one showed and replaces krz/c in place, so the same three, with no second summary beside

@@ -177,15 +177,7 @@ public final class DesktopSession: Sendable {
 
     /// `body` with a new connection to the session bus, closed after it.
     public func withConnection<Result: Sendable>(_ body: (DBusConnection) async throws -> Result) async throws -> Result {
-        let connection = try await connect()
-        do {
-            let result = try await body(connection)
-            await connection.close()
-            return result
-        } catch {
-            await connection.close()
-            throw error
-        }
+        try await connect().closing(after: body)
     }
 
     // MARK: - Screen
