@@ -1,10 +1,25 @@
 // swift-tools-version:6.3
-// Swift 6.3 at least: Sources/Threads runs the daemon's tasks on an executor of its own through
-// the 6.3 runtime's executor interface, which older toolchains lack. An older SwiftPM stops at
+// Swift 6.3 at least: Sources/MainLoop runs the programs' tasks on GLib's main loop through the
+// 6.3 runtime's executor interface, which older toolchains lack. An older SwiftPM stops at
 // this first line and says so ("is using Swift tools version 6.3.0 but the installed version
 // is ..."), before any compiler error could. Every target is in the Swift 6 language mode, with
 // strict concurrency checking on.
+import Glibc
 import PackageDescription
+
+/// The header directories of libraries built on GIO, as `-Xcc -I...` for the Swift targets that
+/// import them. A system library target's `pkgConfig:` would read them too, but SwiftPM then also
+/// takes the `-pthread` that GIO's pkg-config files add (through gmodule), refuses it, and warns
+/// on every build; header search paths are all an import needs.
+func headerSearchPaths(_ packages: String...) -> [SwiftSetting] {
+    guard let output = popen("pkg-config --cflags-only-I \(packages.joined(separator: " "))", "r") else { return [] }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while case let count = fread(&buffer, 1, buffer.count, output), count > 0 { bytes += buffer[..<count] }
+    pclose(output)
+    let directories = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+    return [.unsafeFlags(directories.flatMap { ["-Xcc", $0] })]
+}
 
 let package = Package(
     name: "gbnotify",
@@ -13,38 +28,43 @@ let package = Package(
         .executable(name: "gbnotifyctl", targets: ["gbnotifyctl"]),
     ],
     targets: [
-        // Thin system-library shims: a header and a module map each.
+        // Thin system-library shims: a header and a module map each. (CSecret's headers are found
+        // through `headerSearchPaths` in the one target that imports it.)
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        .systemLibrary(name: "CSecret", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
-        // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action and prctl.
+        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action, prctl,
+        // timerfd, signalfd, thread names.
         .target(name: "CGlibc"),
         // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children.
         .target(name: "Spawn", dependencies: ["CGlibc"]),
 
-        // Threads gbnotify owns: a worker for blocking calls, and the executor that runs the
-        // daemon's tasks and sleeps without a timer while it waits.
-        .target(name: "Threads", dependencies: ["CGlibc"]),
+        // The one place a process waits: GLib's main loop, with the executor that runs every
+        // Swift task on it, its sources (descriptors, timeouts, signals, children), and a worker
+        // for the blocking calls that must stay off it.
+        .target(name: "MainLoop", dependencies: ["CGLib", "CGlibc"]),
 
         // Pure logic: no I/O, no C.
         .target(name: "PushCore"),
         // Hand-written command-line parsing shared by both executables.
         .target(name: "CommandKit"),
-        // Typed wrapper over libcurl's easy interface.
-        .target(name: "Curl", dependencies: ["CCurl", "Threads"]),
+        // Typed wrapper over libcurl, its transfers on the main loop (the multi socket interface).
+        .target(name: "Curl", dependencies: ["CCurl", "MainLoop"]),
         // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
         .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"]),
-        // Accounts in the Secret Service through libsecret, on a thread of its own; the Secret
-        // Service's signals followed over the daemon's DBus connection.
-        .target(name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "Threads"]),
-        // The desktop's notification server through libnotify, on a GLib main loop of its own.
-        .target(name: "Notifications", dependencies: ["CNotify", "Threads"]),
-        // Typed wrapper over libdbus: one connection, messages, calls, signals, names.
-        .target(name: "DBus", dependencies: ["CDBus", "Threads"]),
+        // Accounts in the Secret Service through libsecret's asynchronous calls on the main loop;
+        // the Secret Service's signals followed over the daemon's DBus connection.
+        .target(
+            name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "MainLoop"],
+            swiftSettings: headerSearchPaths("libsecret-1")),
+        // The desktop's notification server (org.freedesktop.Notifications) over a DBus connection.
+        .target(name: "Notifications", dependencies: ["DBus"]),
+        // Typed wrapper over libdbus: connections on the main loop, messages, calls, signals, names.
+        .target(name: "DBus", dependencies: ["CDBus", "MainLoop"]),
         // The state directory: per-account state, the relay cursor and what is on screen, written
         // atomically on a worker thread.
-        .target(name: "StateStore", dependencies: ["PushCore", "Threads"]),
+        .target(name: "StateStore", dependencies: ["PushCore", "MainLoop"]),
         // Adding, registering, listing and removing accounts: keyring, API and state together.
         .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore"]),
 
@@ -54,9 +74,9 @@ let package = Package(
         .target(name: "Logging", dependencies: ["PushCore"]),
         // The desktop stage: notifications on screen (and taken over after a restart), the
         // launcher badge, and what a click opens.
-        .target(name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Spawn", "Threads"]),
+        .target(name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Spawn", "MainLoop"]),
         // The terminal on standard input and output: raw mode and back, its size, keys and signals.
-        .target(name: "Terminal", dependencies: ["Threads"]),
+        .target(name: "Terminal", dependencies: ["MainLoop"]),
         // gbnotify's terminal view of items and the inbox: layout, keys and state (pure), and the
         // loop that runs them at a terminal.
         .target(name: "TerminalView", dependencies: ["PushCore", "Terminal"]),
@@ -64,17 +84,17 @@ let package = Package(
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
         .target(name: "Daemon", dependencies: [
             "PushCore", "CGlibc", "Curl", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Desktop", "Logging",
-            "Settings", "Threads",
+            "Settings", "MainLoop",
         ]),
 
-        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "Threads"]),
+        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
             "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "Keyring", "Settings", "Spawn", "StateStore",
-            "Terminal", "TerminalView", "Threads",
+            "Terminal", "TerminalView", "MainLoop",
         ]),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
-        .executableTarget(name: "gbnotify-bench", dependencies: ["Curl", "DBus", "PushCore", "TestSupport", "Threads"], path: "Benchmarks/InProcess"),
+        .executableTarget(name: "gbnotify-bench", dependencies: ["Curl", "DBus", "PushCore", "TestSupport", "MainLoop"], path: "Benchmarks/InProcess"),
 
         // Starts and scripts the stand-ins (Tests/Standin) for Swift tests, and the rigs they
         // stand on: desktop sessions with real notification servers, a stand-in system bus.
@@ -88,7 +108,7 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
         .testTarget(name: "TerminalViewTests", dependencies: ["TerminalView", "PushCore"]),
-        .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
+        .testTarget(name: "MainLoopTests", dependencies: ["MainLoop"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
         .testTarget(name: "GitbayClientTests", dependencies: ["Curl", "GitbayClient", "PushCore", "TestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore", "DBus", "TestSupport"]),
@@ -97,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests", dependencies: [
                 "Accounts", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "PushCore", "Settings",
-                "StateStore", "TestSupport", "DesktopSuites", "Threads",
+                "StateStore", "TestSupport", "DesktopSuites", "MainLoop",
             ],
             // Which test covers which fault: read by people, not built.
             exclude: ["FaultCatalogue.md"]),

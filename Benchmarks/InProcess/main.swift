@@ -33,8 +33,8 @@ import Curl
 import DBus
 import FoundationEssentials
 import Glibc
+import MainLoop
 import PushCore
-import Threads
 
 func fail(_ message: String) -> Never {
     let line = Array("gbnotify-bench: \(message)\n".utf8)
@@ -171,33 +171,39 @@ func idleFloor(url: String, caFile: String) async throws {
     await connection.close()
 }
 
-/// The lines of standard input, read on a thread of their own, until it ends.
+/// The lines of standard input, read off the main loop, until it ends.
 func standardInputLines() -> AsyncStream<String> {
     let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-    let started = startDetachedThread {
-        while let line = readLine() {
-            continuation.yield(line)
+    let input = StandardInput()
+    MainLoop.shared.submit {
+        var pending: [UInt8] = []
+        input.source = LoopSource.watch(0, for: .readable) { _ in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(0, &buffer, buffer.count)
+            guard count > 0 else {
+                if !pending.isEmpty { continuation.yield(String(decoding: pending, as: UTF8.self)) }
+                input.source?.cancel()
+                continuation.finish()
+                return
+            }
+            pending += buffer[..<count]
+            while let newline = pending.firstIndex(of: 0x0A) {
+                continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
+                pending.removeSubrange(...newline)
+            }
         }
-        continuation.finish()
     }
-    if !started { fail("cannot start a thread to read standard input") }
     return lines
+}
+
+/// Standard input's source, on the loop's thread alone.
+final class StandardInput: @unchecked Sendable {
+    var source: LoopSource?
 }
 
 /// Returns once standard input ends: how bench.py stops the modes that wait.
 func standardInputEnded() async {
-    await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
-        // A blocking read, on a thread of its own rather than one Swift tasks run on.
-        let started = startDetachedThread {
-            var buffer = [UInt8](repeating: 0, count: 512)
-            while true {
-                let read = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
-                if read == 0 || (read < 0 && errno != EINTR) { break }
-            }
-            ended.resume()
-        }
-        if !started { fail("cannot start a thread to read standard input") }
-    }
+    for await _ in standardInputLines() {}
 }
 
 /// One line of JSON on standard output.
@@ -224,22 +230,26 @@ func count(at index: Int) -> Int {
     return count
 }
 
-do {
-    switch arguments.first {
-    case "notify" where arguments.count <= 2:
-        let spans = try await notifyLatencies(count: count(at: 1))
-        printLine(Latencies(microseconds: spans.map(\.microseconds)))
-    case "deliver" where arguments.count == 1:
-        try await deliverPayloads()
-    case "poll" where arguments.count == 3:
-        try await pollFloor(instance: arguments[1], caFile: arguments[2])
-    case "server" where arguments.count == 1:
-        try await serveNotifications()
-    case "floor" where arguments.count == 3:
-        try await idleFloor(url: arguments[1], caFile: arguments[2])
-    default:
-        fail(usage)
+// On the main loop, as gbnotifyd: the floor is the same runtime waiting the same way.
+LoopMain.run {
+    do {
+        switch arguments.first {
+        case "notify" where arguments.count <= 2:
+            let spans = try await notifyLatencies(count: count(at: 1))
+            printLine(Latencies(microseconds: spans.map(\.microseconds)))
+        case "deliver" where arguments.count == 1:
+            try await deliverPayloads()
+        case "poll" where arguments.count == 3:
+            try await pollFloor(instance: arguments[1], caFile: arguments[2])
+        case "server" where arguments.count == 1:
+            try await serveNotifications()
+        case "floor" where arguments.count == 3:
+            try await idleFloor(url: arguments[1], caFile: arguments[2])
+        default:
+            fail(usage)
+        }
+    } catch {
+        fail("\(error)")
     }
-} catch {
-    fail("\(error)")
+    return 0
 }

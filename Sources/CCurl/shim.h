@@ -42,6 +42,29 @@ static inline CURLMcode gbn_curl_multi_setopt_long(CURLM *multi, CURLMoption opt
     return curl_multi_setopt(multi, option, value);
 }
 
+/* The multi socket interface: libcurl says which sockets to watch and when to call it back, and
+ * the main loop does the watching. */
+typedef int (*gbn_curl_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *context, void *socket_context);
+typedef int (*gbn_curl_timer_callback)(CURLM *multi, long timeout_ms, void *context);
+
+static inline CURLMcode gbn_curl_multi_setopt_socket_callback(CURLM *multi, gbn_curl_socket_callback callback, void *context) {
+    CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
+    return code != CURLM_OK ? code : curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, context);
+}
+
+static inline CURLMcode gbn_curl_multi_setopt_timer_callback(CURLM *multi, gbn_curl_timer_callback callback, void *context) {
+    CURLMcode code = curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, callback);
+    return code != CURLM_OK ? code : curl_multi_setopt(multi, CURLMOPT_TIMERDATA, context);
+}
+
+static const int gbn_curl_poll_in = CURL_POLL_IN;
+static const int gbn_curl_poll_out = CURL_POLL_OUT;
+static const int gbn_curl_poll_remove = CURL_POLL_REMOVE;
+static const int gbn_curl_cselect_in = CURL_CSELECT_IN;
+static const int gbn_curl_cselect_out = CURL_CSELECT_OUT;
+static const int gbn_curl_cselect_err = CURL_CSELECT_ERR;
+static const curl_socket_t gbn_curl_socket_timeout = CURL_SOCKET_TIMEOUT;
+
 /* CURL_GLOBAL_ALL is a macro built from other macros; spelled out here so Swift sees one constant. */
 static const long gbn_curl_global_all = CURL_GLOBAL_ALL;
 

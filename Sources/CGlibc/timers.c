@@ -1,4 +1,3 @@
-#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include "cglibc.h"
@@ -18,8 +17,4 @@ unsigned long long gbn_boottime_now(void) {
     struct timespec now;
     clock_gettime(CLOCK_BOOTTIME, &now);
     return (unsigned long long)now.tv_sec * 1000000000ULL + (unsigned long long)now.tv_nsec;
-}
-
-int gbn_wakeup_fd(void) {
-    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }

@@ -2,10 +2,10 @@ import CCurl
 
 /// Runs HTTP requests with libcurl, any number at once, from any task.
 ///
-/// Each session has one thread of its own that drives all its transfers (see `TransferLoop`),
-/// so `perform` never blocks a thread of Swift's cooperative pool: the awaiting task is
-/// suspended on a continuation. Connections are kept and reused across requests. Use `shared`
-/// unless a separate connection cache is wanted.
+/// Every transfer of a session runs on the main loop (see `TransferLoop`), so `perform` never
+/// blocks a thread: the awaiting task is suspended on a continuation until the loop has the
+/// response. Connections are kept and reused across requests. Use `shared` unless a separate
+/// connection cache is wanted.
 public final class HTTPSession: Sendable {
     public static let shared = HTTPSession()
 

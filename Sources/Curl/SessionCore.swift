@@ -1,62 +1,43 @@
 import CCurl
-import Synchronization
-import Threads
+import MainLoop
 
-/// What a session shares with its loop thread: the libcurl multi handle and the inbox of
-/// submitted requests.
+/// What a session shares with its transfers on the main loop: a way to hand them work.
 ///
-/// `@unchecked Sendable`: the multi handle is driven by the loop thread alone; the only call
-/// made on it from other threads is `curl_multi_wakeup`, which libcurl documents as callable
-/// from any thread. The inbox is behind a mutex.
-final class SessionCore: @unchecked Sendable {
-    struct Inbox {
-        var submissions: [Submission] = []
-        var isClosed = false
+/// The `TransferLoop` (the libcurl multi handle and the transfers on it) lives on the loop's
+/// thread; tasks reach it only through jobs submitted here, so nothing needs a lock.
+final class SessionCore: Sendable {
+    /// The transfer loop, used on the loop's thread alone.
+    private struct Reference: @unchecked Sendable {
+        let loop: TransferLoop
     }
 
-    let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex(Inbox())
+    private let reference: Reference
 
-    /// A multi handle whose connection cache keeps up to `maxIdleConnections` connections, and
-    /// the loop thread that drives it; nil if libcurl or the system could not provide them.
+    /// A multi handle whose connection cache keeps up to `maxIdleConnections` connections; nil
+    /// if libcurl could not provide one.
     static func start(maxIdleConnections: Int) -> SessionCore? {
-        guard libcurlGlobalInit == CURLE_OK, let multi = curl_multi_init() else { return nil }
-        _ = gbn_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, maxIdleConnections))
-        let core = SessionCore(multi: multi)
-        guard startDetachedThread({ TransferLoop(core: core).run() }) else { return nil }
-        return core
+        guard libcurlGlobalInit == CURLE_OK, let loop = TransferLoop(maxIdleConnections: maxIdleConnections) else { return nil }
+        return SessionCore(Reference(loop: loop))
     }
 
-    private init(multi: UnsafeMutableRawPointer) {
-        self.multi = multi
-    }
-
-    /// Runs once the session and its loop have both let go, so nothing uses the handle any more.
-    deinit {
-        curl_multi_cleanup(multi)
+    private init(_ reference: Reference) {
+        self.reference = reference
     }
 
     func submit(_ submission: Submission) {
-        inbox.withLock { $0.submissions.append(submission) }
-        wake()
+        let reference = reference
+        MainLoop.shared.submit { reference.loop.start(submission) }
     }
 
-    /// Interrupts the loop's wait so it looks at the inbox and at cancellations.
+    /// The loop looks at cancellations and at streams whose reader made room.
     func wake() {
-        _ = curl_multi_wakeup(multi)
+        let reference = reference
+        MainLoop.shared.submit { reference.loop.serviceRequests() }
     }
 
-    /// Asks the loop thread to finish and exit.
+    /// Ends every transfer and frees the multi handle.
     func close() {
-        inbox.withLock { $0.isClosed = true }
-        wake()
-    }
-
-    /// Empties the inbox, for the loop thread.
-    func takeInbox() -> Inbox {
-        inbox.withLock { inbox in
-            defer { inbox.submissions.removeAll() }
-            return inbox
-        }
+        let reference = reference
+        MainLoop.shared.submit { reference.loop.shutDown() }
     }
 }

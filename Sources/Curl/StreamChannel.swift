@@ -1,9 +1,9 @@
 import Synchronization
 
-/// The bounded hand-over between the loop thread, which receives a stream's bytes, and the one
+/// The bounded hand-over between the main loop, which receives a stream's bytes, and the one
 /// task that reads them.
 ///
-/// Back-pressure rather than a growing buffer: once `limit` bytes wait unread, the loop thread
+/// Back-pressure rather than a growing buffer: once `limit` bytes wait unread, the loop
 /// pauses the transfer (libcurl keeps the chunk it could not hand over and stops reading the
 /// socket, so TCP slows the server down); when the reader has taken enough, it asks the loop to
 /// go on. At most `limit` plus one libcurl chunk (16 KiB) is ever buffered.
@@ -34,12 +34,12 @@ final class StreamChannel: Sendable {
 
     // MARK: - The reading task
 
-    /// Set before the submission is handed to the loop thread, so the head cannot come first.
+    /// Set before the submission is handed to the loop, so the head cannot come first.
     func awaitHead(_ continuation: CheckedContinuation<Result<Head, CurlError>, Never>) {
         state.withLock { $0.headWaiter = continuation }
     }
 
-    /// The next chunk, nil at a clean end. `wake` is called when the loop thread has to resume
+    /// The next chunk, nil at a clean end. `wake` is called when the loop has to resume
     /// a paused transfer. Only one task reads at a time.
     func next(wake: () -> Void) async -> Result<[UInt8]?, CurlError> {
         await withCheckedContinuation { continuation in
@@ -64,7 +64,7 @@ final class StreamChannel: Sendable {
         }
     }
 
-    // MARK: - The loop thread
+    // MARK: - The loop
 
     func deliverHead(_ head: Head) {
         state.withLock { $0.headWaiter.take() }?.resume(returning: .success(head))

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A request on its way to the loop thread, with the way back to the task that waits for it.
+/// A request on its way to the main loop, with the way back to the task that waits for it.
 struct Submission: Sendable {
     /// Where what arrives goes.
     enum Receiver: Sendable {
@@ -27,7 +27,7 @@ struct Submission: Sendable {
     }
 }
 
-/// Raised by the waiting task's cancellation handler, read by the loop thread.
+/// Raised by the waiting task's cancellation handler, read by the loop.
 final class CancellationFlag: Sendable {
     private let raised = Atomic<Bool>(false)
 

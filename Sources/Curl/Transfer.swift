@@ -2,7 +2,7 @@ import CCurl
 
 /// One request in flight on an easy handle: sets the handle up, owns the memory libcurl points
 /// at while it runs, and collects what arrives (or, for a stream, hands it on as it arrives).
-/// Used on the loop thread only.
+/// Used on the main loop's thread only.
 ///
 /// The owner must take the handle out of the multi handle and reset it before dropping the
 /// transfer: the handle points at the error buffer and header list freed here.
@@ -41,7 +41,7 @@ final class Transfer {
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
-        // Signals cannot be used for timeouts in a threaded process.
+        // libcurl's timeouts are the loop's timers, never signals (SIGALRM for name lookups).
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_VERBOSE, 0)
         // Without CURLOPT_NOPROXY libcurl honours http_proxy, https_proxy and no_proxy from the

@@ -1,16 +1,17 @@
 import Synchronization
 internal import CDBus
 
-/// libdbus must know it is used from several threads before anything else touches it.
+/// libdbus must know it may be used from several threads (messages are built on the calling
+/// task's, which in tests is not the loop's) before anything else touches it.
 private let libdbusThreadsReady = dbus_threads_init_default() != 0
 
-/// A private connection to a message bus, served by a thread of its own.
+/// A private connection to a message bus, served on the main loop.
 ///
-/// A class and not an actor: libdbus calls back on the thread that drives the connection, and
-/// those callbacks need the handler tables at once, not after a hop to an actor's executor.
-/// So the connection thread owns all mutable state (`ConnectionCore`), and this object is an
-/// immutable handle that passes work to it through a `Mailbox`. Messages are built and checked
-/// on the calling task; nothing here blocks a thread of the cooperative pool.
+/// A class and not an actor: libdbus calls back on the loop's thread, and those callbacks need
+/// the handler tables at once, not after a hop to an actor's executor. So all mutable state is
+/// the loop's (`ConnectionCore`), and this object is an immutable handle that passes work to it
+/// through a `Mailbox`. Messages are built and checked on the calling task; nothing here
+/// blocks.
 ///
 /// The connection never exits the process: when the bus goes away, `waitUntilClosed()`
 /// returns `.disconnected` and the owner decides (the daemon exits for systemd to restart it).
@@ -56,7 +57,7 @@ public final class DBusConnection: Sendable {
         if case .address(let address) = bus {
             try Syntax.checkString(address)
         }
-        let mailbox = try Mailbox()
+        let mailbox = Mailbox()
         let uniqueName = try await ConnectionCore.start(bus, incomingLimit: limit, mailbox: mailbox)
         mailbox.connected(as: uniqueName)
         return DBusConnection(mailbox: mailbox)
@@ -66,7 +67,7 @@ public final class DBusConnection: Sendable {
         mailbox.submit { core in core.beginClose(.closed) }
     }
 
-    /// Closes the connection and returns once its thread has released it. Calls still waiting
+    /// Closes the connection and returns once the loop has released it. Calls still waiting
     /// fail with `Disconnected`; subscriptions' streams end. Returns early only if the calling
     /// task is cancelled.
     public func close() async {
@@ -87,12 +88,15 @@ public final class DBusConnection: Sendable {
     /// Throws the peer's error reply as a `DBusError` with its name and message; `NoReply`
     /// when `timeout` passes first; `Disconnected` when the connection closes first;
     /// `CancellationError` when the calling task is cancelled (a late reply is then dropped).
+    /// With `startingService` false, a destination nobody owns is not started by D-Bus
+    /// activation: the call fails with `ServiceUnknown` instead.
     public func call(
         destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
-        timeout: Duration = defaultTimeout
+        timeout: Duration = defaultTimeout, startingService: Bool = true
     ) async throws -> [DBusValue] {
         let message = try Message.methodCall(
-            destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+            destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+            startingService: startingService)
         let id = mailbox.nextID()
         let waiter = ReplyWaiter()
         let reply = try await withTaskCancellationHandler {
@@ -122,8 +126,8 @@ public final class DBusConnection: Sendable {
         guard mailbox.submit({ core in core.send(message) }) else { throw DBusError.closed }
     }
 
-    /// Runs `body` on the connection thread and waits until it calls `done`, exactly once.
-    func onConnectionThread<Value: Sendable>(
+    /// Runs `body` on the loop's thread and waits until it calls `done`, exactly once.
+    func onLoop<Value: Sendable>(
         _ body: @escaping @Sendable (ConnectionCore, @escaping (Result<Value, DBusError>) -> Void) -> Void
     ) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
@@ -138,7 +142,7 @@ public final class DBusConnection: Sendable {
 }
 
 /// The one continuation of a call, resumed exactly once by whichever comes first: the reply
-/// (on the connection thread) or the task's cancellation (on the cancelling thread).
+/// (on the loop's thread) or the task's cancellation (on the cancelling thread).
 private final class ReplyWaiter: Sendable {
     private enum State {
         case idle

@@ -1,19 +1,18 @@
 import Glibc
-import Threads
+import MainLoop
+import Synchronization
 internal import CDBus
 
-/// Everything that touches the libdbus connection, confined to the connection's own thread.
+/// Everything that touches the libdbus connection, confined to the main loop's thread.
 ///
-/// The thread sleeps in poll(2) on the bus socket (libdbus's watches), the mailbox's wake-up
-/// socket and the nearest libdbus timeout (the deadline of a pending call), so an idle
-/// connection does not wake at all. `dbus_connection_read_write_dispatch` with a short timeout
-/// was the alternative; it wakes on every timeout, forever, and cannot be interrupted.
-///
-/// Because only this thread calls libdbus for this connection, libdbus's callbacks (watches,
-/// timeouts, the message filter, pending-call notifications) all run here too, and the tables
-/// below need no lock. Other threads reach them only through jobs in the `Mailbox`.
+/// libdbus is driven by the loop: its watches (the bus socket) and timeouts (the deadlines of
+/// pending calls) are loop sources, and when messages wait to be dispatched, a zero timeout on
+/// the loop dispatches them. So an idle connection costs nothing, and libdbus's callbacks
+/// (watches, timeouts, the message filter, pending-call notifications) all run on the loop's
+/// thread, as do the jobs other tasks hand over through the `Mailbox`: the tables below need
+/// no lock.
 final class ConnectionCore {
-    /// Runs on the connection thread with the reply, or with the error that replaced it.
+    /// Runs on the loop's thread with the reply, or with the error that replaced it.
     typealias ReplyHandler = (Result<Message, DBusError>) -> Void
 
     private(set) var connection: OpaquePointer
@@ -32,17 +31,15 @@ final class ConnectionCore {
     /// Set once the connection starts to close; from then on every operation fails.
     private(set) var closeReason: DBusConnection.CloseReason?
 
-    private var watches: [OpaquePointer] = []
-    private var timers: [Timer] = []
+    /// libdbus's watches and timeouts, each with its loop source while enabled.
+    private var watches: [OpaquePointer: LoopSource] = [:]
+    private var timeouts: [OpaquePointer: LoopSource] = [:]
+    /// The pending dispatch, while messages wait for one.
+    private var dispatching: LoopSource?
     private var pendingCalls: [UInt64: PendingCall] = [:]
     /// Exported interfaces, by object path and then interface name.
     var objects: [String: [String: ExportedInterface]] = [:]
     var subscriptions: [UInt64: Subscription] = [:]
-
-    private struct Timer {
-        let timeout: OpaquePointer
-        var deadline: ContinuousClock.Instant?
-    }
 
     private struct PendingCall {
         let call: OpaquePointer
@@ -71,67 +68,75 @@ final class ConnectionCore {
 
     // MARK: Starting
 
-    /// Starts the connection thread, which connects (blocking only itself), then serves the
-    /// connection until it closes. Returns the unique name the bus assigned.
+    /// Connects and says `Hello` to the bus, on the loop but without blocking it: the socket's
+    /// connect is immediate, and the authentication and `Hello` are driven by the loop like any
+    /// other traffic, so a bus slow to answer holds up nothing else. Returns the unique name the
+    /// bus assigned.
     static func start(_ bus: DBusConnection.Bus, incomingLimit: Int?, mailbox: Mailbox) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            let launch = Launch(bus: bus, incomingLimit: incomingLimit, mailbox: mailbox, continuation: continuation)
-            guard startDetachedThread({ launch.run() }) else {
-                continuation.resume(throwing: DBusError.failed("cannot start the D-Bus thread"))
-                return
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            MainLoop.shared.submit {
+                let core: ConnectionCore
+                do {
+                    core = ConnectionCore(
+                        connection: try ConnectionCore.open(bus), mailbox: mailbox, bus: bus, incomingLimit: incomingLimit)
+                } catch {
+                    return continuation.resume(throwing: error)
+                }
+                guard core.prepare() else {
+                    core.release()
+                    return continuation.resume(throwing: DBusError.outOfMemory)
+                }
+                core.register { result in
+                    switch result {
+                    case .success(let name):
+                        mailbox.attach(core)
+                        continuation.resume(returning: name)
+                    case .failure(let error):
+                        core.failPendingCalls()
+                        core.release()
+                        continuation.resume(throwing: error)
+                    }
+                }
             }
         }
     }
 
-    private final class Launch: Sendable {
-        let bus: DBusConnection.Bus
-        let incomingLimit: Int?
-        let mailbox: Mailbox
-        let continuation: CheckedContinuation<String, any Error>
-
-        init(
-            bus: DBusConnection.Bus, incomingLimit: Int?, mailbox: Mailbox, continuation: CheckedContinuation<String, any Error>
-        ) {
-            self.bus = bus
-            self.incomingLimit = incomingLimit
-            self.mailbox = mailbox
-            self.continuation = continuation
-        }
-
-        func run() {
-            var error = CDBus.DBusError()
-            dbus_error_init(&error)
-            guard let connection = ConnectionCore.open(bus, &error) else {
-                continuation.resume(throwing: DBusError(consuming: &error))
-                return
-            }
-            let core = ConnectionCore(connection: connection, mailbox: mailbox, bus: bus, incomingLimit: incomingLimit)
-            guard core.prepare() else {
-                dbus_connection_close(connection)
-                dbus_connection_unref(connection)
-                continuation.resume(throwing: DBusError.outOfMemory)
-                return
-            }
-            continuation.resume(returning: String(cString: dbus_bus_get_unique_name(connection)))
-            core.run()
-        }
-    }
-
-    /// A private connection: nobody else in the process shares it, and closing it is ours.
-    private static func open(_ bus: DBusConnection.Bus, _ error: inout CDBus.DBusError) -> OpaquePointer? {
+    /// A private connection, not yet registered: nobody else in the process shares it, and
+    /// closing it is ours. The buses are found where libdbus looks for them (less its
+    /// autolaunch, which a daemon must not do).
+    private static func open(_ bus: DBusConnection.Bus) throws(DBusError) -> OpaquePointer {
+        let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        let address: String
         switch bus {
         case .session:
-            return dbus_bus_get_private(DBUS_BUS_SESSION, &error)
-        case .system:
-            return dbus_bus_get_private(DBUS_BUS_SYSTEM, &error)
-        case .address(let address):
-            guard let connection = dbus_connection_open_private(address, &error) else { return nil }
-            guard dbus_bus_register(connection, &error) != 0 else {
-                dbus_connection_close(connection)
-                dbus_connection_unref(connection)
-                return nil
+            if let set = environment("DBUS_SESSION_BUS_ADDRESS") {
+                address = set
+            } else if let runtime = environment("XDG_RUNTIME_DIR"), access("\(runtime)/bus", F_OK) == 0 {
+                address = "unix:path=\(runtime)/bus"
+            } else {
+                throw DBusError(
+                    name: "org.freedesktop.DBus.Error.NotSupported",
+                    message: "no session bus: DBUS_SESSION_BUS_ADDRESS is unset and there is no $XDG_RUNTIME_DIR/bus")
             }
-            return connection
+        case .system:
+            address = environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/var/run/dbus/system_bus_socket"
+        case .address(let given):
+            address = given
+        }
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        guard let connection = dbus_connection_open_private(address, &error) else { throw DBusError(consuming: &error) }
+        return connection
+    }
+
+    /// `Hello`, which every bus connection sends first: its answer is the unique name.
+    private func register(_ registered: @escaping (Result<String, DBusError>) -> Void) {
+        callBus("Hello", []) { [self] result in
+            guard case .success(let reply) = result, let name = reply.first?.stringValue else {
+                return registered(result.flatMap { _ in .failure(.failed("the bus answered Hello without a name")) })
+            }
+            _ = dbus_bus_set_unique_name(connection, name)
+            registered(.success(name))
         }
     }
 
@@ -141,29 +146,36 @@ final class ConnectionCore {
     private func prepare() -> Bool {
         dbus_connection_set_exit_on_disconnect(connection, 0)
         if let incomingLimit { dbus_connection_set_max_message_size(connection, incomingLimit) }
-        return installCallbacks()
+        guard installCallbacks() else { return false }
+        // Messages that came with the bus's answer to Hello are dispatched at once.
+        dispatchStatusChanged(dbus_connection_get_dispatch_status(connection))
+        return true
     }
 
     /// Makes the connection again after libdbus dropped it, and carries over what lived on it:
     /// match rules, owned names (lost for good, and the connection closed, if another took one
-    /// meanwhile), watched owners. Calls in flight fail. False when the bus cannot be reached.
-    private func reconnect() -> Bool {
+    /// meanwhile), watched owners. Calls in flight fail. Closes it when the bus cannot be reached.
+    private func reconnect() {
         failPendingCalls()
-        dbus_connection_close(connection)
-        dbus_connection_unref(connection)
-        var error = CDBus.DBusError()
-        dbus_error_init(&error)
-        guard let fresh = Self.open(bus, &error) else {
-            dbus_error_free(&error)
+        release()
+        do {
+            connection = try Self.open(bus)
+        } catch {
             isReleased = true
-            return false
+            return beginClose(.disconnected)
         }
-        connection = fresh
-        guard prepare() else { return false }
-        let uniqueName = String(cString: dbus_bus_get_unique_name(fresh))
-        mailbox.connected(as: uniqueName)
-        // Announced once the bus has answered for every rule and name, so that whoever hears of
-        // the reconnection finds the connection as it was.
+        guard prepare() else { return beginClose(.disconnected) }
+        register { [self] result in
+            guard case .success(let uniqueName) = result else { return beginClose(.disconnected) }
+            mailbox.connected(as: uniqueName)
+            restore(announcingAs: uniqueName)
+        }
+    }
+
+    /// Match rules, names and watched owners again on a connection made anew; announced once the
+    /// bus has answered for every rule and name, so that whoever hears of the reconnection finds
+    /// the connection as it was.
+    private func restore(announcingAs uniqueName: String) {
         let restoring = Countdown(subscriptions.count + ownedNames.count) { [mailbox] in
             mailbox.announceReconnection(as: uniqueName)
         }
@@ -180,37 +192,36 @@ final class ConnectionCore {
                 restoring.done()
             }
         }
-        return true
     }
 
     /// The callbacks get this object unretained: it outlives the connection, which is closed and
-    /// released before `run` returns.
+    /// released before the mailbox lets go of it.
     private func installCallbacks() -> Bool {
         let context = Unmanaged.passUnretained(self).toOpaque()
         return dbus_connection_set_watch_functions(
             connection,
             { watch, context in
-                ConnectionCore.from(context).watches.append(watch!)
+                ConnectionCore.from(context).watchChanged(watch!)
                 return 1
             },
             { watch, context in
-                ConnectionCore.from(context).watches.removeAll { $0 == watch }
+                ConnectionCore.from(context).watches.removeValue(forKey: watch!)?.cancel()
             },
-            // The poll set is rebuilt from each watch's state before every poll.
-            { _, _ in },
+            { watch, context in
+                ConnectionCore.from(context).watchChanged(watch!)
+            },
             context, nil) != 0
             && dbus_connection_set_timeout_functions(
                 connection,
                 { timeout, context in
-                    ConnectionCore.from(context).timers.append(Timer(timeout: timeout!, deadline: nil))
-                    ConnectionCore.from(context).rearm(timeout!)
+                    ConnectionCore.from(context).timeoutChanged(timeout!)
                     return 1
                 },
                 { timeout, context in
-                    ConnectionCore.from(context).timers.removeAll { $0.timeout == timeout }
+                    ConnectionCore.from(context).timeouts.removeValue(forKey: timeout!)?.cancel()
                 },
                 { timeout, context in
-                    ConnectionCore.from(context).rearm(timeout!)
+                    ConnectionCore.from(context).timeoutChanged(timeout!)
                 },
                 context, nil) != 0
             && dbus_connection_add_filter(
@@ -219,86 +230,73 @@ final class ConnectionCore {
                     ConnectionCore.from(context).handle(Message(retaining: message!))
                 },
                 context, nil) != 0
+            && {
+                dbus_connection_set_dispatch_status_function(
+                    connection,
+                    { _, status, context in
+                        ConnectionCore.from(context).dispatchStatusChanged(status)
+                    },
+                    context, nil)
+                return true
+            }()
     }
 
     private static func from(_ context: UnsafeMutableRawPointer?) -> ConnectionCore {
         Unmanaged<ConnectionCore>.fromOpaque(context!).takeUnretainedValue()
     }
 
-    // MARK: The loop
+    // MARK: The loop's sources
 
-    private func run() {
-        while closeReason == nil {
-            for job in mailbox.takeJobs() {
-                job(self)
-            }
-            while closeReason == nil, dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
-            if reconnectPending {
-                reconnectPending = false
-                if !reconnect() { beginClose(.disconnected) }
-            }
-            if closeReason == nil {
-                waitForEvents()
-            }
-        }
-        shutDown()
-    }
-
-    private func waitForEvents() {
-        let active = watches.filter { dbus_watch_get_enabled($0) != 0 }
-        var descriptors = [pollfd(fd: mailbox.wakeReceiver, events: Int16(POLLIN), revents: 0)]
-        for watch in active {
-            let flags = dbus_watch_get_flags(watch)
-            var events: Int32 = 0
-            if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= POLLIN }
-            if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= POLLOUT }
-            descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: Int16(events), revents: 0))
-        }
-        let ready = poll(&descriptors, nfds_t(descriptors.count), pollTimeout())
-        mailbox.wakeUps.add(1, ordering: .relaxed)
-        guard ready >= 0 else {
-            // Anything but an interrupted wait leaves no way to serve the connection.
-            if errno != EINTR { beginClose(.disconnected) }
-            return
-        }
-        if descriptors[0].revents != 0 {
-            mailbox.drainWakeUps()
-        }
-        for (watch, descriptor) in zip(active, descriptors.dropFirst()) where descriptor.revents != 0 {
+    /// A watch added or toggled: a source for the socket while libdbus wants it watched.
+    private func watchChanged(_ watch: OpaquePointer) {
+        watches.removeValue(forKey: watch)?.cancel()
+        guard dbus_watch_get_enabled(watch) != 0 else { return }
+        let flags = dbus_watch_get_flags(watch)
+        var readiness: Readiness = []
+        if flags & DBUS_WATCH_READABLE.rawValue != 0 { readiness.insert(.readable) }
+        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { readiness.insert(.writable) }
+        watches[watch] = LoopSource.watch(dbus_watch_get_unix_fd(watch), for: readiness) { [unowned self] ready in
+            mailbox.wakeUps.add(1, ordering: .relaxed)
             // Handling one watch can remove another, which libdbus then frees.
-            guard watches.contains(watch) else { continue }
+            guard watches[watch] != nil else { return }
             var flags: UInt32 = 0
-            if Int32(descriptor.revents) & POLLIN != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
-            if Int32(descriptor.revents) & POLLOUT != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
-            if Int32(descriptor.revents) & POLLERR != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
-            if Int32(descriptor.revents) & POLLHUP != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
+            if ready.contains(.readable) { flags |= DBUS_WATCH_READABLE.rawValue }
+            if ready.contains(.writable) { flags |= DBUS_WATCH_WRITABLE.rawValue }
+            if ready.contains(.error) { flags |= DBUS_WATCH_ERROR.rawValue }
+            if ready.contains(.hangUp) { flags |= DBUS_WATCH_HANGUP.rawValue }
             dbus_watch_handle(watch, flags)
         }
-        fireDueTimers()
     }
 
-    // MARK: Timeouts
-
-    /// libdbus timeouts repeat every interval while enabled.
-    private func rearm(_ timeout: OpaquePointer) {
-        guard let index = timers.firstIndex(where: { $0.timeout == timeout }) else { return }
-        timers[index].deadline =
-            dbus_timeout_get_enabled(timeout) != 0
-            ? .now.advanced(by: .milliseconds(dbus_timeout_get_interval(timeout))) : nil
-    }
-
-    /// Milliseconds until the nearest deadline, or -1 (no deadline: sleep until an event).
-    private func pollTimeout() -> Int32 {
-        guard let nearest = timers.compactMap(\.deadline).min() else { return -1 }
-        return (nearest - .now).libdbusMilliseconds
-    }
-
-    private func fireDueTimers() {
-        let now = ContinuousClock.now
-        let due = timers.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.timeout)
-        for timeout in due where timers.contains(where: { $0.timeout == timeout }) {
-            rearm(timeout)
+    /// A timeout added or toggled: libdbus's timeouts repeat every interval while enabled.
+    private func timeoutChanged(_ timeout: OpaquePointer) {
+        timeouts.removeValue(forKey: timeout)?.cancel()
+        guard dbus_timeout_get_enabled(timeout) != 0 else { return }
+        let interval = UInt32(max(0, dbus_timeout_get_interval(timeout)))
+        timeouts[timeout] = LoopSource.timeout(milliseconds: interval) { [unowned self] in
+            mailbox.wakeUps.add(1, ordering: .relaxed)
+            guard timeouts[timeout] != nil else { return false }
             dbus_timeout_handle(timeout)
+            return true
+        }
+    }
+
+    /// Messages wait: dispatched at the loop's next round, not from inside libdbus's callback.
+    private func dispatchStatusChanged(_ status: DBusDispatchStatus) {
+        guard status == DBUS_DISPATCH_DATA_REMAINS, dispatching == nil, closeReason == nil else { return }
+        dispatching = LoopSource.timeout(milliseconds: 0) { [unowned self] in
+            mailbox.wakeUps.add(1, ordering: .relaxed)
+            dispatching = nil
+            dispatch()
+            return false
+        }
+    }
+
+    private func dispatch() {
+        while closeReason == nil, dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
+        if reconnectPending {
+            reconnectPending = false
+            reconnect()
         }
     }
 
@@ -310,7 +308,7 @@ final class ConnectionCore {
         dbus_connection_send(connection, message.raw, nil)
     }
 
-    /// Sends a method call; `handler` runs on this thread exactly once: with the reply, the
+    /// Sends a method call; `handler` runs on the loop's thread exactly once: with the reply, the
     /// error reply, libdbus's NoReply at the timeout, or Disconnected when the connection
     /// closes first. Nothing runs if `cancelCall(id)` comes first.
     func send(_ message: Message, timeout: Int32, id: UInt64, onReply handler: @escaping ReplyHandler) {
@@ -358,7 +356,7 @@ final class ConnectionCore {
         dbus_pending_call_unref(pending.call)
     }
 
-    /// A method call to the bus itself (`org.freedesktop.DBus`), answered on this thread.
+    /// A method call to the bus itself (`org.freedesktop.DBus`), answered on the loop's thread.
     func callBus(
         _ member: String, _ arguments: [DBusValue], onReply handler: @escaping (Result<[DBusValue], DBusError>) -> Void
     ) {
@@ -402,13 +400,16 @@ final class ConnectionCore {
 
     // MARK: Closing
 
+    /// From here on everything fails; the connection is shut down at the loop's next round,
+    /// never from inside one of libdbus's callbacks.
     func beginClose(_ reason: DBusConnection.CloseReason) {
-        if closeReason == nil {
-            closeReason = reason
-        }
+        guard closeReason == nil else { return }
+        closeReason = reason
+        // The core is the mailbox's until its end, so the job is taken.
+        mailbox.submit { core in core.shutDown() }
     }
 
-    private func failPendingCalls() {
+    func failPendingCalls() {
         let calls = pendingCalls.values
         pendingCalls = [:]
         for pending in calls {
@@ -422,9 +423,6 @@ final class ConnectionCore {
     /// mailbox, whose waiters learn the connection is gone only once it really is.
     private func shutDown() {
         let reason = closeReason ?? .closed
-        for job in mailbox.stopAccepting() {
-            job(self)
-        }
         failPendingCalls()
         let ended = subscriptions.values
         subscriptions = [:]
@@ -432,11 +430,23 @@ final class ConnectionCore {
             subscription.finish()
         }
         objects = [:]
-        if !isReleased {
-            dbus_connection_close(connection)
-            dbus_connection_unref(connection)
-        }
+        if !isReleased { release() }
+        isReleased = true
         mailbox.finish(reason)
+    }
+
+    /// Closes and lets go of the connection, and with it its watches and timeouts.
+    func release() {
+        dispatching?.cancel()
+        dispatching = nil
+        dbus_connection_close(connection)
+        dbus_connection_unref(connection)
+        // libdbus removes its watches and timeouts as the last reference goes; whatever it kept
+        // is cancelled here all the same.
+        watches.values.forEach { $0.cancel() }
+        timeouts.values.forEach { $0.cancel() }
+        watches = [:]
+        timeouts = [:]
     }
 }
 
@@ -456,7 +466,7 @@ extension Duration {
 }
 
 /// Runs `finished` once `done()` has been called `count` times (at once for none). Used on the
-/// connection thread alone.
+/// loop's thread alone.
 private final class Countdown {
     private var left: Int
     private let finished: () -> Void

@@ -63,7 +63,7 @@ extension DBusConnection {
             }
         }
         let exported = ExportedInterface(introspection: introspection, methods: table)
-        let _: Void = try await onConnectionThread { core, done in
+        let _: Void = try await onLoop { core, done in
             done(Result { () throws(DBusError) in try core.export(exported, path: path, interface: interface) })
         }
     }

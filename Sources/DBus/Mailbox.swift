@@ -1,52 +1,50 @@
-import Glibc
+import MainLoop
 import Synchronization
 
-/// How work from any thread reaches the connection thread, and how that thread's end is
-/// announced.
+/// How work from any task reaches a connection's core on the main loop, and how the
+/// connection's end is announced.
 ///
-/// Jobs run on the connection thread in the order they were submitted. Submitting to an empty
-/// queue writes one byte to a socket the thread polls, so an idle connection sleeps in
-/// `poll` until there is something to do.
+/// Jobs run on the loop's thread in the order they were submitted, each with the core. Once the
+/// connection has finished closing the core is let go and jobs are refused; a job queued before
+/// that still runs, with a core that fails whatever it is asked (`ConnectionCore.closeReason`).
 final class Mailbox: Sendable {
     typealias Job = @Sendable (ConnectionCore) -> Void
 
     private struct State {
-        var jobs: [Job] = []
-        var accepting = true
+        var core: CoreReference?
         var closeReason: DBusConnection.CloseReason?
         var closeWaiters: [UInt64: AsyncStream<DBusConnection.CloseReason>.Continuation] = [:]
+        var uniqueName = ""
+    }
+
+    /// The core, handed to jobs: they use it on the loop's thread alone.
+    private struct CoreReference: @unchecked Sendable {
+        let core: ConnectionCore
     }
 
     private let state = Mutex(State())
     private let ids = Atomic<UInt64>(0)
-    /// The connection thread polls this end.
-    let wakeReceiver: Int32
-    private let wakeSender: Int32
-    /// How many times the connection thread has returned from `poll`: the idle test reads it.
+    /// How many times the loop has served this connection (a socket ready, a timeout, a
+    /// dispatch): the idle test reads it.
     let wakeUps = Atomic<Int>(0)
-    private let name = Mutex("")
     let reconnections: AsyncStream<String>
     private let reconnectionFeed: AsyncStream<String>.Continuation
 
-    init() throws {
-        var ends: [Int32] = [-1, -1]
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        guard socketpair(AF_UNIX, type, 0, &ends) == 0 else {
-            throw DBusError.failed("cannot create the wake-up socket (errno \(errno))")
-        }
-        wakeReceiver = ends[0]
-        wakeSender = ends[1]
+    init() {
         (reconnections, reconnectionFeed) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(16))
     }
 
-    /// The connection's unique name now.
-    var uniqueName: String { name.withLock { $0 } }
+    /// On the loop's thread, once the core exists.
+    func attach(_ core: ConnectionCore) {
+        state.withLock { $0.core = CoreReference(core: core) }
+    }
 
-    /// The connection has the unique name `uniqueName`, after it was made again unless this
-    /// is the first.
-    /// The connection's unique name now, at the first connection and after each reconnection.
+    /// The connection's unique name now.
+    var uniqueName: String { state.withLock { $0.uniqueName } }
+
+    /// The connection's unique name, at the first connection and after each reconnection.
     func connected(as uniqueName: String) {
-        name.withLock { $0 = uniqueName }
+        state.withLock { $0.uniqueName = uniqueName }
     }
 
     /// Tells `reconnections` that the connection is back as it was, as `uniqueName`.
@@ -54,57 +52,23 @@ final class Mailbox: Sendable {
         reconnectionFeed.yield(uniqueName)
     }
 
-    deinit {
-        close(wakeReceiver)
-        close(wakeSender)
-    }
-
     /// A number unique for this connection: names pending calls and subscriptions.
     func nextID() -> UInt64 {
         ids.add(1, ordering: .relaxed).newValue
     }
 
-    /// Queues `job` for the connection thread; false once the connection has closed.
+    /// Queues `job` for the loop's thread; false once the connection has closed.
     @discardableResult
     func submit(_ job: @escaping Job) -> Bool {
-        let (accepted, wasEmpty) = state.withLock { state in
-            guard state.accepting else { return (false, false) }
-            state.jobs.append(job)
-            return (true, state.jobs.count == 1)
-        }
-        if wasEmpty {
-            var byte: UInt8 = 1
-            // A full socket already holds a wake-up, so a failed write loses nothing.
-            _ = send(wakeSender, &byte, 1, Int32(MSG_NOSIGNAL))
-        }
-        return accepted
+        guard let reference = state.withLock({ $0.core }) else { return false }
+        MainLoop.shared.submit { job(reference.core) }
+        return true
     }
 
-    /// On the connection thread, after `poll` reported the wake-up socket readable.
-    func drainWakeUps() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while recv(wakeReceiver, &buffer, buffer.count, 0) > 0 {}
-    }
-
-    func takeJobs() -> [Job] {
-        state.withLock { state in
-            defer { state.jobs = [] }
-            return state.jobs
-        }
-    }
-
-    /// Refuses further jobs and hands back those still queued, so they can fail properly.
-    func stopAccepting() -> [Job] {
-        state.withLock { state in
-            state.accepting = false
-            defer { state.jobs = [] }
-            return state.jobs
-        }
-    }
-
-    /// Called by the connection thread as its very last act.
+    /// Called on the loop's thread as the connection's very last act.
     func finish(_ reason: DBusConnection.CloseReason) {
         let waiters = state.withLock { state in
+            state.core = nil
             state.closeReason = reason
             defer { state.closeWaiters = [:] }
             return state.closeWaiters.values
@@ -116,7 +80,7 @@ final class Mailbox: Sendable {
         reconnectionFeed.finish()
     }
 
-    /// Returns once the connection thread has finished; throws if the waiting task is cancelled.
+    /// Returns once the connection has finished; throws if the waiting task is cancelled.
     func waitUntilFinished() async throws -> DBusConnection.CloseReason {
         let id = nextID()
         let (stream, continuation) = AsyncStream<DBusConnection.CloseReason>.makeStream()

@@ -25,14 +25,18 @@ final class Message: @unchecked Sendable {
 
     // MARK: Building
 
+    /// `startingService` false asks the bus not to start the destination by D-Bus activation
+    /// when nobody owns it: the call then fails with `ServiceUnknown`.
     static func methodCall(
-        destination: String, path: String, interface: String, member: String, arguments: [DBusValue]
+        destination: String, path: String, interface: String, member: String, arguments: [DBusValue],
+        startingService: Bool = true
     ) throws(DBusError) -> Message {
         try Syntax.checkBusName(destination)
         try Syntax.checkObjectPath(path)
         try Syntax.checkInterface(interface)
         try Syntax.checkMember(member)
         let message = try Message(adopting: dbus_message_new_method_call(destination, path, interface, member))
+        if !startingService { dbus_message_set_auto_start(message.raw, 0) }
         try message.append(arguments)
         return message
     }

@@ -51,7 +51,7 @@ extension DBusConnection {
         let (stream, continuation) = AsyncStream.makeStream(
             of: String?.self, bufferingPolicy: .bufferingNewest(Self.signalBufferLimit))
         let id = mailbox.nextID()
-        let _: Void = try await onConnectionThread { core, done in
+        let _: Void = try await onLoop { core, done in
             let tracker = OwnerTracker(continuation)
             let rule = DBusMatchRule(
                 sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
@@ -94,7 +94,7 @@ extension DBusConnection {
     }
 }
 
-/// Turns `NameOwnerChanged` into owners, on the connection thread: nothing before the
+/// Turns `NameOwnerChanged` into owners, on the loop's thread: nothing before the
 /// current owner is known, and no repeats.
 private final class OwnerTracker {
     private let continuation: AsyncStream<String?>.Continuation

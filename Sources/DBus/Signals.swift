@@ -67,7 +67,7 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// One live subscription, kept on the connection thread.
+/// One live subscription, kept on the loop's thread.
 struct Subscription {
     let rule: DBusMatchRule
     let deliver: (DBusSignal) -> Void
@@ -88,7 +88,7 @@ extension DBusConnection {
         let (stream, continuation) = AsyncStream.makeStream(
             of: DBusSignal.self, bufferingPolicy: .bufferingNewest(Self.signalBufferLimit))
         let id = mailbox.nextID()
-        let _: Void = try await onConnectionThread { core, done in
+        let _: Void = try await onLoop { core, done in
             let subscription = Subscription(
                 rule: rule, deliver: { continuation.yield($0) }, finish: { continuation.finish() })
             core.subscribe(id, subscription) { error in done(error.map { .failure($0) } ?? .success(())) }

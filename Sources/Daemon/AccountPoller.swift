@@ -6,7 +6,7 @@ import Logging
 import PushCore
 import Settings
 import StateStore
-import Threads
+import MainLoop
 
 /// Where the pollers' news goes: the desktop stage (`Desktop.hand`), or a test's recorder.
 /// Returns once the news is dealt with (on screen, or waiting for a notification server).
@@ -19,8 +19,6 @@ struct PollerServices: Sendable {
     let registrar: AccountManager
     let desktop: DesktopSink
     let logger: Logger
-    /// Slower while the relay stream is connected.
-    let pace: PollPace
     let timeline: Timeline
 }
 
@@ -82,6 +80,12 @@ actor AccountPoller {
     nonisolated func setOnline(_ isOnline: Bool) {
         board.update { $0.isOffline = !isOnline }
         signal.setOnline(isOnline)
+    }
+
+    /// While the relay stream is connected the account polls at `relay-poll-interval`, its polls
+    /// only a safety net for what a relay could miss; from the next poll on.
+    nonisolated func setRelayConnected(_ connected: Bool) {
+        signal.setRelayConnected(connected)
     }
 
     /// "Mark read" on the account's notification: the rows are marked read on its instance with
@@ -184,7 +188,7 @@ private struct PollRun: Sendable {
                 due = timeline.now
                 continue
             }
-            schedule.interval = services.pace.interval(in: settings)
+            schedule.interval = signal.look().snapshot.isRelayConnected ? settings.relayPollInterval : settings.pollInterval
             let decision = schedule.record(polled.outcome, random: &random)
             // One update with everything the poll changed, so `Status()` never shows half of it.
             board.update {

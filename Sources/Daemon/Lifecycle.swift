@@ -33,6 +33,10 @@ public enum Lifecycle {
 
     /// Runs the daemon until SIGTERM or SIGINT (exit 0) or a fault it cannot live with, such as
     /// a bad config at start, another gbnotifyd on the bus or a lost bus (exit 1, logged).
+    ///
+    /// Here the parts are made and their streams wired together: the signals, the bus, the
+    /// keyring, the relay, the system bus and the desktop's clicks all feed the supervisor's one
+    /// input, and the supervisor feeds the desktop. Every task started here ends with the stop.
     public static func run(_ options: Options, environment: [String: String]) async -> Int32 {
         let logger = Logger(level: .info, verbose: options.verbose)
         // No core dump, and no peeking from other processes: either would show every token.
@@ -54,9 +58,16 @@ public enum Lifecycle {
         }
         logger.setLevel(settings.config.logLevel)
 
-        // Handled from here on: a SIGTERM during start-up still stops cleanly.
-        let (events, feed) = AsyncStream.makeStream(of: Event.self)
-        let signals = SignalHandlers { feed.yield(.signal($0)) }
+        // Read from here on: a SIGTERM during start-up still stops cleanly.
+        let (endings, end) = AsyncStream.makeStream(of: Ending.self)
+        var wiring: [Task<Void, Never>] = []
+        defer { wiring.forEach { $0.cancel() } }
+        do {
+            let requests = try SignalRequest.requests()
+            wiring.append(Task { for await request in requests { end.yield(.signal(request)) } })
+        } catch {
+            logger.warning("\(error); SIGTERM and SIGHUP are not handled")
+        }
 
         let connection: DBusConnection
         do {
@@ -66,26 +77,24 @@ public enum Lifecycle {
             logger.error("cannot connect to the session bus: \(error)")
             return 1
         }
-        Task {
+        wiring.append(Task {
             for await name in connection.reconnections {
                 logger.warning("""
                     the session bus dropped gbnotifyd's connection (a peer sent a message over \
                     \(maximumIncomingMessage / 1024) KiB?); connected again as \(name)
                     """)
             }
-        }
-        // The keyring speaks to the Secret Service through libsecret, on a thread of its own, and
-        // waits as long as the user takes over its dialogs; a wait is said in `status` meanwhile.
+        })
+        // The keyring waits as long as the user takes over its dialogs; a wait is said in
+        // `status` meanwhile.
         let (keyringWaits, reportKeyringWait) = AsyncStream.makeStream(of: KeyringWait.self)
         let keyring = Keyring(reportingWaits: KeyringWaitReport(after: .seconds(1)) { reportKeyringWait.yield($0) })
         let stateFiles = StateFiles(state)
-        let (markReads, requestMarkRead) = AsyncStream.makeStream(of: (Account, [Int64]).self)
         let desktop: Desktop?
         do {
             desktop = try await Desktop.start(
-                on: connection, state: stateFiles,
-                options: Desktop.Options(config: settings.config, environment: environment),
-                markRead: { requestMarkRead.yield(($0, $1)) }, logger: logger)
+                on: connection, state: stateFiles, options: Desktop.Options(config: settings.config, environment: environment),
+                logger: logger)
         } catch {
             logger.error("cannot reach the desktop's notification server (\(error)); notices only go to the log")
             desktop = nil
@@ -103,10 +112,30 @@ public enum Lifecycle {
                 loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configPath) }),
             state: stateFiles, desktop: sink,
             logger: logger, hostname: AccountManager.localHostname, keyring: keyring)
-        Task {
-            for await (account, ids) in markReads { await supervisor.markRead(ids, for: account) }
+        let readiness = Readiness(SystemdNotifier(environment: environment))
+        wiring.append(Task {
+            for await wait in keyringWaits {
+                supervisor.inputs.yield(.keyringWaiting("\(wait)"))
+                readiness.status("Waiting for the keyring")
+            }
+        })
+        if let desktop {
+            wiring.append(Task {
+                for await request in desktop.requests {
+                    switch request {
+                    case .markRead(let account, let ids): supervisor.inputs.yield(.markRead(account, ids))
+                    }
+                }
+            })
         }
-        await followTheKeyring(on: connection, supervisor, logger: logger)
+        if let changes = await followTheKeyring(on: connection, logger: logger) {
+            wiring.append(Task {
+                for await change in changes {
+                    logger.debug("\(change)")
+                    supervisor.inputs.yield(.keyringChanged)
+                }
+            })
+        }
         do {
             try await BusService.export(supervisor, on: connection)
             if let desktop {
@@ -132,56 +161,47 @@ public enum Lifecycle {
             await connection.close()
             return 1
         }
-        Task {
-            if (try? await connection.waitUntilClosed()) == .disconnected { feed.yield(.busLost) }
-        }
+        wiring.append(Task {
+            if (try? await connection.waitUntilClosed()) == .disconnected { end.yield(.busLost) }
+        })
 
-        let system = await followTheSystem(supervisor, logger: logger)
+        let system = await followTheSystem(telling: supervisor.inputs, state: stateFiles, logger: logger)
 
-        let readiness = Readiness(SystemdNotifier(environment: environment))
-        Task {
-            for await wait in keyringWaits {
-                await supervisor.keyringIsWaiting("\(wait)")
-                readiness.status("Waiting for the keyring")
-            }
-        }
-        Task {
+        wiring.append(Task {
             do {
                 try await supervisor.start()
             } catch {
                 logger.error("cannot use the state directory \(state.path): \(error)")
-                feed.yield(.startFailed)
+                end.yield(.startFailed)
                 return
             }
             let accounts = await supervisor.status().accounts.count
             readiness.status("Polling \(accounts) account\(accounts == 1 ? "" : "s")")
-        }
+        })
 
         var exitStatus: Int32 = 0
-        eventLoop: for await event in events {
-            switch event {
+        waiting: for await ending in endings {
+            switch ending {
             case .signal(.reload):
-                Task { try? await supervisor.reload() }
+                supervisor.inputs.yield(.reload(reply: nil))
             case .signal(.stop(let number)):
                 logger.info("stopping on signal \(number)")
-                break eventLoop
+                break waiting
             case .busLost:
                 logger.error("lost the session bus; exiting so that the service manager can start gbnotifyd again")
                 exitStatus = 1
-                break eventLoop
+                break waiting
             case .startFailed:
                 exitStatus = 1
-                break eventLoop
+                break waiting
             }
         }
         readiness.stopping()
-        // The handlers served the loop above; the signals stay ignored, so a second SIGTERM
-        // cannot cut the clean stop short.
-        _ = consume signals
+        // A second SIGTERM stays unread: it cannot cut the clean stop short.
+        wiring.forEach { $0.cancel() }
         _ = consume system
         await supervisor.stop()
         await desktop?.stop()
-        requestMarkRead.finish()
         await connection.close()
         logger.info("stopped")
         return exitStatus
@@ -194,24 +214,21 @@ public enum Lifecycle {
     /// An account stored, changed or removed by anyone (`secret-tool` too), or a keyring
     /// unlocked, is read at once: no SIGHUP needed. Changes that come while the accounts are
     /// being read are read once more after, not once each.
-    private static func followTheKeyring(on connection: DBusConnection, _ supervisor: Supervisor, logger: Logger) async {
+    private static func followTheKeyring(on connection: DBusConnection, logger: Logger) async -> AsyncStream<KeyringChange>? {
         do {
-            let changes = try await KeyringChanges.follow(on: connection)
-            Task {
-                for await change in changes {
-                    logger.debug("\(change)")
-                    await supervisor.keyringChanged()
-                }
-            }
+            return try await KeyringChanges.follow(on: connection)
         } catch {
             logger.warning("cannot follow the keyring's changes (\(error)); accounts are read again on SIGHUP and gbnotifyctl's reloads")
+            return nil
         }
     }
 
     /// The system bus's word on sleep and the network, for the supervisor; nothing where there
     /// is no system bus (then polling goes on as without it, and `doctor` says so). The watch
     /// lives as long as what this returns.
-    private static func followTheSystem(_ supervisor: Supervisor, logger: Logger) async -> [AnyObject] {
+    private static func followTheSystem(
+        telling supervisor: AsyncStream<SupervisorEvent>.Continuation, state: StateFiles, logger: Logger
+    ) async -> [AnyObject] {
         let bus: DBusConnection
         do {
             bus = try await DBusConnection.connect(to: .system, limitingIncomingMessagesTo: maximumIncomingMessage)
@@ -220,14 +237,15 @@ public enum Lifecycle {
             return []
         }
         do {
-            return [bus, try await SystemWatch.start(for: supervisor, on: bus, logger: logger)]
+            return [bus, try await SystemWatch.start(telling: supervisor, state: state, on: bus, logger: logger)]
         } catch {
             logger.warning("cannot follow sleep and the network on the system bus: \(error)")
             return [bus]
         }
     }
 
-    private enum Event: Sendable {
+    /// What ends the daemon, or (a reload) is read while waiting for that.
+    private enum Ending: Sendable {
         case signal(SignalRequest)
         case busLost
         case startFailed

@@ -3,7 +3,7 @@ import Logging
 import PushCore
 import StateStore
 import Synchronization
-import Threads
+import MainLoop
 
 /// Everything a relay stream is started with; a reload that changes any of it (an account
 /// coming or going changes the topics) starts a new one, which resumes where this one stopped.
@@ -16,9 +16,9 @@ struct RelaySettings: Sendable, Equatable {
 }
 
 /// The relay stream: `GET RELAY/T1,T2,.../json?since=LAST_ID`, read line by line for as long as
-/// the relay keeps it open. Each `message` is a wake-up for the account whose topic it came on
-/// (`wake`); its id is saved after, so a reconnect and a restart resume right after the last
-/// message handled and lose nothing.
+/// the relay keeps it open. Each `message` is handed to the supervisor's input as a wake-up for
+/// the account whose topic it came on, and so is each connection and its end; the message's id
+/// is saved after, so a reconnect and a restart resume right after the last message handed on.
 ///
 /// Whatever ends a connection (the relay closing it, a broken connection, an error status, no
 /// bytes for two keepalive periods), the stream connects again after `RelayBackoff`'s wait; at
@@ -29,11 +29,9 @@ actor RelayStream {
     nonisolated let board: RelayStatusBoard
     private nonisolated let signal = WakeSignal()
     private let state: StateFiles
-    private let wake: @Sendable (RelayMessage) async -> Void
-    /// Called on every connection after the first: see `connectOnce`.
-    private let reconnected: @Sendable () async -> Void
+    /// The supervisor's input.
+    private let supervisor: AsyncStream<SupervisorEvent>.Continuation
     private var hasConnected = false
-    private let pace: PollPace
     private let logger: Logger
     private let timeline: Timeline
     private var lastMessageID: String?
@@ -47,9 +45,8 @@ actor RelayStream {
 
     /// Loads the saved position, then connects in the background.
     static func start(
-        _ settings: RelaySettings, state: StateFiles, pace: PollPace, isOnline: Bool, timeline: Timeline,
-        logger: Logger, reconnected: @escaping @Sendable () async -> Void,
-        wake: @escaping @Sendable (RelayMessage) async -> Void
+        _ settings: RelaySettings, state: StateFiles, isOnline: Bool, timeline: Timeline, logger: Logger,
+        telling supervisor: AsyncStream<SupervisorEvent>.Continuation
     ) async -> RelayStream {
         var saved: RelayCursor?
         do {
@@ -60,26 +57,23 @@ actor RelayStream {
             logger.error("cannot read the relay cursor (\(error)); the relay stream starts from now")
         }
         let stream = RelayStream(
-            settings, lastMessageID: settings.subscription.resumeID(from: saved), state: state, pace: pace,
-            timeline: timeline, logger: logger, reconnected: reconnected, wake: wake)
+            settings, lastMessageID: settings.subscription.resumeID(from: saved), state: state, timeline: timeline,
+            logger: logger, supervisor: supervisor)
         stream.setOnline(isOnline)
         await stream.begin()
         return stream
     }
 
     private init(
-        _ settings: RelaySettings, lastMessageID: String?, state: StateFiles, pace: PollPace, timeline: Timeline,
-        logger: Logger, reconnected: @escaping @Sendable () async -> Void,
-        wake: @escaping @Sendable (RelayMessage) async -> Void
+        _ settings: RelaySettings, lastMessageID: String?, state: StateFiles, timeline: Timeline, logger: Logger,
+        supervisor: AsyncStream<SupervisorEvent>.Continuation
     ) {
         self.settings = settings
         self.lastMessageID = lastMessageID
         self.state = state
-        self.pace = pace
         self.timeline = timeline
         self.logger = logger
-        self.wake = wake
-        self.reconnected = reconnected
+        self.supervisor = supervisor
         board = RelayStatusBoard(url: settings.subscription.relay.url, lastMessageID: lastMessageID)
     }
 
@@ -180,12 +174,11 @@ actor RelayStream {
             $0.connected = true
             $0.lastError = nil
         }
-        pace.setRelayConnected(true)
         logger.info("relay \(relayName): connected\(lastMessageID.map { ", resuming after message \($0)" } ?? "")")
         // A relay may send the backlog of several topics out of publication order (ntfy sorts
         // it by the second), so `since=` can step over a message published in the same second
         // as the last one read: after a gap, every account polls once, and nothing is missed.
-        if hasConnected { await reconnected() }
+        supervisor.yield(.relayConnected(afterGap: hasConnected))
         hasConnected = true
         let ending = await read(stream)
         disconnected()
@@ -193,8 +186,9 @@ actor RelayStream {
     }
 
     private func disconnected() {
+        guard board.status.connected else { return }
         board.update { $0.connected = false }
-        pace.setRelayConnected(false)
+        supervisor.yield(.relayDisconnected)
     }
 
     /// Reads until the stream ends, breaks, falls silent for two keepalive periods, or the
@@ -245,7 +239,7 @@ actor RelayStream {
 
     // MARK: - Lines
 
-    private func take(_ line: RelayLineSplitter.Line) async {
+    private func take(_ line: RelayLineSplitter.Line) {
         board.eventArrived()
         let event: RelayEvent
         switch line {
@@ -266,15 +260,15 @@ actor RelayStream {
         case .other(let name):
             logger.debug("relay \(relayName): ignored a '\(name)' event")
         case .message(let message):
-            await handle(message)
+            handle(message)
         }
     }
 
-    /// Wakes the message's account, then moves the resume point past the message and saves it.
-    /// A crash before the save is on disk resumes before the message: it comes again rather
-    /// than never (and costs at most a poll).
-    private func handle(_ message: RelayMessage) async {
-        await wake(message)
+    /// Hands the message on as a wake-up, then moves the resume point past the message and saves
+    /// it. Should the daemon die between the two, the account's next regular poll finds the
+    /// notice all the same: a message only ever says "poll now".
+    private func handle(_ message: RelayMessage) {
+        supervisor.yield(.relayMessage(message))
         lastMessageID = message.id
         board.update { $0.lastMessageID = message.id }
         let (logger, relayName) = (logger, relayName)

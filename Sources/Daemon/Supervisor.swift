@@ -5,7 +5,7 @@ import Logging
 import PushCore
 import Settings
 import StateStore
-import Threads
+import MainLoop
 
 /// The accounts to poll and the keyring items that could not be used (as log lines).
 public struct AccountListing: Sendable {
@@ -41,11 +41,13 @@ public struct ReloadError: Error, Equatable, CustomStringConvertible {
 }
 
 /// The daemon's core: the settings, one `AccountPoller` per account in the keyring, the relay
-/// stream, and the status of it all. Reloads (SIGHUP, `Reload()`, the keyring changing) read the
-/// config and the keyring again, start pollers for new accounts, retire those of accounts that
-/// left (or that the config no longer allows), and restart the rest with their current token.
-/// Wake-ups (relay messages, `Deliver`, a resume, the network's return) go to the accounts they
-/// are for.
+/// stream, and the status of it all. Everything it hears comes on one input (`inputs`, a
+/// stream of `SupervisorEvent`s), handled in order by one task: reloads (SIGHUP, `Reload()`,
+/// the keyring changing) read the config and the keyring again, start pollers for new accounts,
+/// retire those of accounts that left (or that the config no longer allows), and restart the
+/// rest with their current token; wake-ups (relay messages, `Deliver`, a resume, the network's
+/// return) go to the accounts they are for; a click's "Mark read" to the account's poller.
+/// What it learns goes one way: to the pollers, and through them to the desktop.
 public actor Supervisor {
     public struct Sources: Sendable {
         public var accounts: AccountSource
@@ -69,8 +71,13 @@ public actor Supervisor {
     let logger: Logger
     private let registrar: AccountManager
     private let timeline: Timeline
-    /// Slower polls while the relay is connected.
-    private let pace = PollPace()
+    /// The one input: whoever has something to say yields it here.
+    public nonisolated let inputs: AsyncStream<SupervisorEvent>.Continuation
+    private let events: AsyncStream<SupervisorEvent>
+    /// The task that reads `events`, from `start()` to `stop()`.
+    private var reading: Task<Void, Never>?
+    /// Accounts poll at the slower `relay-poll-interval` while the relay stream is connected.
+    private var isRelayConnected = false
 
     private var settings: DaemonSettings
     private(set) var pollers: [String: AccountPoller] = [:]
@@ -108,6 +115,7 @@ public actor Supervisor {
         self.timeline = timeline
         registrar = AccountManager(
             keyring: keyring, state: state.directory, clientOptions: settings.client, hostname: hostname)
+        (events, inputs) = AsyncStream.makeStream(of: SupervisorEvent.self)
     }
 
     /// Makes sure the state directory is usable (the one thing that cannot fail softly: without
@@ -117,6 +125,9 @@ public actor Supervisor {
         try state.directory.create()
         logger.notice("gbnotifyd \(GBNotify.version) starting; config \(configPath)")
         for warning in settings.config.warnings { logger.warning("\(configPath): \(warning)") }
+        // Read from the start: what comes while the first reading of the keyring waits for its
+        // user (that it waits, above all) must not wait with it.
+        reading = Task { await self.read() }
         await desktop(.config(settings.config))
         await inTurn { supervisor in
             _ = await supervisor.refreshAccounts()
@@ -124,20 +135,80 @@ public actor Supervisor {
         }
     }
 
-    /// Reads the config file and the keyring again. Throws what could not be applied, after
-    /// applying the rest.
-    public func reload() async throws(ReloadError) {
-        logger.info("reloading the config and the accounts")
-        let problems = await inTurn { supervisor in
-            [await supervisor.refreshSettings(), await supervisor.refreshAccounts(), await supervisor.refreshRelay()]
-                .compactMap { $0 }
+    /// Reads the config file and the keyring again, through `inputs`. Throws what could not be
+    /// applied, after applying the rest.
+    public nonisolated func reload() async throws(ReloadError) {
+        let problems = await withCheckedContinuation { reply in
+            if case .terminated = inputs.yield(.reload(reply: reply)) { reply.resume(returning: []) }
         }
         if !problems.isEmpty { throw ReloadError(problems: problems) }
     }
 
+    /// A payload handed to `Deliver`, through `inputs`: a wake-up for the account it names
+    /// (`WakeUp`). Returns the account woken; throws why none was.
+    public nonisolated func deliver(_ payload: String) async throws(PayloadError) -> Account {
+        try await withCheckedContinuation { reply in
+            if case .terminated = inputs.yield(.deliver(payload, reply: reply)) { reply.resume(returning: .failure(.stopping)) }
+        }.get()
+    }
+
+    /// The one task that reads the input, with the work it starts (reloads, "Mark read"s) as
+    /// its children: all of it ends with `stop()`.
+    private func read() async {
+        await withDiscardingTaskGroup { group in
+            for await event in events {
+                handle(event, in: &group)
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func handle(_ event: SupervisorEvent, in group: inout DiscardingTaskGroup) {
+        switch event {
+        case .reload(let reply):
+            group.addTask {
+                let problems = await self.reloadNow()
+                reply?.resume(returning: problems)
+            }
+        case .deliver(let payload, let reply):
+            reply.resume(returning: Result { () throws(PayloadError) in try deliverNow(payload) })
+        case .keyringChanged:
+            group.addTask { await self.keyringChanged() }
+        case .keyringWaiting(let what):
+            keyringIsWaiting(what)
+        case .relayMessage(let message):
+            relayed(message)
+        case .relayConnected(let afterGap):
+            setRelayConnected(true)
+            if afterGap { relayReconnected() }
+        case .relayDisconnected:
+            setRelayConnected(false)
+        case .resumed:
+            networkReturned("the system resumed")
+        case .network(let state):
+            networkChanged(state)
+        case .markRead(let account, let ids):
+            guard let poller = pollers[account.id] else {
+                logger.warning("\(account.displayName): cannot mark notices read: the account is no longer polled")
+                return
+            }
+            group.addTask { await poller.markRead(ids) }
+        }
+    }
+
+    /// The config file and the keyring again; what could not be applied.
+    private func reloadNow() async -> [String] {
+        guard !isStopped else { return [] }
+        logger.info("reloading the config and the accounts")
+        return await inTurn { supervisor in
+            [await supervisor.refreshSettings(), await supervisor.refreshAccounts(), await supervisor.refreshRelay()]
+                .compactMap { $0 }
+        }
+    }
+
     /// A keyring call has waited a while for the user (an unlock or access dialog): said in
     /// `status` and the log until the keyring answers.
-    public func keyringIsWaiting(_ what: String) {
+    private func keyringIsWaiting(_ what: String) {
         guard keyringWaiting != what else { return }
         logger.warning("waiting for the keyring: \(what)")
         keyringWaiting = what
@@ -145,7 +216,7 @@ public actor Supervisor {
 
     /// The keyring changed (an item stored, changed or deleted, a collection unlocked): the
     /// accounts are read again; the config stays as it is.
-    public func keyringChanged() async {
+    private func keyringChanged() async {
         logger.debug("the keyring changed; reading the accounts again")
         await inTurn { supervisor in
             _ = await supervisor.refreshAccounts()
@@ -153,9 +224,12 @@ public actor Supervisor {
         }
     }
 
-    /// Stops every poller, cancelling requests in flight. Nothing starts again afterwards.
+    /// Stops reading the input and every poller, cancelling requests in flight. Nothing starts
+    /// again afterwards.
     public func stop() async {
         isStopped = true
+        inputs.finish()
+        await reading?.value
         keyringRetry?.cancel()
         await stopRelay()
         let running = Array(pollers.values)
@@ -175,11 +249,9 @@ public actor Supervisor {
             deliveries: deliveries, relay: relay?.board.status ?? RelayStatus())
     }
 
-    // MARK: - Wake-ups and "Mark read"
+    // MARK: - Wake-ups
 
-    /// A payload handed to `Deliver`: a wake-up for the account it names (`WakeUp`). Returns the
-    /// account woken; throws why none was.
-    public func deliver(_ payload: String) throws(PayloadError) -> Account {
+    private func deliverNow(_ payload: String) throws(PayloadError) -> Account {
         let account: Account
         do {
             account = try WakeUp(json: payload.utf8).account(among: pollers.values.map(\.account))
@@ -195,7 +267,7 @@ public actor Supervisor {
     }
 
     /// A relay message: a wake-up for the account whose topic it came on.
-    func relayed(_ message: RelayMessage) {
+    private func relayed(_ message: RelayMessage) {
         guard let account = topics[message.topic], let poller = pollers[account.id] else {
             deliveries.dropped += 1
             logger.debug("relay message \(message.id) came on a topic of no account here")
@@ -208,25 +280,21 @@ public actor Supervisor {
 
     /// The relay stream is back after a gap: whatever it may have missed, each account's own
     /// poll finds.
-    func relayReconnected() {
+    private func relayReconnected() {
         logger.debug("relay reconnected; every account polls once")
         for poller in pollers.values { poller.wake(.payload) }
     }
 
-    /// "Mark read" on one of the account's notifications, through its own poller.
-    public func markRead(_ ids: [Int64], for account: Account) async {
-        guard let poller = pollers[account.id] else {
-            logger.warning("\(account.displayName): cannot mark notices read: the account is no longer polled")
-            return
-        }
-        await poller.markRead(ids)
+    private func setRelayConnected(_ connected: Bool) {
+        isRelayConnected = connected
+        for poller in pollers.values { poller.setRelayConnected(connected) }
     }
 
     // MARK: - Sleep and the network
 
     /// The system resumed, or the network came back: the relay reconnects at once, and every
     /// account polls, spread over `PollSchedule.returnWindow` (each inside its own minimum gap).
-    public func networkReturned(_ why: String) {
+    private func networkReturned(_ why: String) {
         logger.info("\(why); reconnecting and polling every account")
         relay?.reconnectNow()
         let polled = pollers.values.sorted { $0.account.id < $1.account.id }
@@ -238,7 +306,7 @@ public actor Supervisor {
 
     /// NetworkManager's word on the network. Offline, nothing polls or reconnects and no error
     /// is shown; back online, as after a resume.
-    public func networkChanged(_ state: NetworkState) {
+    private func networkChanged(_ state: NetworkState) {
         guard state != network else { return }
         let wasOffline = network == .offline
         network = state
@@ -250,11 +318,6 @@ public actor Supervisor {
         } else if wasOffline {
             networkReturned("the network is back")
         }
-    }
-
-    /// Everything handed to the state directory so far is on disk: the system may sleep.
-    public func flushState() async {
-        await state.flush()
     }
 
     // MARK: - Reloading
@@ -327,6 +390,7 @@ public actor Supervisor {
                 if records == nil { records = await storedRecords() }
                 poller = AccountPoller(account: stored.account, record: records?[id] ?? AccountRecord(), services: services)
                 poller.setOnline(network != .offline)
+                poller.setRelayConnected(isRelayConnected)
                 pollers[id] = poller
             }
             do {
@@ -375,11 +439,7 @@ public actor Supervisor {
         await stopRelay()
         logger.info("relay \(relayURL.url): listening on \(subscription.topics.count) topic\(subscription.topics.count == 1 ? "" : "s")\(token == nil ? "" : " with an access token")")
         let started = await RelayStream.start(
-            wanted, state: state, pace: pace, isOnline: network != .offline, timeline: timeline, logger: logger,
-            reconnected: { [weak self] in await self?.relayReconnected() }
-        ) { [weak self] message in
-            await self?.relayed(message)
-        }
+            wanted, state: state, isOnline: network != .offline, timeline: timeline, logger: logger, telling: inputs)
         // A stop() that came while the stream was starting found none to stop.
         guard !isStopped else {
             await started.stop()
@@ -421,8 +481,7 @@ public actor Supervisor {
     }
 
     private var services: PollerServices {
-        PollerServices(
-            state: state, registrar: registrar, desktop: desktop, logger: logger, pace: pace, timeline: timeline)
+        PollerServices(state: state, registrar: registrar, desktop: desktop, logger: logger, timeline: timeline)
     }
 
     /// A keyring that could not be read (not running yet, locked, a prompt unanswered) is read

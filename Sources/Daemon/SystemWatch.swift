@@ -1,10 +1,11 @@
 import DBus
 import Logging
+import StateStore
 
 /// What the system bus tells of sleep (systemd-logind) and the network (NetworkManager), handed
-/// to the supervisor. Neither has to be there (containers, other inits, no NetworkManager): a
-/// missing one is simply never heard from, and polling goes on as without it. The watches live
-/// as long as this does.
+/// to the supervisor's input. Neither has to be there (containers, other inits, no
+/// NetworkManager): a missing one is simply never heard from, and polling goes on as without
+/// it. The watches live as long as this does.
 public final class SystemWatch: Sendable {
     private let tasks: [Task<Void, Never>]
 
@@ -16,12 +17,15 @@ public final class SystemWatch: Sendable {
         tasks.forEach { $0.cancel() }
     }
 
-    /// Follows logind and NetworkManager on `bus` (the system bus, or a stand-in for it).
-    public static func start(for supervisor: Supervisor, on bus: DBusConnection, logger: Logger) async throws -> SystemWatch {
+    /// Follows logind and NetworkManager on `bus` (the system bus, or a stand-in for it). Before
+    /// a suspend, `state` is written out.
+    public static func start(
+        telling supervisor: AsyncStream<SupervisorEvent>.Continuation, state: StateFiles, on bus: DBusConnection,
+        logger: Logger
+    ) async throws -> SystemWatch {
         let sleep = try await SleepWatch.start(
-            on: bus, logger: logger, beforeSleep: { await supervisor.flushState() },
-            afterResume: { await supervisor.networkReturned("the system resumed") })
-        let network = try await NetworkWatch.start(on: bus, logger: logger) { await supervisor.networkChanged($0) }
+            on: bus, logger: logger, beforeSleep: { await state.flush() }, afterResume: { supervisor.yield(.resumed) })
+        let network = try await NetworkWatch.start(on: bus, logger: logger) { supervisor.yield(.network($0)) }
         return SystemWatch(tasks: sleep + network)
     }
 }

@@ -1,5 +1,5 @@
 import Synchronization
-import Threads
+import MainLoop
 
 /// What a loop waits for besides its own timer (an account's next poll, the relay's next
 /// reconnect): wake-ups, and the network. Wake-ups that come while no one waits (during a poll)
@@ -17,6 +17,8 @@ final class WakeSignal: Sendable {
     struct Snapshot: Equatable {
         var wake: Wake?
         var isOnline = true
+        /// Only for the account's pace: a waiter is not woken when it changes.
+        var isRelayConnected = false
     }
 
     private struct State {
@@ -44,6 +46,13 @@ final class WakeSignal: Sendable {
             guard snapshot.isOnline != isOnline else { return false }
             snapshot.isOnline = isOnline
             return true
+        }
+    }
+
+    func setRelayConnected(_ connected: Bool) {
+        change { snapshot in
+            snapshot.isRelayConnected = connected
+            return false
         }
     }
 

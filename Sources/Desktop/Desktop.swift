@@ -1,10 +1,17 @@
 import DBus
 import Glibc
 import Logging
+import MainLoop
 import Notifications
 import PushCore
 import StateStore
-import Threads
+
+/// What a click on a notification asks of an account: handed to whoever reads
+/// `Desktop.requests` (the supervisor), never called back.
+public enum DesktopRequest: Sendable, Equatable {
+    /// "Mark read": these inbox rows of the account, on its instance.
+    case markRead(Account, [Int64])
+}
 
 /// What the rest of the daemon hands the desktop: plain values, never a question.
 public enum DesktopNews: Sendable, Equatable {
@@ -18,14 +25,14 @@ public enum DesktopNews: Sendable, Equatable {
     case config(Config)
 }
 
-/// The last stage, from what the pollers learnt to the screen: notifications (through
-/// libnotify), the launcher badge, and what a click on one opens.
+/// The last stage, from what the pollers learnt to the screen: notifications (through the
+/// notification server), the launcher badge, and what a click on one opens.
 ///
 /// Everything it is told or hears (news, the server's signals, a server coming and going, a
 /// dock appearing) goes through one queue and is handled in order by one task, so no two of
-/// them ever interleave. It hands nothing back but "Mark read" requests, which go to the
-/// account's own poller; news is handed over like a letter, not asked about: `hand` returns
-/// once the stage has dealt with it.
+/// them ever interleave. It answers nothing: what a click asks of an account comes out of
+/// `requests`, and news is handed over like a letter, not asked about: `hand` returns once the
+/// stage has dealt with it.
 public final class Desktop: Sendable {
     public struct Options: Sendable {
         public var config: Config
@@ -49,25 +56,24 @@ public final class Desktop: Sendable {
         }
     }
 
-    /// Marks inbox rows of an account read, through its poller.
-    public typealias MarkRead = @Sendable (Account, [Int64]) -> Void
-
     enum Input: Sendable {
         /// Resumed once the news is handled: shown, or waiting for a server.
         case news(DesktopNews, CheckedContinuation<Void, Never>)
         case notification(NotificationClient.Event)
         case broadcast(DBusSignal)
-        case serverOwner(String?)
         case dockAppeared
         case sample(CheckedContinuation<Void, any Error>)
         case open(PushTarget, activationToken: String?, CheckedContinuation<String, Never>)
         case stop(CheckedContinuation<Void, Never>)
     }
 
+    /// What clicks ask of the accounts, in the order they came.
+    public let requests: AsyncStream<DesktopRequest>
     private let inputs: AsyncStream<Input>.Continuation
     private let tasks: [Task<Void, Never>]
 
-    private init(inputs: AsyncStream<Input>.Continuation, tasks: [Task<Void, Never>]) {
+    private init(requests: AsyncStream<DesktopRequest>, inputs: AsyncStream<Input>.Continuation, tasks: [Task<Void, Never>]) {
+        self.requests = requests
         self.inputs = inputs
         self.tasks = tasks
     }
@@ -75,14 +81,11 @@ public final class Desktop: Sendable {
     /// Starts the stage: the notification client, the watches on `connection` (the server's
     /// owner and broadcast signals, the dock), and the notifications an earlier daemon left on
     /// screen, taken over when the same server still shows them.
-    public static func start(
-        on connection: DBusConnection, state: StateFiles, options: Options, markRead: @escaping MarkRead, logger: Logger
-    ) async throws -> Desktop {
-        let client = try NotificationClient(appName: NotificationContent.appName)
-        let serverOwners = try await connection.watchNameOwner(ServerSignals.busName)
+    public static func start(on connection: DBusConnection, state: StateFiles, options: Options, logger: Logger) async throws -> Desktop {
+        let client = try await NotificationClient(on: connection, appName: NotificationContent.appName)
         let broadcasts = try await connection.signals(matching: ServerSignals.matchRule)
         let dockOwners = try await connection.watchNameOwner(Badge.dockName)
-        let owner = try await connection.nameOwner(ServerSignals.busName)
+        let owner = try await connection.nameOwner(NotificationClient.busName)
 
         var saved: ScreenBook.Saved?
         do {
@@ -98,23 +101,24 @@ public final class Desktop: Sendable {
             dataDirectories: AppIcon.dataDirectories(environment: options.environment),
             executableDirectory: Launcher.programDirectory, exists: { access($0, F_OK) == 0 })
         let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
+        let (requests, asking) = AsyncStream.makeStream(of: DesktopRequest.self)
         let screen = Screen(
             client: client, signals: ServerSignals(connection: connection), badge: Badge(connection: connection),
             clicks: Clicks(connection: connection, options: options, logger: logger), state: state, options: options,
-            markRead: markRead, logger: logger, saved: saved, serverOwner: owner)
+            requests: asking, logger: logger, saved: saved, serverOwner: owner)
         let tasks = [
             Task {
                 await screen.begin()
                 for await input in stream {
                     if await screen.handle(input) { break }
                 }
+                asking.finish()
             },
             Task { for await event in client.events { inputs.yield(.notification(event)) } },
             Task { for await signal in broadcasts { inputs.yield(.broadcast(signal)) } },
-            Task { for await owner in serverOwners { inputs.yield(.serverOwner(owner)) } },
             Task { for await owner in dockOwners where owner != nil { inputs.yield(.dockAppeared) } },
         ]
-        return Desktop(inputs: inputs, tasks: tasks)
+        return Desktop(requests: requests, inputs: inputs, tasks: tasks)
     }
 
     /// Hands news on, and returns once it is on screen (or waits for a server there): a poller

@@ -1,8 +1,8 @@
 import Glibc
 import Logging
+import MainLoop
 import PushCore
 import Spawn
-import Threads
 
 /// Starts what a click opens, by argv with no shell, and logs a program that is missing or
 /// fails together with what to install.
@@ -25,22 +25,12 @@ struct Launcher: Sendable {
             return
         }
         logger.info("opened with \(program) (pid \(pid))")
-        // Reaped on a thread of its own: a browser launcher may take its time, and the threads
-        // that run Swift tasks may not block on it.
+        // Reaped by the main loop's child watch: a browser launcher may take its time.
         let logger = self.logger
-        let reaping = startDetachedThread {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            let exited = status & 0x7F == 0
-            let code = (status >> 8) & 0xFF
-            guard !(exited && code == 0) else { return }
-            logger.error("""
-                cannot open the notice: \(program) \(exited ? "exited with status \(code)" : "was killed by signal \(status & 0x7F)"); \
-                \(Self.advice(for: program))
-                """)
-        }
-        if !reaping {
-            logger.error("cannot start a thread to wait for \(program) (pid \(pid)); it stays a zombie until gbnotifyd exits")
+        Task {
+            let exit = await ChildWatch.exit(of: pid)
+            guard exit != .exited(0) else { return }
+            logger.error("cannot open the notice: \(program) \(exit); \(Self.advice(for: program))")
         }
     }
 

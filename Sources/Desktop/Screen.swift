@@ -5,8 +5,8 @@ import PushCore
 import StateStore
 
 /// The desktop stage's state, handled by one task in the order things happen: the book of what
-/// is on screen (`ScreenBook`, which decides), carried out through libnotify, saved for the next
-/// daemon, with the badge beside it and clicks sent on.
+/// is on screen (`ScreenBook`, which decides), carried out through the notification server,
+/// saved for the next daemon, with the badge beside it and clicks sent on.
 actor Screen {
     private let client: NotificationClient
     private let signals: ServerSignals
@@ -14,7 +14,8 @@ actor Screen {
     private var clicks: Clicks
     private let state: StateFiles
     private var options: Desktop.Options
-    private let markRead: Desktop.MarkRead
+    /// Where what a click asks of the accounts goes (the supervisor reads it).
+    private let requests: AsyncStream<DesktopRequest>.Continuation
     private let logger: Logger
 
     private var book: ScreenBook
@@ -24,16 +25,16 @@ actor Screen {
     private var capabilities: NotificationCapabilities?
     /// The accounts polled now; with more than one, each notification names its account.
     private var accounts: [Account] = []
-    /// Activation tokens broadcast for adopted notifications, which come before their click.
-    private var broadcastTokens: [UInt32: String] = [:]
+    /// Activation tokens the server sent, which come just before their click.
+    private var activationTokens: [UInt32: String] = [:]
     private var lastSaved: ScreenBook.Saved?
     /// Entries said to wait for a server, so each is said once.
     private var waiting: Set<UInt64> = []
 
     init(
         client: NotificationClient, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
-        options: Desktop.Options, markRead: @escaping Desktop.MarkRead, logger: Logger, saved: ScreenBook.Saved?,
-        serverOwner: String?
+        options: Desktop.Options, requests: AsyncStream<DesktopRequest>.Continuation, logger: Logger,
+        saved: ScreenBook.Saved?, serverOwner: String?
     ) {
         self.client = client
         self.signals = signals
@@ -41,7 +42,7 @@ actor Screen {
         self.clicks = clicks
         self.state = state
         self.options = options
-        self.markRead = markRead
+        self.requests = requests
         self.logger = logger
         self.serverOwner = serverOwner
         book = ScreenBook(limit: options.config.maxNotifications, adopting: saved, serverOwner: serverOwner)
@@ -65,18 +66,17 @@ actor Screen {
         case .news(let news, let handled):
             await take(news)
             handled.resume()
-        case .notification(let event):
-            await heard(ServerEvent(event), adopted: false)
-        case .broadcast(let signal):
-            // Only for notifications taken over: libnotify hears of its own, and a broadcast of
-            // one of those would be the same click twice. Servers broadcast every
-            // application's signals, so whose it is is checked first.
-            guard let event = ServerSignals.event(signal), book.entry(serverID: event.id)?.isAdopted == true,
-                  await signals.isFromServer(signal, serverOwner: serverOwner)
-            else { return false }
-            await heard(event, adopted: true)
-        case .serverOwner(let owner):
+        case .notification(.serverChanged(let owner)):
             await serverChanged(to: owner)
+        case .notification(let event):
+            await heard(event)
+        case .broadcast(let signal):
+            // GNOME Shell's own copy, the only one a notification taken over from an earlier
+            // daemon gets there; for our own notifications the server's copy came already.
+            guard let event = NotificationClient.event(signal), let id = event.notificationID, book.entry(serverID: id)?.isAdopted == true,
+                  await signals.isFromGnomeShell(signal)
+            else { return false }
+            await heard(event)
         case .dockAppeared:
             badge.resend(logger: logger)
         case .sample(let reply):
@@ -215,30 +215,30 @@ actor Screen {
 
     // MARK: - The server
 
-    private func heard(_ event: ServerEvent, adopted: Bool) async {
+    private func heard(_ event: NotificationClient.Event) async {
         switch event {
         case .closed(let id, let reason):
-            guard let entry = book.entry(serverID: id), entry.isAdopted == adopted else { return }
+            guard book.entry(serverID: id) != nil else { return }
             book.closedByServer(id)
-            broadcastTokens[id] = nil
+            activationTokens[id] = nil
             logger.debug("notification \(id) was closed by the server (reason \(reason))")
             save()
-        case .action(let id, let key, let token):
+        case .action(let id, let key):
             // One click, however many times the server says it (GNOME Shell 43 repeats it once
             // per Notify of the id).
-            guard book.entry(serverID: id)?.isAdopted == adopted else { return }
+            guard book.entry(serverID: id) != nil else { return }
             guard let entry = book.actionInvoked(on: id) else {
                 logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), heard again")
                 return
             }
-            let activationToken = token ?? broadcastTokens.removeValue(forKey: id)
-            await clicked(entry, key: key, activationToken: activationToken)
+            await clicked(entry, key: key, activationToken: activationTokens.removeValue(forKey: id))
         case .activationToken(let id, let token):
-            // Broadcast only (libnotify keeps its own); bounded, as a server may send them for
-            // notifications that are never clicked.
-            guard let entry = book.entry(serverID: id), entry.isAdopted == adopted else { return }
-            if broadcastTokens.count >= 16 { broadcastTokens.removeAll() }
-            broadcastTokens[id] = token
+            // Bounded: a server may send them for notifications that are never clicked.
+            guard book.entry(serverID: id) != nil else { return }
+            if activationTokens.count >= 16 { activationTokens.removeAll() }
+            activationTokens[id] = token
+        case .serverChanged(let owner):
+            await serverChanged(to: owner)
         }
     }
 
@@ -248,7 +248,7 @@ actor Screen {
         switch (key, entry.subject) {
         case (NotificationContent.markReadAction, .group(let group)):
             logger.info("\(name): \"Mark read\" on notification \(id)")
-            markRead(entry.account, group.inboxIDs)
+            requests.yield(.markRead(entry.account, group.inboxIDs))
         case (NotificationContent.openAction, .group(let group)):
             logger.info("\(name): notification \(id) was clicked")
             open(group.target, activationToken: activationToken)
@@ -272,9 +272,8 @@ actor Screen {
         guard owner != serverOwner else { return }
         logger.info(owner.map { "the notification server is \($0) now" } ?? "the notification server left the bus")
         book.serverChanged()
-        await client.forgetAll()
         capabilities = nil
-        broadcastTokens = [:]
+        activationTokens = [:]
         serverOwner = owner
         await apply()
     }
@@ -283,7 +282,7 @@ actor Screen {
         guard serverOwner != nil else {
             reply.resume(throwing: DBusError(
                 name: DesktopInterface.noServerError,
-                message: "no notification server is on the session bus (\(ServerSignals.busName) has no owner)"))
+                message: "no notification server is on the session bus (\(NotificationClient.busName) has no owner)"))
             return
         }
         let content = NotificationContent.sample(capabilities: await currentCapabilities())

@@ -1,4 +1,4 @@
-import CSecret
+internal import CSecret
 import Synchronization
 
 /// A `GCancellable` for one keyring call, which another thread may cancel while libsecret

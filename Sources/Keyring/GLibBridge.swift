@@ -1,4 +1,4 @@
-import CSecret
+internal import CSecret
 
 /// A `GError`, copied out before the original is freed.
 struct GLibError: Error {
@@ -25,21 +25,6 @@ struct GLibError: Error {
 /// Conversions between Swift values and the GLib types libsecret takes and gives: attribute
 /// tables, strings, lists and errors. Every GLib object made or received here is freed here.
 enum GLibBridge {
-    /// Runs `body` with a new `GHashTable` of string copies of `attributes`. The table owns its
-    /// copies (`g_free` on both keys and values), so the one `g_hash_table_unref` after `body`
-    /// frees everything; libsecret only reads the table during the call.
-    static func withAttributeTable<Result, Failure: Error>(
-        _ attributes: [String: String],
-        _ body: (OpaquePointer) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)!
-        defer { g_hash_table_unref(table) }
-        for (name, value) in attributes {
-            g_hash_table_insert(table, g_strdup(name), g_strdup(value))
-        }
-        return try body(table)
-    }
-
     /// Copies the strings of an attribute table libsecret handed over, then frees the table:
     /// `secret_item_get_attributes` returns a new reference that is ours to release.
     static func takeAttributes(_ table: OpaquePointer) -> [String: String] {

@@ -1,17 +1,17 @@
-import CSecret
+internal import CSecret
+import MainLoop
 
 /// Item proxies for many paths at once: `secret_item_new_for_dbus_path` for each, all in
-/// flight together (one `GetAll` each), their answers taken on the keyring thread's own main
-/// context. Made one after another, a listing of a keyring with hundreds of items would wait
-/// out hundreds of round trips.
-///
-/// Only the keyring thread touches this, inside a job, with its context pushed.
+/// flight together (one `GetAll` each). Made one after another, a listing of a keyring with
+/// hundreds of items would wait out hundreds of round trips.
+@LoopActor
 final class ItemLoads {
-    private var pending = 0
     /// Loaded items, each a reference of ours, dropped with this.
     private(set) var items: [String: UnsafeMutablePointer<SecretItem>] = [:]
+    private var pending = 0
     /// The first failure other than an item gone.
     private var failure: GLibError?
+    private var allAnswered: CheckedContinuation<Void, Never>?
 
     /// One load's context for its callback.
     private final class Load {
@@ -29,23 +29,25 @@ final class ItemLoads {
     init(
         _ paths: [String], of service: UnsafeMutablePointer<SecretService>,
         cancellable: UnsafeMutablePointer<GCancellable>
-    ) throws(GLibError) {
-        let context = g_main_context_get_thread_default()
-        for path in paths {
-            pending += 1
-            secret_item_new_for_dbus_path(
-                service, path, SECRET_ITEM_NONE, cancellable,
-                { _, result, data in
-                    let load = Unmanaged<Load>.fromOpaque(data!).takeRetainedValue()
-                    load.loads.finished(load.path, result)
-                },
-                Unmanaged.passRetained(Load(path, self)).toOpaque())
+    ) async throws(GLibError) {
+        guard !paths.isEmpty else { return }
+        await withCheckedContinuation { continuation in
+            allAnswered = continuation
+            for path in paths {
+                pending += 1
+                secret_item_new_for_dbus_path(
+                    service, path, SECRET_ITEM_NONE, cancellable,
+                    { _, result, data in
+                        let load = Unmanaged<Load>.fromOpaque(data!).takeRetainedValue()
+                        LoopActor.assumeIsolated { load.loads.finished(load.path, result) }
+                    },
+                    Unmanaged.passRetained(Load(path, self)).toOpaque())
+            }
         }
-        while pending > 0 { g_main_context_iteration(context, 1) }
         if let failure { throw failure }
     }
 
-    deinit {
+    isolated deinit {
         items.values.forEach { g_object_unref($0) }
     }
 
@@ -58,5 +60,6 @@ final class ItemLoads {
         } catch {
             if !error.isVanishedItem && failure == nil { failure = error }
         }
+        if pending == 0 { allAnswered.take()?.resume() }
     }
 }

@@ -1,4 +1,5 @@
 import PushCore
+import MainLoop
 
 /// The gitbay accounts in the desktop keyring: Secret Service items of schema
 /// `org.gitbay.Account` with attributes `instance` (the normalised URL) and `user`, the API
@@ -9,8 +10,8 @@ import PushCore
 /// not by exact attributes, so an item written with another spelling of the instance (a
 /// trailing slash, `:443`, upper case) is found, replaced and deleted like one of ours.
 ///
-/// The Secret Service is spoken through libsecret, on a thread of the keyring's own
-/// (`KeyringThread`). A call waits for the user's answer to a prompt (an unlock, KeePassXC's
+/// The Secret Service is spoken through libsecret's asynchronous calls on the main loop
+/// (`KeyringSession`). A call waits for the user's answer to a prompt (an unlock, KeePassXC's
 /// access dialog) as long as the caller lets it: `answerWithin`, or until its task is cancelled.
 public final class Keyring: Sendable {
     private let limit: Duration?
@@ -34,15 +35,15 @@ public final class Keyring: Sendable {
     /// account.
     public func store(_ token: APIToken, for account: Account) async throws(KeyringError) {
         try await withService { service throws(KeyringError) in
-            try service.store(
+            try await service.store(
                 token.secret, label: "gitbay token for \(account.displayName)",
                 attributes: [KeyringAttribute.instance: account.instance.url, KeyringAttribute.user: account.username],
                 schema: .account)
             // The store replaced an item spelled exactly like ours; one for the same account
             // under another spelling of the instance would live on beside it.
-            for item in try service.items(of: .account)
+            for item in try await service.items(of: .account)
             where item.names(account) && item.attributes[KeyringAttribute.instance] != account.instance.url {
-                _ = try service.delete(item.path)
+                _ = try await service.delete(item.path)
             }
         }
     }
@@ -54,24 +55,24 @@ public final class Keyring: Sendable {
 
     /// Every account in the keyring, and the items of the schema that are not usable accounts.
     public func list() async throws(KeyringError) -> KeyringListing {
-        try await withService { service throws(KeyringError) in KeyringListing(reading: try service.items(of: .account)) }
+        try await withService { service throws(KeyringError) in KeyringListing(reading: try await service.items(of: .account)) }
     }
 
     /// Deletes every item that names `account`; true when there was one.
     public func delete(_ account: Account) async throws(KeyringError) -> Bool {
         try await withService { service throws(KeyringError) in
             var deleted = false
-            for item in try service.items(of: .account) where item.names(account) {
-                if try service.delete(item.path) { deleted = true }
+            for item in try await service.items(of: .account) where item.names(account) {
+                if try await service.delete(item.path) { deleted = true }
             }
             return deleted
         }
     }
 
-    /// Runs `body` on the keyring thread, cancelling its libsecret calls when the caller's
-    /// time runs out or its task is cancelled.
+    /// Runs `body` in the keyring's turn, cancelling its libsecret calls when the caller's time
+    /// runs out or its task is cancelled.
     func withService<Value: Sendable>(
-        _ body: @escaping @Sendable (SecretServiceCalls) throws(KeyringError) -> Value
+        _ body: @escaping @Sendable @LoopActor (SecretServiceCalls) async throws(KeyringError) -> Value
     ) async throws(KeyringError) -> Value {
         let cancellation = Cancellation()
         let waits = WaitTracker(waitReport, clock: clock)
@@ -87,7 +88,7 @@ public final class Keyring: Sendable {
         }
         let result = await withTaskCancellationHandler { () async -> Result<Value, KeyringError> in
             do throws(KeyringError) {
-                return .success(try await KeyringThread.shared.run(cancellation: cancellation, waits: waits, body))
+                return .success(try await KeyringSession.shared.run(cancellation: cancellation, waits: waits, body))
             } catch {
                 return .failure(error)
             }

@@ -1,4 +1,4 @@
-import CSecret
+internal import CSecret
 
 /// Why the keyring could not be used. Never carries a token: libsecret's messages name
 /// services, objects and attributes, not secrets.

@@ -43,8 +43,7 @@ public struct KeyringWaitReport: Sendable {
     }
 }
 
-/// One keyring call's waits: the keyring thread says when a step that may wait begins and
-/// ends; a timer on `clock` reports the step if it is still going after the report's delay.
+/// One keyring call's waits: the keyring says when a step that may wait begins and ends; a timer on `clock` reports the step if it is still going after the report's delay.
 final class WaitTracker: Sendable {
     private struct State {
         var step: UInt64 = 0
@@ -63,10 +62,12 @@ final class WaitTracker: Sendable {
     }
 
     /// Runs `body`, a step that may wait for the user in the way `wait` says.
-    func during<Value, Failure: Error>(_ wait: KeyringWait, _ body: () throws(Failure) -> Value) throws(Failure) -> Value {
+    nonisolated(nonsending) func during<Value, Failure: Error>(
+        _ wait: KeyringWait, _ body: () async throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
         begin(wait)
         defer { end() }
-        return try body()
+        return try await body()
     }
 
     private func begin(_ wait: KeyringWait) {

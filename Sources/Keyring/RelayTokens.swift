@@ -10,11 +10,11 @@ import PushCore
 extension Keyring {
     public func storeRelayToken(_ token: APIToken, for relay: GitbayInstance) async throws(KeyringError) {
         try await withService { service throws(KeyringError) in
-            try service.store(
+            try await service.store(
                 token.secret, label: "gbnotify relay token for \(relay.displayName)",
                 attributes: [RelayAttribute.url: relay.url], schema: .relay)
-            for item in try service.items(of: .relay) where item.names(relay) && item.attributes[RelayAttribute.url] != relay.url {
-                _ = try service.delete(item.path)
+            for item in try await service.items(of: .relay) where item.names(relay) && item.attributes[RelayAttribute.url] != relay.url {
+                _ = try await service.delete(item.path)
             }
         }
     }
@@ -23,7 +23,7 @@ extension Keyring {
     /// item wins when there are several.
     public func relayToken(for relay: GitbayInstance) async throws(KeyringError) -> APIToken? {
         try await withService { service throws(KeyringError) in
-            try service.items(of: .relay)
+            try await service.items(of: .relay)
                 .filter { $0.names(relay) }
                 .sorted { $0.modified > $1.modified }
                 .lazy.compactMap { try? APIToken($0.secret) }.first
@@ -34,8 +34,8 @@ extension Keyring {
     public func deleteRelayToken(for relay: GitbayInstance) async throws(KeyringError) -> Bool {
         try await withService { service throws(KeyringError) in
             var deleted = false
-            for item in try service.items(of: .relay) where item.names(relay) {
-                if try service.delete(item.path) { deleted = true }
+            for item in try await service.items(of: .relay) where item.names(relay) {
+                if try await service.delete(item.path) { deleted = true }
             }
             return deleted
         }

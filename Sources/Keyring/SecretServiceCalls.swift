@@ -1,4 +1,5 @@
-import CSecret
+internal import CSecret
+import MainLoop
 
 /// One item of a schema as the keyring holds it, nothing validated yet.
 struct KeyringItem: Sendable {
@@ -23,9 +24,10 @@ struct ItemSchema: Sendable {
     static let relay = ItemSchema(name: "org.gitbay.Relay", attributes: [RelayAttribute.url])
 }
 
-/// The blocking libsecret calls the keyring makes, on the keyring thread, against one open
+/// The libsecret calls the keyring makes, asynchronous, on the main loop, against one open
 /// `SecretService` and under one call's cancellation. Each step that may wait for the user is
 /// announced to `waits` with what it waits for.
+@LoopActor
 struct SecretServiceCalls {
     let service: UnsafeMutablePointer<SecretService>
     let cancellation: Cancellation
@@ -44,12 +46,12 @@ struct SecretServiceCalls {
     /// item for up to a second after its object left the bus, so searching again is no cure).
     /// A service that fails the whole of `GetSecrets` over one gone item is searched again
     /// instead, a few times at most.
-    func items(of schema: ItemSchema) throws(KeyringError) -> [KeyringItem] {
+    func items(of schema: ItemSchema) async throws(KeyringError) -> [KeyringItem] {
         var searches = 1
         while true {
             let reading: Reading
             do throws(GLibError) {
-                reading = try readOnce(schema)
+                reading = try await readOnce(schema)
             } catch {
                 guard error.isVanishedItem && searches < Self.searchAttempts else { throw keyringError(error) }
                 searches += 1
@@ -69,15 +71,15 @@ struct SecretServiceCalls {
     }
 
     /// One search and what follows it; throws what libsecret failed with.
-    private func readOnce(_ schema: ItemSchema) throws(GLibError) -> Reading {
-        let lockedBefore = try lockedCollections()
+    private func readOnce(_ schema: ItemSchema) async throws(GLibError) -> Reading {
+        let lockedBefore = try await lockedCollections()
         // KeePassXC, with every database locked, shows its unlock dialog inside the search.
-        var (unlocked, locked) = try search(schema, waitingFor: lockedBefore.isEmpty ? .answer : .unlock)
+        var (unlocked, locked) = try await search(schema, waitingFor: lockedBefore.isEmpty ? .answer : .unlock)
         if unlocked.isEmpty && locked.isEmpty {
             // KeePassXC answers a search with nothing when its unlock dialog is closed, and never
             // lists the items of a locked database: with a collection still locked, finding
             // nothing says nothing about the accounts.
-            if !lockedBefore.isEmpty, try !lockedCollections().isEmpty { return .unreadable(.locked) }
+            if !lockedBefore.isEmpty, try await !lockedCollections().isEmpty { return .unreadable(.locked) }
             return .items([])
         }
         if !locked.isEmpty {
@@ -85,59 +87,62 @@ struct SecretServiceCalls {
             // A prompt to unlock, or KeePassXC's access dialog; dismissed or refused is no error
             // here. Whether they were unlocked is the service's word in a second search: services
             // differ in what the unlock's answer lists (items, collections).
-            _ = try waits.during(inLockedCollection ? .unlock : .access) { () throws(GLibError) in
-                try Self.withPaths(locked) { paths throws(GLibError) in
-                    try GLibBridge.call { error in
-                        secret_service_unlock_dbus_paths_sync(service, paths, cancellation.cancellable, nil, error)
-                    }
+            try await waits.during(inLockedCollection ? .unlock : .access) { () async throws(GLibError) in
+                let paths = PathArray(locked)
+                _ = try await GLibBridge.await { callback, data in
+                    secret_service_unlock_dbus_paths(service, paths.pointer, cancellation.cancellable, callback, data)
+                } finish: { result, error in
+                    secret_service_unlock_dbus_paths_finish(service, result, nil, error)
                 }
             }
-            (unlocked, locked) = try search(schema, waitingFor: .answer)
+            (unlocked, locked) = try await search(schema, waitingFor: .answer)
             if !locked.isEmpty {
                 // Dismissed or refused, told apart by the collections as they are now.
-                let lockedNow = try lockedCollections()
+                let lockedNow = try await lockedCollections()
                 let stillLocked = locked.contains { lockedNow.contains(Self.collection(ofItem: $0)) }
                 return .unreadable(stillLocked ? .locked : .accessRefused)
             }
         }
-        return .items(try read(unlocked))
+        return .items(try await read(unlocked))
     }
 
     /// The object paths of the unlocked and the locked items of `schema`.
-    private func search(_ schema: ItemSchema, waitingFor wait: KeyringWait) throws(GLibError) -> (unlocked: [String], locked: [String]) {
-        try waits.during(wait) { () throws(GLibError) in
-            try GLibBridge.withAttributeTable([ItemSchema.attribute: schema.name]) { table throws(GLibError) in
-                var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-                var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-                defer {
-                    g_strfreev(unlocked)
-                    g_strfreev(locked)
-                }
-                _ = try GLibBridge.call { error in
-                    // No schema: the attributes are matched as they are, and items written by
-                    // another tool may carry attributes our schema does not declare.
-                    secret_service_search_for_dbus_paths_sync(
-                        service, nil, table, cancellation.cancellable, &unlocked, &locked, error)
-                }
-                return (GLibBridge.strings(unlocked), GLibBridge.strings(locked))
+    private func search(_ schema: ItemSchema, waitingFor wait: KeyringWait) async throws(GLibError) -> (unlocked: [String], locked: [String]) {
+        try await waits.during(wait) { () async throws(GLibError) in
+            let table = AttributeTable([ItemSchema.attribute: schema.name])
+            var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+            var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+            defer {
+                g_strfreev(unlocked)
+                g_strfreev(locked)
             }
+            _ = try await GLibBridge.await { callback, data in
+                // No schema: the attributes are matched as they are, and items written by
+                // another tool may carry attributes our schema does not declare.
+                secret_service_search_for_dbus_paths(service, nil, table.pointer, cancellation.cancellable, callback, data)
+            } finish: { result, error in
+                secret_service_search_for_dbus_paths_finish(service, result, &unlocked, &locked, error)
+            }
+            return (GLibBridge.strings(unlocked), GLibBridge.strings(locked))
         }
     }
 
     /// The items' secrets, labels, attributes and modification times. An item the service gives
     /// no secret or no properties for went away after the search: it is left out.
-    private func read(_ paths: [String]) throws(GLibError) -> [KeyringItem] {
+    private func read(_ paths: [String]) async throws(GLibError) -> [KeyringItem] {
         guard !paths.isEmpty else { return [] }
-        let secrets = try waits.during(.answer) { () throws(GLibError) in
-            try Self.withPaths(paths) { paths throws(GLibError) in
-                try GLibBridge.call { error in
-                    secret_service_get_secrets_for_dbus_paths_sync(service, paths, cancellation.cancellable, error)
-                }
+        let secrets = try await waits.during(.answer) { () async throws(GLibError) in
+            let array = PathArray(paths)
+            return try await GLibBridge.await { callback, data in
+                secret_service_get_secrets_for_dbus_paths(service, array.pointer, cancellation.cancellable, callback, data)
+            } finish: { result, error in
+                secret_service_get_secrets_for_dbus_paths_finish(service, result, error)
             }
         }
         defer { if let secrets { g_hash_table_unref(secrets) } }
         guard let secrets else { return [] }
-        let loads = try ItemLoads(paths.filter { g_hash_table_lookup(secrets, $0) != nil }, of: service, cancellable: cancellation.cancellable)
+        let loads = try await ItemLoads(
+            paths.filter { g_hash_table_lookup(secrets, $0) != nil }, of: service, cancellable: cancellation.cancellable)
         return paths.compactMap { path -> KeyringItem? in
             guard let value = g_hash_table_lookup(secrets, path), let item = loads.items[path] else { return nil }
             var length = 0
@@ -152,7 +157,7 @@ struct SecretServiceCalls {
 
     /// The object paths of the collections that are locked now, each asked afresh: a proxy
     /// made earlier may not have heard of an unlock yet.
-    private func lockedCollections() throws(GLibError) -> Set<String> {
+    private func lockedCollections() async throws(GLibError) -> Set<String> {
         guard let paths = g_dbus_proxy_get_cached_property(csecret_service_proxy(service), "Collections") else { return [] }
         defer { g_variant_unref(paths) }
         var count = 0
@@ -163,8 +168,10 @@ struct SecretServiceCalls {
             guard let path = array[index] else { continue }
             let collection: UnsafeMutablePointer<SecretCollection>?
             do throws(GLibError) {
-                collection = try GLibBridge.call { error in
-                    secret_collection_new_for_dbus_path_sync(service, path, SECRET_COLLECTION_NONE, cancellation.cancellable, error)
+                collection = try await GLibBridge.await { callback, data in
+                    secret_collection_new_for_dbus_path(service, path, SECRET_COLLECTION_NONE, cancellation.cancellable, callback, data)
+                } finish: { result, error in
+                    secret_collection_new_for_dbus_path_finish(result, error)
                 }
             } catch {
                 // Deleted since the service listed it: not locked, just gone.
@@ -183,20 +190,20 @@ struct SecretServiceCalls {
     /// Creates the item in the default collection (made, as `secret-tool` would, if there is
     /// none), or replaces the secret and label of the item there with exactly these
     /// attributes. libsecret adds `xdg:schema`.
-    func store(_ secret: String, label: String, attributes: [String: String], schema definition: ItemSchema) throws(KeyringError) {
+    func store(_ secret: String, label: String, attributes: [String: String], schema definition: ItemSchema) async throws(KeyringError) {
         let stored: gboolean
         do throws(GLibError) {
-            let wait: KeyringWait = try lockedCollections().isEmpty ? .answer : .unlock
-            stored = try waits.during(wait) { () throws(GLibError) in
-                try Self.withSchema(definition) { schema throws(GLibError) in
-                    try GLibBridge.withAttributeTable(attributes) { table throws(GLibError) in
-                        let value = secret_value_new(secret, -1, "text/plain")
-                        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-                        return try GLibBridge.call { error in
-                            // No collection: the default one, where secret-tool stores too.
-                            secret_service_store_sync(service, schema, table, nil, label, value, cancellation.cancellable, error)
-                        }
-                    }
+            let wait: KeyringWait = try await lockedCollections().isEmpty ? .answer : .unlock
+            stored = try await waits.during(wait) { () async throws(GLibError) in
+                let schema = Schema(definition)
+                let table = AttributeTable(attributes)
+                let value = secret_value_new(secret, -1, "text/plain")
+                defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+                return try await GLibBridge.await { callback, data in
+                    // No collection: the default one, where secret-tool stores too.
+                    secret_service_store(service, schema.pointer, table.pointer, nil, label, value, cancellation.cancellable, callback, data)
+                } finish: { result, error in
+                    secret_service_store_finish(service, result, error)
                 }
             }
         } catch {
@@ -207,18 +214,24 @@ struct SecretServiceCalls {
     }
 
     /// Deletes the item at `path`; false when it was already gone.
-    func delete(_ path: String) throws(KeyringError) -> Bool {
+    func delete(_ path: String) async throws(KeyringError) -> Bool {
         let deleted: gboolean
         do throws(GLibError) {
             guard
-                let item = try GLibBridge.call({ error in
-                    secret_item_new_for_dbus_path_sync(service, path, SECRET_ITEM_NONE, cancellation.cancellable, error)
+                let item = try await GLibBridge.await({ callback, data in
+                    secret_item_new_for_dbus_path(service, path, SECRET_ITEM_NONE, cancellation.cancellable, callback, data)
+                }, finish: { result, error in
+                    secret_item_new_for_dbus_path_finish(result, error)
                 })
             else { return false }
             defer { g_object_unref(item) }
             // KeePassXC may ask the user to confirm.
-            deleted = try waits.during(.confirmation) { () throws(GLibError) in
-                try GLibBridge.call { error in secret_item_delete_sync(item, cancellation.cancellable, error) }
+            deleted = try await waits.during(.confirmation) { () async throws(GLibError) in
+                try await GLibBridge.await { callback, data in
+                    secret_item_delete(item, cancellation.cancellable, callback, data)
+                } finish: { result, error in
+                    secret_item_delete_finish(item, result, error)
+                }
             }
         } catch {
             if error.isVanishedItem { return false }
@@ -240,31 +253,62 @@ struct SecretServiceCalls {
     private static func collection(ofItem path: String) -> String {
         String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
     }
+}
 
-    /// Runs `body` with `paths` as a NULL-terminated C array of C strings.
-    private static func withPaths<Result, Failure: Error>(
-        _ paths: [String], _ body: (UnsafeMutablePointer<UnsafePointer<gchar>?>) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        let copies = paths.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        var array = copies.map { UnsafePointer($0) } + [nil]
-        return try array.withUnsafeMutableBufferPointer { buffer throws(Failure) in try body(buffer.baseAddress!) }
+/// Object paths as the NULL-terminated array of C strings libsecret takes, for as long as the
+/// call that reads them lasts.
+private final class PathArray {
+    private let copies: [UnsafeMutablePointer<CChar>?]
+    private var array: [UnsafePointer<gchar>?]
+
+    init(_ paths: [String]) {
+        copies = paths.map { strdup($0) }
+        array = copies.map { UnsafePointer($0) } + [nil]
     }
 
-    /// Runs `body` with a new schema, released after it. `secret_schema_newv` copies the names
-    /// out of the table, so the table is freed as soon as the schema exists.
-    private static func withSchema<Result, Failure: Error>(
-        _ definition: ItemSchema, _ body: (UnsafeMutablePointer<SecretSchema>) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
+    deinit {
+        copies.forEach { free($0) }
+    }
+
+    var pointer: UnsafeMutablePointer<UnsafePointer<gchar>?> {
+        array.withUnsafeMutableBufferPointer { $0.baseAddress! }
+    }
+}
+
+/// A `GHashTable` of string copies of attributes, for as long as the call that reads it lasts:
+/// the table owns its copies (`g_free` on keys and values), so one unref frees everything.
+private final class AttributeTable {
+    let pointer: OpaquePointer
+
+    init(_ attributes: [String: String]) {
+        pointer = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)!
+        for (name, value) in attributes {
+            g_hash_table_insert(pointer, g_strdup(name), g_strdup(value))
+        }
+    }
+
+    deinit {
+        g_hash_table_unref(pointer)
+    }
+}
+
+/// A `SecretSchema` for an item schema, released with this. `secret_schema_newv` copies the names
+/// out of the table, so the table is freed as soon as the schema exists.
+private final class Schema {
+    let pointer: UnsafeMutablePointer<SecretSchema>
+
+    init(_ definition: ItemSchema) {
         let types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil)!
         // A value is the attribute's type; STRING is 0, so the "pointer" is NULL.
         let string = UnsafeMutableRawPointer(bitPattern: Int(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue))
         for name in definition.attributes {
             g_hash_table_insert(types, g_strdup(name), string)
         }
-        let schema = secret_schema_newv(definition.name, SECRET_SCHEMA_NONE, types)!
+        pointer = secret_schema_newv(definition.name, SECRET_SCHEMA_NONE, types)!
         g_hash_table_unref(types)
-        defer { secret_schema_unref(schema) }
-        return try body(schema)
+    }
+
+    deinit {
+        secret_schema_unref(pointer)
     }
 }

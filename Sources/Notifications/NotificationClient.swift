@@ -1,22 +1,40 @@
-internal import CNotify
+import DBus
+import Glibc
+import Synchronization
 
-/// The desktop's notification server, through libnotify: notifications shown, replaced in
-/// place, closed, and what the server says about them (actions, closings), as Swift values.
+/// The desktop's notification server (`org.freedesktop.Notifications`, the freedesktop
+/// specification's interface), called over a D-Bus connection the caller holds: notifications
+/// shown, replaced in place, closed, and what the server says about them, as Swift values.
 ///
-/// Every libnotify call runs on one thread of the client's own (`GLibLoop`), where its
-/// callbacks arrive too. A `NotifyNotification` is kept per notification on screen, by the
-/// server's id: showing again with that id updates it in place; an id this process never showed
-/// (one an earlier gbnotifyd left on screen) gets a new object with that id, so showing it
-/// replaces the old notification. libnotify's state is global: every client of a process shares
-/// its loop thread and app name (a daemon has one client; tests make one per test).
+/// Every call is asynchronous and has a deadline of its own (`callTimeout`): a server that never
+/// answers one (Cinnamon 5.6 throws on some replacements and never replies) costs that call its
+/// deadline and delays nothing else. libnotify, the usual client, cannot offer that: its calls
+/// are synchronous, with D-Bus's fixed 25 s timeout and no way to cancel, which on a process
+/// with one loop would stop everything else for as long.
+///
+/// Signals count only from the connection that owns `org.freedesktop.Notifications` now: any
+/// peer may send a signal with these names, and one from elsewhere could click our
+/// notifications for the user.
 public final class NotificationClient: Sendable {
     public enum Event: Sendable, Equatable {
-        /// An action was invoked: `default` is a click on the body. The activation token is the
-        /// one the server sent with it, if any (for the program the click starts).
-        case action(id: UInt32, key: String, activationToken: String?)
+        /// An action was invoked: `default` is a click on the body.
+        case action(id: UInt32, key: String)
+        /// The activation token for the program an action starts; comes just before the action.
+        case activationToken(id: UInt32, token: String)
         /// The notification is gone; reason 1 expired, 2 dismissed, 3 closed by a call, 4
-        /// undefined (the freedesktop specification's numbers).
+        /// undefined (the specification's numbers).
         case closed(id: UInt32, reason: UInt32)
+        /// Another connection owns the server's name now (nil: none); the first event is the
+        /// owner at the start.
+        case serverChanged(owner: String?)
+
+        /// The notification it is about; nil for a change of server.
+        public var notificationID: UInt32? {
+            switch self {
+            case .action(let id, _), .activationToken(let id, _), .closed(let id, _): id
+            case .serverChanged: nil
+            }
+        }
     }
 
     /// What the server calls itself (`GetServerInformation`).
@@ -26,95 +44,125 @@ public final class NotificationClient: Sendable {
         public let version: String
     }
 
-    public let events: AsyncStream<Event>
-    private let loop: GLibLoop
-    private let state: LoopState
+    public static let busName = "org.freedesktop.Notifications"
+    public static let path = "/org/freedesktop/Notifications"
+    public static let interface = "org.freedesktop.Notifications"
+    /// How long any one call may go unanswered.
+    public static let callTimeout = Duration.seconds(4)
 
-    /// Starts the loop's thread and initialises libnotify with `appName`, the `app_name` of
-    /// every notification.
-    public init(appName: String) throws(NotificationError) {
-        guard let loop = GLibLoop.shared else {
-            throw NotificationError(name: nil, message: "cannot start a thread for the notification client")
-        }
-        guard notify_init(appName) != 0 else {
-            throw NotificationError(name: nil, message: "libnotify would not initialise")
-        }
-        // GLib's shared session-bus connection (libnotify's, and libsecret's) raises SIGTERM
-        // when the bus goes away; the daemon watches the bus itself and decides what that means.
-        // The reference is kept for the life of the process: were the connection let go, the
-        // next one would be made with the default again.
-        var error: UnsafeMutablePointer<GError>?
-        guard let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
-            throw NotificationError(taking: error)
-        }
-        g_dbus_connection_set_exit_on_close(bus, 0)
-        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+    public let events: AsyncStream<Event>
+    private let connection: DBusConnection
+    private let appName: String
+    private let follower: Task<Void, Never>
+
+    /// Follows the server's owner and its signals on `connection`; `appName` is the `app_name`
+    /// of every notification. Throws when the bus refuses the subscriptions.
+    public init(on connection: DBusConnection, appName: String) async throws {
+        let owners = try await connection.watchNameOwner(Self.busName)
+        let signals = try await connection.signals(matching: DBusMatchRule(path: Self.path, interface: Self.interface))
+        let (events, feed) = AsyncStream.makeStream(of: Event.self)
+        let owner = CurrentOwner()
         self.events = events
-        self.loop = loop
-        state = LoopState(events: continuation)
+        self.connection = connection
+        self.appName = appName
+        follower = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await next in owners {
+                        owner.name.withLock { $0 = next }
+                        feed.yield(.serverChanged(owner: next))
+                    }
+                }
+                group.addTask {
+                    for await signal in signals where signal.sender == owner.name.withLock({ $0 }) {
+                        if let event = Self.event(signal) { feed.yield(event) }
+                    }
+                }
+                await group.waitForAll()
+                feed.finish()
+            }
+        }
+    }
+
+    deinit {
+        follower.cancel()
+    }
+
+    /// A signal of the server's interface as an event; nil for one of the wrong shape.
+    public static func event(_ signal: DBusSignal) -> Event? {
+        let arguments = signal.arguments
+        guard arguments.count == 2, let id = arguments[0].uint32Value else { return nil }
+        switch signal.member {
+        case "ActionInvoked": return arguments[1].stringValue.map { .action(id: id, key: $0) }
+        case "ActivationToken": return arguments[1].stringValue.map { .activationToken(id: id, token: $0) }
+        case "NotificationClosed": return arguments[1].uint32Value.map { .closed(id: id, reason: $0) }
+        default: return nil
+        }
     }
 
     /// The capability names the server advertises; nil when no server answers.
     public func serverCapabilities() async -> [String]? {
-        await loop.run {
-            guard let list = notify_get_server_caps() else { return nil }
-            defer { g_list_free_full(list, g_free) }
-            var names: [String] = []
-            var node: UnsafeMutablePointer<GList>? = list
-            while let current = node {
-                if let name = current.pointee.data { names.append(String(cString: name.assumingMemoryBound(to: CChar.self))) }
-                node = current.pointee.next
-            }
-            return names
-        }
+        try? await call("GetCapabilities").first?.stringArrayValue
     }
 
     /// The server's name, vendor and version; nil when no server answers.
     public func serverInformation() async -> ServerInformation? {
-        await loop.run {
-            var name: UnsafeMutablePointer<CChar>?
-            var vendor: UnsafeMutablePointer<CChar>?
-            var version: UnsafeMutablePointer<CChar>?
-            var specVersion: UnsafeMutablePointer<CChar>?
-            guard notify_get_server_info(&name, &vendor, &version, &specVersion) != 0 else { return nil }
-            defer {
-                g_free(name)
-                g_free(vendor)
-                g_free(version)
-                g_free(specVersion)
-            }
-            return ServerInformation(
-                name: name.map { String(cString: $0) } ?? "", vendor: vendor.map { String(cString: $0) } ?? "",
-                version: version.map { String(cString: $0) } ?? "")
-        }
+        guard let reply = try? await call("GetServerInformation"), reply.count == 4,
+              let name = reply[0].stringValue, let vendor = reply[1].stringValue, let version = reply[2].stringValue
+        else { return nil }
+        return ServerInformation(name: name, vendor: vendor, version: version)
     }
 
     /// Shows `notification`, in place of the notification `replacing` when given (one of ours,
     /// or one an earlier process showed); returns the server's id for it, which a server that
-    /// no longer had `replacing` may have chosen anew.
+    /// no longer had `replacing` may have chosen anew. A server the bus can start by D-Bus
+    /// activation is started.
     public func show(_ notification: Notification, replacing: UInt32? = nil) async throws(NotificationError) -> UInt32 {
-        let state = state
-        let result = await loop.run { () -> Result<UInt32, NotificationError> in
-            state.show(notification, replacing: replacing)
+        var hints: [String: DBusValue] = [
+            "urgency": .byte(notification.urgency.rawValue),
+            // As libnotify sends it: some servers group or attribute by it.
+            "sender-pid": .int64(Int64(getpid())),
+        ]
+        if let entry = notification.desktopEntry { hints["desktop-entry"] = .string(entry) }
+        if let category = notification.category { hints["category"] = .string(category) }
+        let reply = try await call(
+            "Notify",
+            [
+                .string(appName), .uint32(replacing ?? 0), .string(notification.icon), .string(notification.summary),
+                .string(notification.body), .stringArray(notification.actions.flatMap { [$0.key, $0.label] }),
+                .vardict(hints), .int32(-1),
+            ])
+        guard let id = reply.first?.uint32Value, id != 0 else {
+            throw NotificationError(name: nil, message: "the notification server answered Notify without an id")
         }
-        return try result.get()
+        return id
     }
 
-    /// Withdraws a notification; one the server already closed is no error to it.
+    /// Withdraws a notification; one the server already closed is no error to it. Never starts
+    /// a server by D-Bus activation: one that is not running shows nothing to withdraw.
     public func close(_ id: UInt32) async throws(NotificationError) {
-        let state = state
-        try await loop.run { state.close(id) }.get()
+        _ = try await call("CloseNotification", [.uint32(id)], startingService: false)
     }
 
-    /// Forgets every notification without a call: the server that showed them is gone, and its
-    /// ids would mean other notifications to the next one.
-    public func forgetAll() async {
-        let state = state
-        await loop.run { state.forgetAll() }
+    private func call(_ member: String, _ arguments: [DBusValue] = [], startingService: Bool = true) async throws(NotificationError) -> [DBusValue] {
+        do {
+            return try await connection.call(
+                destination: Self.busName, path: Self.path, interface: Self.interface, member: member, arguments: arguments,
+                timeout: Self.callTimeout, startingService: startingService)
+        } catch let error as DBusError {
+            throw NotificationError(name: error.name, message: error.message)
+        } catch {
+            throw NotificationError(name: nil, message: "\(error)")
+        }
     }
 }
 
-/// One notification as libnotify sends it.
+/// The unique name signals count from, shared by the tasks that follow them.
+private final class CurrentOwner: Sendable {
+    let name = Mutex<String?>(nil)
+}
+
+/// One notification as it is sent.
 public struct Notification: Sendable, Equatable {
     public struct Action: Sendable, Equatable {
         public let key: String
@@ -126,8 +174,9 @@ public struct Notification: Sendable, Equatable {
         }
     }
 
-    public enum Urgency: Sendable {
-        case low, normal, critical
+    /// The specification's urgency levels, as the `urgency` hint's byte.
+    public enum Urgency: UInt8, Sendable {
+        case low = 0, normal = 1, critical = 2
     }
 
     public var summary: String
@@ -155,15 +204,15 @@ public struct Notification: Sendable, Equatable {
     }
 }
 
-/// A libnotify call that failed: the D-Bus error's name when the server (or the bus) sent one,
-/// and its message.
+/// A call to the notification server that failed: the D-Bus error's name when the server (or
+/// the bus) sent one, and its message.
 public struct NotificationError: Error, Sendable, Equatable, CustomStringConvertible {
     public let name: String?
     public let message: String
 
     public var description: String { name.map { "\($0): \(message)" } ?? message }
 
-    /// No notification server on the bus (and none that D-Bus could start).
+    /// No notification server on the bus, and none that D-Bus could start.
     public var meansNoServer: Bool {
         guard let name else { return false }
         return [
@@ -178,135 +227,13 @@ public struct NotificationError: Error, Sendable, Equatable, CustomStringConvert
         name == "org.freedesktop.Notifications.Error.ExcessNotificationGeneration"
     }
 
-    /// Takes and frees `error`.
-    init(taking error: UnsafeMutablePointer<GError>?) {
-        guard let error else {
-            self.init(name: nil, message: "the notification server refused without saying why")
-            return
-        }
-        defer { g_error_free(error) }
-        let remote = g_dbus_error_get_remote_error(error)
-        defer { g_free(remote) }
-        if remote != nil { g_dbus_error_strip_remote_error(error) }
-        self.init(name: remote.map { String(cString: $0) }, message: error.pointee.message.map { String(cString: $0) } ?? "")
+    /// The server did not answer within `NotificationClient.callTimeout`.
+    public var meansNoAnswer: Bool {
+        name == "org.freedesktop.DBus.Error.NoReply"
     }
 
-    init(name: String?, message: String) {
+    public init(name: String?, message: String) {
         self.name = name
         self.message = message
-    }
-}
-
-/// Everything that lives on the loop's thread: the notifications on screen, and where events
-/// go. Touched only there, by the jobs and callbacks the loop runs one at a time.
-private final class LoopState: @unchecked Sendable {
-    private let events: AsyncStream<NotificationClient.Event>.Continuation
-    /// Our `NotifyNotification`s by the server's id, each holding one reference.
-    private var live: [UInt32: UnsafeMutablePointer<NotifyNotification>] = [:]
-
-    init(events: AsyncStream<NotificationClient.Event>.Continuation) {
-        self.events = events
-    }
-
-    func show(_ notification: Notification, replacing: UInt32?) -> Result<UInt32, NotificationError> {
-        let object: UnsafeMutablePointer<NotifyNotification>
-        let isNew: Bool
-        if let replacing, let existing = live[replacing] {
-            object = existing
-            isNew = false
-            notify_notification_update(object, notification.summary, notification.body, notification.icon)
-            notify_notification_clear_actions(object)
-            notify_notification_clear_hints(object)
-        } else {
-            guard let created = notify_notification_new(notification.summary, notification.body, notification.icon) else {
-                return .failure(NotificationError(name: nil, message: "libnotify could not make a notification"))
-            }
-            object = created
-            isNew = true
-            // An id of an earlier process: showing this one replaces that notification.
-            if let replacing { gbn_notification_set_id(object, Int32(bitPattern: replacing)) }
-            _ = gbn_notification_connect_closed(object, { object, context in
-                guard let object, let context else { return }
-                Unmanaged<LoopState>.fromOpaque(context).takeUnretainedValue().closed(object)
-            }, Unmanaged.passRetained(self).toOpaque(), { context, _ in
-                guard let context else { return }
-                Unmanaged<LoopState>.fromOpaque(context).release()
-            })
-        }
-        if let entry = notification.desktopEntry { notify_notification_set_hint_string(object, "desktop-entry", entry) }
-        if let category = notification.category { notify_notification_set_category(object, category) }
-        notify_notification_set_urgency(object, notification.urgency.libnotify)
-        for action in notification.actions {
-            notify_notification_add_action(object, action.key, action.label, { object, key, context in
-                guard let object, let key, let context else { return }
-                Unmanaged<LoopState>.fromOpaque(context).takeUnretainedValue().invoked(object, key: String(cString: key))
-            }, Unmanaged.passRetained(self).toOpaque(), { context in
-                guard let context else { return }
-                Unmanaged<LoopState>.fromOpaque(context).release()
-            })
-        }
-
-        var error: UnsafeMutablePointer<GError>?
-        guard notify_notification_show(object, &error) != 0 else {
-            if isNew { g_object_unref(object) }
-            return .failure(NotificationError(taking: error))
-        }
-        let id = UInt32(bitPattern: gbn_notification_get_id(object))
-        if let replacing, replacing != id { live[replacing] = nil }
-        live[id] = object
-        return .success(id)
-    }
-
-    func close(_ id: UInt32) -> Result<Void, NotificationError> {
-        let object: UnsafeMutablePointer<NotifyNotification>
-        if let existing = live.removeValue(forKey: id) {
-            object = existing
-        } else {
-            // Shown by an earlier process: an object of our own with its id closes it.
-            guard let created = notify_notification_new("", nil, nil) else {
-                return .failure(NotificationError(name: nil, message: "libnotify could not make a notification"))
-            }
-            object = created
-            gbn_notification_set_id(object, Int32(bitPattern: id))
-        }
-        // Released now rather than on the server's NotificationClosed, which some servers do
-        // not send for a closed notification.
-        defer { g_object_unref(object) }
-        var error: UnsafeMutablePointer<GError>?
-        guard notify_notification_close(object, &error) != 0 else { return .failure(NotificationError(taking: error)) }
-        return .success(())
-    }
-
-    func forgetAll() {
-        for object in live.values { g_object_unref(object) }
-        live = [:]
-    }
-
-    // MARK: - Callbacks, on the loop's thread
-
-    fileprivate func invoked(_ object: UnsafeMutablePointer<NotifyNotification>, key: String) {
-        let token = notify_notification_get_activation_token(object).map { String(cString: $0) }
-        events.yield(.action(id: UInt32(bitPattern: gbn_notification_get_id(object)), key: key, activationToken: token))
-    }
-
-    fileprivate func closed(_ object: UnsafeMutablePointer<NotifyNotification>) {
-        let id = UInt32(bitPattern: gbn_notification_get_id(object))
-        let reason = UInt32(bitPattern: notify_notification_get_closed_reason(object))
-        if live[id] == object {
-            live[id] = nil
-            // libnotify holds its own reference while it emits the signal.
-            g_object_unref(object)
-        }
-        events.yield(.closed(id: id, reason: reason))
-    }
-}
-
-extension Notification.Urgency {
-    fileprivate var libnotify: NotifyUrgency {
-        switch self {
-        case .low: NOTIFY_URGENCY_LOW
-        case .normal: NOTIFY_URGENCY_NORMAL
-        case .critical: NOTIFY_URGENCY_CRITICAL
-        }
     }
 }

@@ -53,6 +53,8 @@ public enum PayloadError: Error, Equatable, CustomStringConvertible {
     case missingField(String)
     case invalidInstance(InstanceError)
     case noSuchAccount(user: String, instance: GitbayInstance)
+    /// The daemon is stopping: it wakes nobody any more.
+    case stopping
 
     public var description: String {
         switch self {
@@ -69,6 +71,8 @@ public enum PayloadError: Error, Equatable, CustomStringConvertible {
         case .noSuchAccount(let user, let instance):
             "no account here is \(user.displaySafe.truncated(to: Account.maximumUsernameLength))"
                 + " on \(instance.url.displaySafe.truncated(to: 200))"
+        case .stopping:
+            "gbnotifyd is stopping"
         }
     }
 }

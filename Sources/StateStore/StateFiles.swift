@@ -1,11 +1,12 @@
 import PushCore
 import Synchronization
-import Threads
+import MainLoop
 
 /// The state directory, reached from async code without blocking it: its calls take an flock,
-/// write and fsync, which can take a disk's while, so they run on one worker thread of their
-/// own rather than on the few that run Swift tasks. One worker for every file, so `flush()`
-/// returns when everything handed over before it is on disk (before the system sleeps).
+/// write and fsync, which can take a disk's while (tens of milliseconds on a busy one, during
+/// which the main loop would serve nothing), so they run on one worker thread instead. One
+/// worker for every file, so `flush()` returns when everything handed over before it is on disk
+/// (before the system sleeps).
 public final class StateFiles: Sendable {
     /// The files whose newest value is all that matters: a value saved while an older one still
     /// waits to be written replaces it, so a burst costs a few writes, and the newest always
@@ -16,7 +17,7 @@ public final class StateFiles: Sendable {
     }
 
     public let directory: StateDirectory
-    private let worker = SerialWorker()
+    private let worker = SerialWorker(name: "gbnotify-state")
     private let pending = Mutex<[LatestFile: @Sendable () throws(StateError) -> Void]>([:])
 
     public init(_ directory: StateDirectory) {

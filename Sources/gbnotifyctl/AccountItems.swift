@@ -4,7 +4,7 @@ import Keyring
 import PushCore
 import Spawn
 import TerminalView
-import Threads
+import MainLoop
 
 /// What `show` and `inbox` read and do: the keyring's accounts (its public listing, read once),
 /// each account's items and inbox from its own instance with its own token, marking read
@@ -104,8 +104,9 @@ actor AccountItems: ViewSource {
         } catch {
             throw Self.browserProblem(program, "cannot start it: \(error)")
         }
-        let status = await Self.exitStatus(of: pid)
-        guard status == 0 else { throw Self.browserProblem(program, "it exited with status \(status)") }
+        // Reaped by the main loop's child watch: a browser launcher may take its time.
+        let exit = await ChildWatch.exit(of: pid)
+        guard exit == .exited(0) else { throw Self.browserProblem(program, "it \(exit)") }
         return launch.url ?? ""
     }
 
@@ -159,20 +160,6 @@ actor AccountItems: ViewSource {
         ReadProblem(
             .failed, "Cannot open the browser", "\(program): \(what)",
             fix: program == "xdg-open" ? "install xdg-utils (apt install xdg-utils) and set a default browser" : nil)
-    }
-
-    /// Waits for `pid` on a thread of its own: a browser launcher may take its time, and the
-    /// threads that run Swift tasks may not block on it.
-    private static func exitStatus(of pid: pid_t) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let started = startDetachedThread {
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                continuation.resume(returning: status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F))
-            }
-            // Launched all the same; it stays a zombie until gbnotifyctl exits.
-            if !started { continuation.resume(returning: 0) }
-        }
     }
 }
 

@@ -1,6 +1,8 @@
 import CommandKit
 import Glibc
+import MainLoop
 import PushCore
+import Terminal
 
 /// `gbnotifyctl`: accounts, status and the running daemon, from the command line.
 struct Root: Command {
@@ -19,7 +21,13 @@ struct Root: Command {
     )
 }
 
-let status = await CommandLineTool.main(
-    Array(CommandLine.arguments.dropFirst()), root: Root.self, toolName: "gbnotifyctl",
-    version: GBNotify.version, print: { print($0) }, printError: { Console.error($0) })
-exit(status)
+// The terminal view reads its signals off the main loop, which needs them blocked in every thread
+// from the start (before libsecret's GDBus thread exists); every other command keeps their
+// default actions.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let viewCommands = [ShowCommand.configuration.name, InboxCommand.configuration.name]
+LoopMain.run(blocking: viewCommands.contains(arguments.first ?? "") ? TerminalInput.signals : []) {
+    await CommandLineTool.main(
+        arguments, root: Root.self, toolName: "gbnotifyctl", version: GBNotify.version, print: { print($0) },
+        printError: { Console.error($0) })
+}

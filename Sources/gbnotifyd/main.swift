@@ -3,7 +3,7 @@ import Daemon
 import FoundationEssentials
 import Glibc
 import PushCore
-import Threads
+import MainLoop
 
 /// `gbnotifyd`: the user daemon.
 struct GBNotifyDaemon: Command {
@@ -45,9 +45,9 @@ struct GBNotifyDaemon: Command {
     }
 }
 
-// On gbnotify's own executor: with Swift's default one, libdispatch would wake the idle daemon
-// every second (PoolExecutor says why).
-PoolMain.run {
+// On the main loop, where every task runs and everything waits (MainLoop says why). With Swift's
+// default executor, libdispatch would also wake the idle daemon every second for its thread pool.
+LoopMain.run(blocking: SignalRequest.signals) {
     await CommandLineTool.main(
         Array(CommandLine.arguments.dropFirst()), root: GBNotifyDaemon.self, toolName: "gbnotifyd",
         version: GBNotify.version, print: { print($0) }, printError: { Console.error($0) })

@@ -89,17 +89,15 @@ struct DesktopTests {
         }
     }
 
-    /// A desktop stage on this session, with its own log and opener stub, feeding "Mark read"
-    /// to `supervisor` once there is one.
+    /// A desktop stage on this session, with its own log and opener stub.
     static func desktop(
-        for harness: Harness, on connection: DBusConnection, opener: OpenerStub, config: Config = .defaults,
-        markRead: @escaping Desktop.MarkRead
+        for harness: Harness, on connection: DBusConnection, opener: OpenerStub, config: Config = .defaults
     ) async throws -> Desktop {
         try await Desktop.start(
             on: connection, state: StateFiles(harness.state),
             options: Desktop.Options(
                 config: config, environment: ProcessInfo.processInfo.environment, icon: icon, browser: [opener.path]),
-            markRead: markRead, logger: harness.logger)
+            logger: harness.logger)
     }
 
     /// Runs `body` with the stage showing what `count` accounts' pollers hand it, each account's
@@ -121,10 +119,7 @@ struct DesktopTests {
             try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
             let opener = try OpenerStub(at: harness.directory.appendingPathComponent("opener").path)
             let connection = try await DBusConnection.connect()
-            let (markReads, requestMarkRead) = AsyncStream.makeStream(of: (Account, [Int64]).self)
-            let desktop = try await Self.desktop(for: harness, on: connection, opener: opener, config: startConfig) {
-                requestMarkRead.yield(($0, $1))
-            }
+            let desktop = try await Self.desktop(for: harness, on: connection, opener: opener, config: startConfig)
             // The daemon's desktop methods, under its name on this bus, for gbnotifyctl.
             let accounts = harness.instances.map(\.account)
             try await DesktopService.export(desktop, accounts: { accounts }, on: connection)
@@ -132,8 +127,9 @@ struct DesktopTests {
             var settings = DaemonSettings.forTests
             settings.config = startConfig
             let supervisor = harness.supervisor(settings, desktop: desktop.hand, loadSettings: config.map(Self.testSettings))
+            // The stage's requests to the supervisor's input, as gbnotifyd wires them.
             let marking = Task {
-                for await (account, ids) in markReads { await supervisor.markRead(ids, for: account) }
+                for await case .markRead(let account, let ids) in desktop.requests { supervisor.inputs.yield(.markRead(account, ids)) }
             }
             func finish() async {
                 marking.cancel()
@@ -313,7 +309,7 @@ struct DesktopTests {
             await world.desktop.stop()
             _ = try await Dunst.closeAllAndReadHistory()
 
-            let restarted = try await Self.desktop(for: world.harness, on: world.connection, opener: world.opener) { _, _ in }
+            let restarted = try await Self.desktop(for: world.harness, on: world.connection, opener: world.opener)
             try await world.harness.supervisor(desktop: restarted.hand).start()
             try await world.harness.waitForLog("showing a summary of 2 as notification")
             let history = try await Dunst.closeAllAndReadHistory()

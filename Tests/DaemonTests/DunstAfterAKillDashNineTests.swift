@@ -29,7 +29,10 @@ struct DunstAfterAKillDashNineTests {
                 try desktop.start()
                 try await desktop.daemon.waitForLine(containing: "took over 2 notifications")
                 #expect(try await desktop.shownAs(row: added) == replaced)
-                let restarted = try #require(monitor.messages.last { $0.member == "Notify" }?.sender)
+                // The dead daemon's two Notifys, then the restarted one's replacement, once the
+                // monitor has printed it.
+                let notifies = try await monitor.wait(for: "the replacement's Notify") { $0.count { $0.member == "Notify" } == 3 }
+                let restarted = try #require(notifies.last { $0.member == "Notify" }?.sender)
                 #expect(restarted != dead)
 
                 // A click on each: dunstctl clicks the notification at the top and leaves it

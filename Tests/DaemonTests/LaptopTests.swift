@@ -4,9 +4,10 @@ import Foundation
 import Glibc
 import PushCore
 import Settings
+import StateStore
 import TestSupport
 import Testing
-import Threads
+import MainLoop
 
 /// A laptop's day, with systemd-logind and NetworkManager played on a stand-in system bus:
 /// suspends and resumes, the network going and coming back, and the gitbay and relay stand-ins
@@ -37,7 +38,7 @@ import Threads
     /// `supervisor` following `system`'s logind and NetworkManager, as gbnotifyd does.
     static func follow(_ system: SystemBusStandin, _ supervisor: Supervisor, _ harness: Harness) async throws -> (DBusConnection, SystemWatch) {
         let bus = try await system.connect()
-        return (bus, try await SystemWatch.start(for: supervisor, on: bus, logger: harness.logger))
+        return (bus, try await SystemWatch.start(telling: supervisor.inputs, state: StateFiles(harness.state), on: bus, logger: harness.logger))
     }
 
     @Test func aNoticeAddedDuringSleepIsShownAtTheResumeAndTheRelayResumesWhereItStopped() async throws {

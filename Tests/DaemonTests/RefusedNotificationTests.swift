@@ -7,7 +7,7 @@ import PushCore
 import StateStore
 import TestSupport
 import Testing
-import Threads
+import MainLoop
 
 /// A notification server that refuses a notification (Plasma refuses a repeat within a
 /// second): the desktop tries once more a second later, then logs and drops it, and goes on.
@@ -38,7 +38,7 @@ import Threads
             let desktop = try await Desktop.start(
                 on: connection, state: StateFiles(StateDirectory(path: directory.path)),
                 options: Desktop.Options(config: .defaults, environment: [:], icon: "gbnotify", timeline: Timeline(clock)),
-                markRead: { _, _ in }, logger: Logger(level: .debug) { line in log.update { $0.append(line) } })
+                logger: Logger(level: .debug) { line in log.update { $0.append(line) } })
             do {
                 try await body(desktop, server, clock, log)
             } catch {

@@ -6,7 +6,7 @@ import Settings
 import StateStore
 import TestSupport
 import Testing
-import Threads
+import MainLoop
 
 /// The relay stream end to end: the relay stand-in streams ntfy lines on each account's own
 /// topic (its device token), the supervisor wakes the account whose topic a message came on,

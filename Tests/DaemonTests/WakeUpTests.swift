@@ -5,7 +5,7 @@ import PushCore
 import Settings
 import TestSupport
 import Testing
-import Threads
+import MainLoop
 
 /// Payloads handed to the supervisor (as `Deliver` does) are wake-ups for the account they
 /// name, and nothing more: what is shown comes from that account's own API. Against stand-ins,

@@ -28,7 +28,17 @@ int gbn_boottime_timer_arm(int timer, unsigned long long deadline);
 /// CLOCK_BOOTTIME now, in nanoseconds.
 unsigned long long gbn_boottime_now(void);
 
-/// An eventfd, non-blocking and close-on-exec, for one thread to wake another in poll(2).
-int gbn_wakeup_fd(void);
+#include <signal.h>
+
+/// A signalfd for the signals in `mask`, non-blocking and close-on-exec: they are read from it
+/// as records instead of running a handler (they must be blocked in every thread). A descriptor,
+/// or -1 with errno set.
+int gbn_signal_fd(const sigset_t *mask);
+
+/// Reads the next signal from a signalfd: its number, or 0 when none is pending (or on error).
+int gbn_signal_fd_read(int descriptor);
+
+/// Names the calling thread (at most 15 bytes) for ps, top and /proc/PID/task/TID/comm.
+void gbn_name_thread(const char *name);
 
 #endif

@@ -6,7 +6,7 @@ import Logging
 import PushCore
 import Settings
 import StateStore
-import Threads
+import MainLoop
 import Synchronization
 import TestSupport
 import Testing

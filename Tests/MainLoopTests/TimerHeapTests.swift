@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Threads
+@testable import MainLoop
 
 @Suite struct TimerHeapTests {
     @Test func takesDueJobsEarliestFirstAndLeavesTheRest() {

@@ -1,0 +1,25 @@
+@_spi(ExperimentalCustomExecutors) import _Concurrency
+import Glibc
+
+/// A program's main on the main loop: gbnotifyd's and gbnotifyctl's.
+public enum LoopMain {
+    /// Makes `LoopExecutor` the executor of every task in the process, runs `body` as the main
+    /// task on the main thread's loop, and exits with the status it returns. Call it first,
+    /// before any task or thread exists: the runtime takes its executors once, and `blocking`
+    /// (the signals the program takes through `SignalWatch`) must be blocked in every thread,
+    /// which inherit the mask of the one that starts them.
+    public static func run(blocking signals: [Int32] = [], _ body: @escaping @Sendable () async -> Int32) -> Never {
+        SignalWatch.block(signals)
+        // A write to a socket the peer closed fails with EPIPE rather than ending the process.
+        signal(SIGPIPE, SIG_IGN)
+        MainLoop.shared.claimMainThread()
+        _createExecutors(factory: Factory.self)
+        Task { exit(await body()) }
+        MainLoop.shared.runHere()
+    }
+
+    private struct Factory: ExecutorFactory {
+        static var mainExecutor: any MainExecutor { LoopExecutor.shared }
+        static var defaultExecutor: any TaskExecutor { LoopExecutor.shared }
+    }
+}
