@@ -69,10 +69,11 @@
                 .map(([id, ndata]) => describe(id, ndata)).sort((a, b) => a.id - b.id));
         },
 
-        // The banner on screen, or null.
+        // The banner on screen, or null; also null while the banner of a notification already
+        // destroyed (closed, clicked) fades out, its actors gone.
         banner() {
             const notification = tray._notification;
-            if (!notification)
+            if (!notification || notification._destroyed)
                 return JSON.stringify(null);
             const actionArea = notification._actionArea;
             const buttons = actionArea ? actionArea.get_children().map(
