@@ -8,7 +8,7 @@
 # directory of its own inside the session's (the session's directory is then made traversable,
 # its contents staying 0700), and root's clients (mako, grim, makoctl) reach it through an
 # absolute WAYLAND_DISPLAY.
-server_tools=(mako makoctl busctl sway setpriv grim)
+server_tools=(mako makoctl busctl sway swaymsg setpriv grim)
 server_display=0
 server_service=fr.emersion.mako.service
 
@@ -21,7 +21,7 @@ prepare_server() {
 }
 
 start_compositor() {
-    local sway_dir=$session_root/sway waited=0 socket
+    local sway_dir=$session_root/sway waited=0 ipc socket
     chmod 711 "$session_root"
     mkdir -m 700 "$sway_dir"
     printf 'output HEADLESS-1 resolution 1280x800\nxwayland disable\n' >"$sway_dir/config"
@@ -33,12 +33,16 @@ start_compositor() {
         setpriv --reuid=nobody --regid=nogroup --clear-groups sway -c "$sway_dir/config" \
         </dev/null >>"$session_root/logs/sway.log" 2>&1 &
     service_pids+=("$!")
-    # sway announces nothing: its socket appearing is the sign (a script may poll).
-    until socket=$(compgen -G "$sway_dir/wayland-[0-9]" | head -1) && [[ -S $socket ]]; do
+    # sway announces nothing. Its IPC answering is the sign that its event loop runs: a SIGTERM
+    # before that (between its socket's creation and wl_display_run) is lost, and its stop would
+    # wait the whole grace. A script may poll.
+    until ipc=$(compgen -G "$sway_dir/sway-ipc.*.sock" | head -1) && swaymsg -s "$ipc" -t get_version >/dev/null 2>&1; do
         kill -0 "${service_pids[-1]}" 2>/dev/null || fail_start sway "exited before it served"
         ((waited++ < startup_timeout_seconds * 20)) || fail_start sway "did not serve within ${startup_timeout_seconds}s"
         sleep 0.05
     done
+    socket=$(compgen -G "$sway_dir/wayland-[0-9]" | head -1)
+    [[ -S $socket ]] || fail_start sway "serves no Wayland socket"
     export WAYLAND_DISPLAY=$socket
     # mako activated by the bus draws on it too.
     dbus-update-activation-environment WAYLAND_DISPLAY XDG_CURRENT_DESKTOP 2>>"$session_root/logs/dbus-daemon.log" ||
