@@ -87,6 +87,19 @@ struct CinnamonRigTests {
         #expect(client.received(about: id).count { $0.member == "ActionInvoked" } == 1)
     }
 
+    /// The dismiss button's handler is destroy() itself, which takes the button for its reason:
+    /// the daemon knows no such reason and sends 0, which the specification does not define.
+    @Test func aRealClickOnTheDismissButtonClosesWithReasonZeroAndNoAction() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        let id = try await client.notify(title: "Dismissed", body: "its body", actions: [("default", "Open")], timeout: 0)
+
+        try await cinnamon.pointerClickClose(id)
+
+        #expect(try await client.next("NotificationClosed", id: id).arguments == [.uint32(id), .uint32(0)])
+        #expect(!client.received(about: id).contains { $0.member == "ActionInvoked" })
+    }
+
     /// Cinnamon connects the default action's handler once more at each Notify of the id, as
     /// GNOME does, but the click's first handler closes the notification, which disconnects the
     /// rest: ActionInvoked comes once.

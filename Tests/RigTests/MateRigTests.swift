@@ -81,6 +81,19 @@ struct MateRigTests {
         try await screen.waitUntilGone(titled: "Button clicked")
     }
 
+    /// MATE reports a popup its user closed as expired (reason 1), not dismissed (2).
+    @Test func aRealClickOnTheCloseButtonClosesItAsExpiredWithNoAction() async throws {
+        let client = try await NotificationsClient.connect(to: session)
+        defer { Task { await client.close() } }
+        let id = try await client.notify(title: "Dismissed", actions: [("default", "Open")], timeout: 0)
+
+        try await screen.pointerClickButton("", onPopupTitled: "Dismissed")
+
+        #expect(try await client.next("NotificationClosed", id: id).arguments == [.uint32(id), .uint32(1)])
+        #expect(!client.received(about: id).contains { $0.member == "ActionInvoked" })
+        try await screen.waitUntilGone(titled: "Dismissed")
+    }
+
     /// Its popups go with it, without a NotificationClosed; with the `.service` file on the bus,
     /// the next Notify starts a new MATE, whose ids begin again at 1.
     @Test func afterAKillDashNineThePopupsAreGoneAndTheNextNotifyStartsItAgain() async throws {

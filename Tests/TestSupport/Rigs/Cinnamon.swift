@@ -147,14 +147,18 @@ public struct Cinnamon: Sendable {
         try await pointerClick(on: id, timeout: timeout) { banner in try banner.button(label).area }
     }
 
-    /// A real pointer click on the banner's dismiss button (NotificationClosed, reason 2).
+    /// A real pointer click on the banner's dismiss button: NotificationClosed with reason 0, out
+    /// of the specification (the button hands itself to destroy() as the reason).
     @discardableResult
     public func pointerClickClose(_ id: UInt32, timeout: Duration = .seconds(30)) async throws -> ScreenPoint {
         try await pointerClick(on: id, timeout: timeout) { banner in banner.closeArea }
     }
 
-    /// The pointer moves onto the target, and clicks once Cinnamon has seen it arrive: a click
-    /// sent with its motion may reach Clutter before the pointer does, and go elsewhere.
+    /// The pointer moves onto the target and clicks, at the pace of a hand rather than of
+    /// XTest: the press once Cinnamon has seen the pointer arrive (a press sent with its motion
+    /// may reach Clutter before the pointer does, and go elsewhere), the release once it has
+    /// seen the press (the dismiss button takes a press and release that come together for no
+    /// click).
     private func pointerClick(
         on id: UInt32, timeout: Duration, target: @escaping @Sendable (Banner) throws -> ScreenArea?
     ) async throws -> ScreenPoint {
@@ -162,18 +166,28 @@ public struct Cinnamon: Sendable {
         guard let point = try target(banner)?.center else {
             throw DesktopSession.Failure(description: "the banner of \(id) has no such place on screen: \(banner)")
         }
-        if try await pointer() != point {
+        let before = try await pointer()
+        if before.at != point {
             try await session.runChecked(["xdotool", "mousemove", String(point.x), String(point.y)])
             try await shell.waitForChange(timeout: timeout, "Cinnamon to see the pointer at \(point)") {
-                try await pointer() == point ? true : nil
+                try await pointer().at == point ? true : nil
             }
         }
-        try await session.runChecked(["xdotool", "click", "1"])
+        try await session.runChecked(["xdotool", "mousedown", "1"])
+        try await shell.waitForChange(timeout: timeout, "Cinnamon to see the press at \(point)") {
+            try await pointer().presses > before.presses ? true : nil
+        }
+        try await session.runChecked(["xdotool", "mouseup", "1"])
         return point
     }
 
-    /// Where Cinnamon last saw the pointer move to.
-    private func pointer() async throws -> ScreenPoint? {
+    /// What Cinnamon has seen of the pointer: where it last moved to, how many presses.
+    private struct Pointer: Decodable {
+        let at: ScreenPoint?
+        let presses: Int
+    }
+
+    private func pointer() async throws -> Pointer {
         try await shell.call("pointer()")
     }
 

@@ -96,10 +96,12 @@
             return JSON.stringify(thrown);
         },
 
-        // Where Cinnamon last saw the pointer move to (null before any motion): a click is sent
-        // only once the pointer's motion has arrived here, or Clutter may take it elsewhere.
+        // Where Cinnamon last saw the pointer move to (null before any motion), and how many
+        // presses of a pointer button it has seen: a click's press is sent only once its motion
+        // has arrived here, and its release once the press has (St.Button takes a click whose
+        // release comes with its press for no click).
         pointer() {
-            return JSON.stringify(pointer);
+            return JSON.stringify({ at: pointer, presses });
         },
     };
 
@@ -117,10 +119,14 @@
     };
 
     let pointer = null;
+    let presses = 0;
     global.stage.connect('captured-event', (stage, event) => {
         if (event.type() === Clutter.EventType.MOTION) {
             const [x, y] = event.get_coords();
             pointer = { x: Math.round(x), y: Math.round(y) };
+            changed();
+        } else if (event.type() === Clutter.EventType.BUTTON_PRESS) {
+            presses += 1;
             changed();
         }
         return Clutter.EVENT_PROPAGATE;
