@@ -15,6 +15,7 @@ import Testing
 /// reason: starting and stopping one for each test would cost more than most tests take here.
 public struct SharedDesktop: SuiteTrait, TestScoping {
     public let server: DesktopSession.Server
+    public let activation: DesktopSession.Activation
     public let installed: DesktopData?
 
     @TaskLocal static var current: Shared?
@@ -58,7 +59,7 @@ public struct SharedDesktop: SuiteTrait, TestScoping {
             try installed.install(directory)
         }
         defer { if let data { try? FileManager.default.removeItem(at: data) } }
-        let suite = Shared(session: try await DesktopSession.start(server, dataDirectory: data?.path))
+        let suite = Shared(session: try await DesktopSession.start(server, activation: activation, dataDirectory: data?.path))
         do {
             try await Self.$current.withValue(suite) { try await function() }
         } catch {
@@ -93,10 +94,12 @@ public struct DesktopData: Sendable {
 }
 
 extension Trait where Self == SharedDesktop {
-    /// The suite runs on one session of `server`, with `installed` in its data directory; with
-    /// nothing installed it has no data directory at all, as a build tree that was never
-    /// installed.
-    public static func desktop(_ server: DesktopSession.Server, installing installed: DesktopData? = nil) -> Self {
-        SharedDesktop(server: server, installed: installed)
+    /// The suite runs on one session of `server`, started as `activation` says, with
+    /// `installed` in its data directory; with nothing installed it has no data directory at
+    /// all, as a build tree that was never installed.
+    public static func desktop(
+        _ server: DesktopSession.Server, activation: DesktopSession.Activation = .none, installing installed: DesktopData? = nil
+    ) -> Self {
+        SharedDesktop(server: server, activation: activation, installed: installed)
     }
 }

@@ -4,13 +4,14 @@ import Glibc
 
 /// A private desktop session with a real notification server, for one suite: its own session
 /// bus, HOME and XDG directories, a Secret Service, and GNOME Shell, Plasma, dunst,
-/// notification-daemon or xfce4-notifyd, started by `scripts/desktop-session --server NAME` as
-/// a child of the test process (see `README.md` beside this file).
+/// notification-daemon, xfce4-notifyd, mako (on sway), mate-notification-daemon,
+/// lxqt-notificationd or Cinnamon, started by `scripts/desktop-session --server NAME` as a child
+/// of the test process (see `README.md` beside this file).
 ///
 /// Nothing outlives the test process: the session's command holds a lifeline pipe from this
 /// process, and `scripts/desktop-session` stops everything once it closes (`stop()`, `deinit`,
-/// or the kernel when this process dies in any way). The shells' own views and clicks are in
-/// `GnomeShell`, `PlasmaShell` and `OnScreen`.
+/// or the kernel when this process dies in any way). The servers' own views and clicks are in
+/// `GnomeShell`, `PlasmaShell`, `Cinnamon`, `Mako` and `OnScreen`.
 public final class DesktopSession: Sendable {
     public enum Server: String, Sendable, CaseIterable {
         case dunst
@@ -18,11 +19,45 @@ public final class DesktopSession: Sendable {
         case plasma
         case notificationDaemon = "notification-daemon"
         case xfce4Notifyd = "xfce4-notifyd"
+        /// mako 1.7 on a headless sway 1.7 of the session's own (Wayland, no X display).
+        case mako
+        case mate = "mate-notification-daemon"
+        case lxqt = "lxqt-notificationd"
+        /// Cinnamon 5.6, window manager and shell, its notification daemon built in.
+        case cinnamon
 
-        /// Whether it draws on the session's own Xvfb display (GNOME Shell draws headless).
-        public var usesX11: Bool { self != .gnomeShell }
+        /// Whether it draws on the session's own Xvfb display (GNOME Shell draws headless, mako
+        /// on sway's headless output).
+        public var usesX11: Bool { self != .gnomeShell && self != .mako }
+        /// Whether `OnScreen` reads its popups from the accessibility tree.
+        public var hasAccessiblePopups: Bool {
+            [.plasma, .notificationDaemon, .xfce4Notifyd, .mate, .lxqt].contains(self)
+        }
+        /// The D-Bus `.service` file it ships, through which the bus can start it on demand
+        /// (`Activation`); nil for a server that has none.
+        public var serviceFile: String? {
+            switch self {
+            case .mako: "fr.emersion.mako.service"
+            case .mate: "org.freedesktop.mate.Notifications.service"
+            default: nil
+            }
+        }
         /// A whole shell, seconds of CPU to start, rather than a notification server alone.
-        var isHeavy: Bool { self == .gnomeShell || self == .plasma }
+        var isHeavy: Bool { self == .gnomeShell || self == .plasma || self == .cinnamon }
+    }
+
+    /// How the server comes to the session's bus (`scripts/desktop-session --activation`).
+    public enum Activation: String, Sendable {
+        /// Started with the session; nothing else can be activated for
+        /// `org.freedesktop.Notifications`, so once it is gone nobody serves.
+        case none
+        /// Started with the session, and its `.service` file on the bus too, as on a real
+        /// desktop: once it exits (MATE's idle exit, a kill), the next call starts it again.
+        case activatable
+        /// Only its `.service` file: nothing serves until the first call to
+        /// `org.freedesktop.Notifications` starts it (mako on a sway without `exec mako`; MATE
+        /// always).
+        case onDemand = "on-demand"
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -30,10 +65,13 @@ public final class DesktopSession: Sendable {
     }
 
     public let server: Server
+    public let activation: Activation
     /// The session bus's address.
     public let busAddress: String
-    /// The Xvfb display (`:N`), or nil for GNOME Shell.
+    /// The Xvfb display (`:N`), or nil for GNOME Shell and mako.
     public let display: String?
+    /// sway's socket (an absolute path), for mako; nil elsewhere.
+    public let waylandDisplay: String?
     /// The session's directory: its HOME and XDG directories, and `logs/` with every service's log.
     public let directory: String
     /// The session's XDG_RUNTIME_DIR.
@@ -52,6 +90,8 @@ public final class DesktopSession: Sendable {
     /// Starts a session and returns once its server serves (GNOME Shell: about 1 to 3 s here;
     /// Plasma about 2 s).
     /// - Parameters:
+    ///   - activation: whether the session starts the server or leaves it to the bus, on the
+    ///     first call (mako and MATE only: `Server.serviceFile`).
     ///   - keyring: the Secret Service on the session bus, for a gbnotifyd that reads its
     ///     accounts there.
     ///   - dataDirectory: put first in XDG_DATA_DIRS: desktop entries in its `applications/`
@@ -59,22 +99,41 @@ public final class DesktopSession: Sendable {
     ///   - environment: what desktop-session and so the server start with (PATH matters to
     ///     GNOME's `desktop-entry` lookup).
     public static func start(
-        _ server: Server, keyring: PrivateSession.Keyring = .gnome, dataDirectory: String? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment, readyTimeout: Duration = .seconds(400)
+        _ server: Server, activation: Activation = .none, keyring: PrivateSession.Keyring = .gnome,
+        dataDirectory: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        readyTimeout: Duration = .seconds(400)
     ) async throws -> DesktopSession {
-        var argv = [script, "--server", server.rawValue, "--keyring=\(keyring.rawValue)"]
+        precondition(activation == .none || server.serviceFile != nil, "\(server) cannot be started by the bus")
+        var argv = [script, "--server", server.rawValue, "--activation", activation.rawValue, "--keyring=\(keyring.rawValue)"]
         if let dataDirectory { argv += ["--data-dir", dataDirectory] }
         // The command prints what the test needs, then waits for the lifeline to close.
-        argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec cat >/dev/null"#]
+        argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "${WAYLAND_DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec cat >/dev/null"#]
         let command = argv
         let start: @Sendable () async throws -> DesktopSession = {
             try await offCooperativePool {
                 try DesktopSession(
-                    server: server, argv: command, dataDirectory: dataDirectory, environment: environment,
-                    readyTimeout: readyTimeout)
+                    server: server, activation: activation, argv: command, dataDirectory: dataDirectory,
+                    environment: environment, readyTimeout: readyTimeout)
             }
         }
         return server.isHeavy ? try await heavyStarting.oneAtATime(start) : try await start()
+    }
+
+    /// `body` on a session of its own, stopped after it however it ends: for a test whose
+    /// server must start fresh (on demand), or that kills it.
+    public static func withSession<Result: Sendable>(
+        _ server: Server, activation: Activation = .none, keyring: PrivateSession.Keyring = .none,
+        _ body: (DesktopSession) async throws -> Result
+    ) async throws -> Result {
+        let session = try await start(server, activation: activation, keyring: keyring)
+        do {
+            let result = try await body(session)
+            await session.stop()
+            return result
+        } catch {
+            await session.stop()
+            throw error
+        }
     }
 
     /// The shells start one after another: GNOME Shell and Plasma each take a core for a second
@@ -84,21 +143,24 @@ public final class DesktopSession: Sendable {
     private static let heavyStarting = OneAtATime()
 
     private init(
-        server: Server, argv: [String], dataDirectory: String?, environment: [String: String], readyTimeout: Duration
+        server: Server, activation: Activation, argv: [String], dataDirectory: String?, environment: [String: String],
+        readyTimeout: Duration
     ) throws {
         do {
-            process = try LifelineProcess(argv, environment: environment, readyLines: 5, readyTimeout: readyTimeout)
+            process = try LifelineProcess(argv, environment: environment, readyLines: 6, readyTimeout: readyTimeout)
         } catch {
             throw Failure(description: "the \(server.rawValue) session did not start: \(error)")
         }
         self.server = server
+        self.activation = activation
         self.dataDirectory = dataDirectory
         let lines = process.readyLines
         busAddress = lines[0]
         display = lines[1].isEmpty ? nil : lines[1]
-        directory = lines[2]
-        runtimeDirectory = lines[3]
-        currentDesktop = lines[4].isEmpty ? nil : lines[4]
+        waylandDisplay = lines[2].isEmpty ? nil : lines[2]
+        directory = lines[3]
+        runtimeDirectory = lines[4]
+        currentDesktop = lines[5].isEmpty ? nil : lines[5]
     }
 
     /// Stops every process of the session (the server, its helpers, the bus, Xvfb, and any
@@ -109,14 +171,14 @@ public final class DesktopSession: Sendable {
     }
 
     /// The environment of a program on this desktop (a gbnotifyd under test): this process's,
-    /// with the session's bus, display and XDG_CURRENT_DESKTOP. It also carries the session's
+    /// with the session's bus, display (X or Wayland) and XDG_CURRENT_DESKTOP. It also carries the session's
     /// PRIVATE_DESKTOP_SESSION, so whatever is still running when the session stops is stopped
     /// with it. DBUS_SYSTEM_BUS_ADDRESS is left as it is: see `SystemBusStandin`.
     public var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
         environment["DISPLAY"] = display
-        environment["WAYLAND_DISPLAY"] = nil
+        environment["WAYLAND_DISPLAY"] = waylandDisplay
         environment["XDG_CURRENT_DESKTOP"] = currentDesktop
         environment["PRIVATE_DESKTOP_SESSION"] = directory
         return environment
@@ -160,19 +222,80 @@ public final class DesktopSession: Sendable {
                 for await owner in owners {
                     if let killed, owner == nil { return killed }
                     guard let owner, killed == nil else { continue }
-                    let reply = try await connection.call(
-                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                        interface: "org.freedesktop.DBus", member: "GetConnectionUnixProcessID",
-                        arguments: [.string(owner)])
-                    guard let pid = reply.first?.uint32Value.map(pid_t.init) else {
-                        throw Failure(description: "no process id for \(name) (\(owner))")
-                    }
+                    let pid = try await Self.processID(of: owner, on: connection)
                     killed = pid
                     Glibc.kill(pid, SIGKILL)
                 }
                 throw Failure(description: "the connection closed while waiting for \(name) to go")
             }
         }
+    }
+
+    private static func processID(of uniqueName: String, on connection: DBusConnection) async throws -> pid_t {
+        let reply = try await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus", member: "GetConnectionUnixProcessID", arguments: [.string(uniqueName)])
+        guard let pid = reply.first?.uint32Value.map(pid_t.init) else {
+            throw Failure(description: "no process id for \(uniqueName): \(reply)")
+        }
+        return pid
+    }
+
+    // MARK: - Who serves a name
+
+    /// The process that owns a name on the session bus.
+    public struct BusOwner: Sendable, Equatable {
+        public let uniqueName: String
+        public let pid: pid_t
+        /// The program it runs (`/usr/bin/mako`), read from /proc: who started it does not matter.
+        public let executable: String
+    }
+
+    /// Whether the bus would start a server for `name` on the first call to it: its
+    /// `ListActivatableNames` (the session's own `.service` files only).
+    public func isActivatable(_ name: String = NotificationsInterface.name) async throws -> Bool {
+        try await withConnection { try await $0.activatableNames().contains(name) }
+    }
+
+    /// The owner of `name` now, or nil; asking starts nothing.
+    public func owner(of name: String = NotificationsInterface.name) async throws -> BusOwner? {
+        try await withConnection { connection in
+            guard let uniqueName = try await connection.nameOwner(name) else { return nil }
+            return try await Self.busOwner(uniqueName, on: connection)
+        }
+    }
+
+    /// The owner of `name` once there is one (at once if there is one now): a server the session
+    /// started, or one the bus started for a call.
+    @discardableResult
+    public func waitForOwner(of name: String = NotificationsInterface.name, timeout: Duration = .seconds(30)) async throws -> BusOwner {
+        try await withConnection { connection in
+            let owners = try await connection.watchNameOwner(name)
+            return try await withDeadline(timeout, "an owner of \(name)") {
+                for await case let owner? in owners {
+                    return try await Self.busOwner(owner, on: connection)
+                }
+                throw Failure(description: "the connection closed while waiting for an owner of \(name)")
+            }
+        }
+    }
+
+    /// Returns once nobody owns `name` (at once if nobody does now): a server that exited, or
+    /// was killed.
+    public func waitUntilUnowned(_ name: String = NotificationsInterface.name, timeout: Duration = .seconds(30)) async throws {
+        try await withConnection { connection in
+            let owners = try await connection.watchNameOwner(name)
+            try await withDeadline(timeout, "\(name) to have no owner") {
+                for await owner in owners where owner == nil { return }
+                throw Failure(description: "the connection closed while waiting for \(name) to have no owner")
+            }
+        }
+    }
+
+    private static func busOwner(_ uniqueName: String, on connection: DBusConnection) async throws -> BusOwner {
+        let pid = try await processID(of: uniqueName, on: connection)
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        return BusOwner(uniqueName: uniqueName, pid: pid, executable: executable)
     }
 
     /// `body` with a new connection to the session bus, closed after it.
@@ -182,20 +305,32 @@ public final class DesktopSession: Sendable {
 
     // MARK: - Screen
 
-    /// A PNG of the screen, or of `area` of it: GNOME Shell's Screenshot interface, or
-    /// ImageMagick's `import` on the Xvfb display.
+    /// A PNG of the screen, or of `area` of it: GNOME Shell's Screenshot interface, grim on
+    /// mako's sway, or ImageMagick's `import` on the Xvfb display.
     public func screenshot(to path: String, area: ScreenArea? = nil) async throws {
-        guard server.usesX11 else {
+        switch server {
+        case .gnomeShell:
             try await GnomeShell(self).screenshot(to: path, area: area)
-            return
+        case .mako:
+            let region = area.map { ["-g", "\($0.x),\($0.y) \($0.width)x\($0.height)"] } ?? []
+            try await runChecked(["grim"] + region + [path])
+        default:
+            var argv = ["import", "-window", "root"]
+            if let area { argv += ["-crop", "\(area.width)x\(area.height)+\(area.x)+\(area.y)", "+repage"] }
+            try await runChecked(argv + [path])
         }
-        var argv = ["import", "-window", "root"]
-        if let area { argv += ["-crop", "\(area.width)x\(area.height)+\(area.x)+\(area.y)", "+repage"] }
-        try await runChecked(argv + [path])
+    }
+
+    /// sway here has no input devices: mako is reached through makoctl (`Mako`).
+    private func requirePointer() throws {
+        guard server != .mako else {
+            throw Failure(description: "mako's sway has no pointer: act through Mako (makoctl) instead")
+        }
     }
 
     /// The pointer moves to `point` (where it stays: Plasma expires no popup under the pointer).
     public func pointerMove(to point: ScreenPoint) async throws {
+        try requirePointer()
         guard server.usesX11 else {
             try await GnomeShell(self).pointerMove(to: point)
             return
@@ -204,8 +339,10 @@ public final class DesktopSession: Sendable {
     }
 
     /// A real pointer click (motion, press, release of the primary button) at `point`: XTest
-    /// through xdotool on the Xvfb display, Clutter's virtual pointer in GNOME Shell.
+    /// through xdotool on the Xvfb display, Clutter's virtual pointer in GNOME Shell. (Cinnamon
+    /// may take a click whose motion it has not yet seen elsewhere: `Cinnamon`'s clicks wait.)
     public func pointerClick(at point: ScreenPoint) async throws {
+        try requirePointer()
         guard server.usesX11 else {
             try await GnomeShell(self).pointerClick(at: point)
             return

@@ -11,10 +11,13 @@ import Foundation
 /// `waitForBanner`, which wakes on the probe's Changed signal rather than polling.
 public struct GnomeShell: Sendable {
     public let session: DesktopSession
+    private let shell: ShellProbe
 
     public init(_ session: DesktopSession) {
         precondition(session.server == .gnomeShell, "a \(session.server) session is not GNOME Shell")
         self.session = session
+        shell = ShellProbe(
+            session: session, destination: "org.gnome.Shell", path: "/org/gnome/Shell", signals: "org.gbnotify.test.GnomeShell")
     }
 
     /// One notification of the message tray, as the shell holds it.
@@ -54,11 +57,8 @@ public struct GnomeShell: Sendable {
 
     /// The banner on screen.
     public struct Banner: Sendable, Decodable, Equatable {
-        public struct Button: Sendable, Decodable, Equatable {
-            public let label: String
-            /// nil until the banner is expanded and the button on screen.
-            public let area: ScreenArea?
-        }
+        /// Its area is nil until the banner is expanded and the button on screen.
+        public typealias Button = BannerButton
 
         public let id: UInt32?
         public let title: String
@@ -212,50 +212,22 @@ public struct GnomeShell: Sendable {
 
     // MARK: - Eval
 
-    public struct EvalFailure: Error, CustomStringConvertible {
-        public let description: String
-    }
-
-    /// Runs `call` on the probe (`globalThis.gbnotifyTest`) and decodes the JSON it returns.
-    func probe<Value: Decodable>(_ call: String) async throws -> Value {
-        let json = try await eval("gbnotifyTest.\(call)")
-        // Eval returns the value JSON-encoded, and the probe's value is itself a JSON string.
-        let inner = try JSONDecoder().decode(String.self, from: Data(json.utf8))
-        return try JSONDecoder().decode(Value.self, from: Data(inner.utf8))
-    }
-
-    /// `org.gnome.Shell.Eval`: the result JSON-encoded, or `EvalFailure` with the shell's error.
+    /// `org.gnome.Shell.Eval`: the result JSON-encoded; throws with the shell's error.
     public func eval(_ javaScript: String) async throws -> String {
-        let reply = try await session.withConnection { connection in
-            try await connection.call(
-                destination: "org.gnome.Shell", path: "/org/gnome/Shell", interface: "org.gnome.Shell",
-                member: "Eval", arguments: [.string(javaScript)])
-        }
-        guard reply.count == 2, let success = reply[0].boolValue, let result = reply[1].stringValue else {
-            throw EvalFailure(description: "Eval answered \(reply)")
-        }
-        guard success else { throw EvalFailure(description: "gnome-shell: \(result) (from \(javaScript))") }
-        return result
+        try await shell.eval(javaScript)
     }
 
-    static func javaScript(_ string: String) throws -> String {
-        String(decoding: try JSONEncoder().encode(string), as: UTF8.self)
+    private func probe<Value: Decodable>(_ call: String) async throws -> Value {
+        try await shell.call(call)
     }
 
-    /// `check`'s first non-nil answer: asked now, then after each Changed signal of the probe.
+    private static func javaScript(_ string: String) throws -> String {
+        try ShellProbe.javaScript(string)
+    }
+
     private func waitForChange<Value: Sendable>(
         timeout: Duration, _ what: String, _ check: @escaping @Sendable () async throws -> Value?
     ) async throws -> Value {
-        try await session.withConnection { connection in
-            let changes = try await connection.signals(
-                matching: DBusMatchRule(interface: "org.gbnotify.test.GnomeShell", member: "Changed"))
-            return try await withDeadline(timeout, what) {
-                if let found = try await check() { return found }
-                for await _ in changes {
-                    if let found = try await check() { return found }
-                }
-                throw DesktopSession.Failure(description: "the connection closed while waiting for \(what)")
-            }
-        }
+        try await shell.waitForChange(timeout: timeout, what, check)
     }
 }

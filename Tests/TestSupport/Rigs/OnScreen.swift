@@ -1,8 +1,9 @@
 import Foundation
 
-/// The notification popups on screen in a Plasma, notification-daemon or xfce4-notifyd
-/// session, as the accessibility tree (AT-SPI) shows them: their text as rendered, where they
-/// are, their buttons; read and pressed by `scripts/desktop-servers/on-screen`.
+/// The notification popups on screen in a Plasma, notification-daemon, xfce4-notifyd,
+/// mate-notification-daemon or lxqt-notificationd session, as the accessibility tree (AT-SPI)
+/// shows them: their text as rendered, where they are, their buttons; read and pressed by
+/// `scripts/desktop-servers/on-screen`.
 ///
 /// A popup appears some time after Notify returns and goes on the server's own schedule (Plasma:
 /// about 5 s): `waitForPopup` and `waitUntilGone` wake on the tree's events, not on a timer.
@@ -10,7 +11,7 @@ public struct OnScreen: Sendable {
     public let session: DesktopSession
 
     public init(_ session: DesktopSession) {
-        precondition(session.server.usesX11 && session.server != .dunst, "\(session.server) has no popups on AT-SPI")
+        precondition(session.server.hasAccessiblePopups, "\(session.server) has no popups on AT-SPI")
         self.session = session
     }
 
@@ -20,9 +21,10 @@ public struct OnScreen: Sendable {
             public let area: ScreenArea
         }
 
-        /// plasmashell, notification-daemon or xfce4-notifyd.
+        /// plasmashell, notification-daemon, xfce4-notifyd, mate-notification-daemon or
+        /// lxqt-notificationd.
         public let server: String
-        /// The application name in Plasma's header; nil elsewhere.
+        /// The application name in Plasma's header and on LXQt's popup; nil elsewhere.
         public let app: String?
         public let title: String
         /// The body as rendered (markup applied).
@@ -30,11 +32,11 @@ public struct OnScreen: Sendable {
         public let area: ScreenArea
         /// The body's place on screen: where a pointer click on the body goes.
         public let bodyArea: ScreenArea
-        /// Every button on screen, action buttons and Plasma's "Close" alike.
+        /// Every button on screen, action buttons and the close button alike (Plasma's "Close",
+        /// LXQt's "x", the GTK servers' unnamed "").
         public let buttons: [Button]
-        /// Where the icon is drawn on notification-daemon's and xfce4-notifyd's bubbles; nil
-        /// when the bubble shows none (notification-daemon, for an icon it cannot load) and on
-        /// Plasma. (xfce4-notifyd draws a "missing image" picture instead: look at the pixels.)
+        /// Where the icon is drawn on the GTK servers' bubbles; nil when the bubble shows none
+        /// (notification-daemon, for an icon it cannot load), on Plasma and on LXQt. (xfce4-notifyd draws a "missing image" picture instead: look at the pixels.)
         public let iconArea: ScreenArea?
 
         public func button(_ label: String) throws -> Button {

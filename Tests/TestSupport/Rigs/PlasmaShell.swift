@@ -24,10 +24,7 @@ public struct PlasmaShell: Sendable {
 
     /// One notification of plasmashell's model.
     public struct Notification: Sendable, Decodable, Equatable {
-        public struct Action: Sendable, Decodable, Equatable {
-            public let key: String
-            public let label: String
-        }
+        public typealias Action = NotificationAction
 
         /// The server id Notify returned.
         public let id: UInt32
