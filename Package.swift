@@ -20,8 +20,9 @@ let package = Package(
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
         // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action and prctl.
         .target(name: "CGlibc"),
-        // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children.
-        .target(name: "Spawn", dependencies: ["CGlibc"]),
+        // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children;
+        // and running one to its end with its output captured and a deadline (gbnotifyctl's ssh).
+        .target(name: "Spawn", dependencies: ["CGlibc", "Threads"]),
 
         // Threads gbnotify owns: a worker for blocking calls, and the executor that runs the
         // daemon's tasks and sleeps without a timer while it waits.
@@ -35,6 +36,8 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl", "Threads"]),
         // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
         .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"]),
+        // gitbay's SSH-only commands (minting and revoking API tokens), run with the system's ssh.
+        .target(name: "GitbaySSH", dependencies: ["PushCore", "Spawn", "Threads"]),
         // Accounts in the Secret Service through libsecret, on a thread of its own; the Secret
         // Service's signals followed over the daemon's DBus connection.
         .target(name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "Threads"]),
@@ -46,7 +49,7 @@ let package = Package(
         // atomically on a worker thread.
         .target(name: "StateStore", dependencies: ["PushCore", "Threads"]),
         // Adding, registering, listing and removing accounts: keyring, API and state together.
-        .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore"]),
+        .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "GitbaySSH", "Keyring", "StateStore"]),
 
         // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
         .target(name: "Settings", dependencies: ["PushCore", "GitbayClient"]),

@@ -31,17 +31,16 @@ public final class Keyring: Sendable {
     }
 
     /// Stores `token` for `account`, replacing the token of any item that names the same
-    /// account.
-    public func store(_ token: APIToken, for account: Account) async throws(KeyringError) {
+    /// account; `mint` records how gbnotify minted it, if it did.
+    public func store(_ token: APIToken, for account: Account, mint: SSHMint? = nil) async throws(KeyringError) {
+        let attributes = [KeyringAttribute.instance: account.instance.url, KeyringAttribute.user: account.username]
+            .merging(mint?.attributes ?? [:]) { ours, _ in ours }
         try await withService { service throws(KeyringError) in
-            try service.store(
-                token.secret, label: "gitbay token for \(account.displayName)",
-                attributes: [KeyringAttribute.instance: account.instance.url, KeyringAttribute.user: account.username],
-                schema: .account)
-            // The store replaced an item spelled exactly like ours; one for the same account
-            // under another spelling of the instance would live on beside it.
-            for item in try service.items(of: .account)
-            where item.names(account) && item.attributes[KeyringAttribute.instance] != account.instance.url {
+            try service.store(token.secret, label: "gitbay token for \(account.displayName)", attributes: attributes, schema: .account)
+            // The store replaced an item with exactly these attributes; one for the same account
+            // under another spelling of the instance, or with another token's record, would
+            // live on beside it.
+            for item in try service.items(of: .account) where item.names(account) && !item.has(attributes) {
                 _ = try service.delete(item.path)
             }
         }

@@ -4,6 +4,8 @@ import PushCore
 public struct StoredAccount: Sendable {
     public let account: Account
     public let token: APIToken
+    /// How gbnotify minted the token over SSH; nil for a token it was handed.
+    public let mint: SSHMint?
 }
 
 /// What the keyring holds: the usable accounts, one each, sorted by `Account.id`, and the items
@@ -94,6 +96,11 @@ extension KeyringItem {
         return named == account
     }
 
+    /// Whether the item carries exactly `attributes` (besides the schema's name).
+    func has(_ attributes: [String: String]) -> Bool {
+        self.attributes.filter { $0.key != ItemSchema.attribute } == attributes
+    }
+
     func skipped(because reason: SkippedItem.Reason) -> SkippedItem {
         SkippedItem(
             label: label, instance: attributes[KeyringAttribute.instance], user: attributes[KeyringAttribute.user],
@@ -126,7 +133,7 @@ extension KeyringListing {
                 let spelledB = b.item.attributes[KeyringAttribute.instance] == account.instance.url
                 return (a.item.modified, spelledA ? 1 : 0) > (b.item.modified, spelledB ? 1 : 0)
             }
-            accounts.append(StoredAccount(account: account, token: ranked[0].token))
+            accounts.append(StoredAccount(account: account, token: ranked[0].token, mint: SSHMint(attributes: ranked[0].item.attributes)))
             skipped += ranked.dropFirst().map { $0.item.skipped(because: .olderDuplicate) }
         }
         self.accounts = accounts.sorted { $0.account.id < $1.account.id }

@@ -1,4 +1,5 @@
 import CSecret
+import PushCore
 
 /// One item of a schema as the keyring holds it, nothing validated yet.
 struct KeyringItem: Sendable {
@@ -19,7 +20,8 @@ struct ItemSchema: Sendable {
     let name: String
     let attributes: [String]
 
-    static let account = ItemSchema(name: "org.gitbay.Account", attributes: [KeyringAttribute.instance, KeyringAttribute.user])
+    static let account = ItemSchema(
+        name: "org.gitbay.Account", attributes: [KeyringAttribute.instance, KeyringAttribute.user] + SSHMint.attributeNames)
     static let relay = ItemSchema(name: "org.gitbay.Relay", attributes: [RelayAttribute.url])
 }
 

@@ -17,6 +17,10 @@ int gbn_spawn_closefrom(posix_spawn_file_actions_t *actions, int from);
 /// of the same user may attach to it or read its memory. Returns 0, or -1 with errno set.
 int gbn_forbid_core_dumps(void);
 
+/// A descriptor that becomes readable when the child `pid` ends (pidfd_open, Linux 5.3), so
+/// that one poll(2) waits for a child and its pipes together; -1 with errno set.
+int gbn_pidfd_open(int pid);
+
 /// A timer on CLOCK_BOOTTIME, which goes on counting while the system is suspended, so a
 /// deadline that passed during a suspend fires at the resume (timerfd_create). A descriptor, or
 /// -1 with errno set.
