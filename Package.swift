@@ -72,7 +72,7 @@ let package = Package(
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "Threads"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
-            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "Keyring", "Settings", "Spawn", "StateStore",
+            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "Settings", "Spawn", "StateStore",
             "Terminal", "TerminalView", "Threads",
         ]),
 
@@ -92,6 +92,8 @@ let package = Package(
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
         .testTarget(name: "TerminalViewTests", dependencies: ["TerminalView", "PushCore"]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
+        // ChildProcess with real programs, and GitbaySSH's deadline against the real sshd.
+        .testTarget(name: "GitbaySSHTests", dependencies: ["GitbaySSH", "PushCore", "Spawn", "TestSupport", "Threads"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
         .testTarget(name: "GitbayClientTests", dependencies: ["Curl", "GitbayClient", "PushCore", "TestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore", "DBus", "TestSupport"]),

@@ -198,6 +198,8 @@ public enum SSHAnswer {
 
     /// The envelope's `data` after exit 0, or the failure the outcome stands for.
     static func successData(_ outcome: SSHOutcome, from remote: SSHRemote) throws(SSHFailure) -> JSONValue {
+        // The runner stops ssh at the bound, so the end it then came to says nothing.
+        guard !outcome.stdoutOverflowed else { throw .tooLarge(remote) }
         switch outcome.termination {
         case .timedOut(let seconds):
             throw .timedOut(remote, seconds: seconds)
@@ -206,7 +208,6 @@ public enum SSHAnswer {
         case .exited(SSHOutcome.sshFailed):
             throw sshFailure(outcome, remote)
         case .exited(let code):
-            guard !outcome.stdoutOverflowed else { throw .tooLarge(remote) }
             let envelope = Envelope(outcome.stdout)
             guard code == 0 else {
                 let message = envelope?.error ?? outcome.lastErrorLine ?? "no reason given"

@@ -55,6 +55,9 @@ import Testing
     @Test func refusesAnAnswerPastTheLimitUnread() {
         let outcome = Self.outcome(String(repeating: " ", count: 100), overflowed: true)
         #expect(throws: SSHFailure.tooLarge(Self.remote)) { try SSHAnswer.mintedToken(outcome, name: Self.name, from: Self.remote) }
+        // Killed at the bound, as the runner does.
+        let killed = SSHOutcome(termination: .signalled(9), stdout: Array(repeating: 32, count: 100), stdoutOverflowed: true, stderr: [])
+        #expect(throws: SSHFailure.tooLarge(Self.remote)) { try SSHAnswer.mintedToken(killed, name: Self.name, from: Self.remote) }
         #expect(SSHFailure.tooLarge(Self.remote).description.contains("more than 64 KiB"))
     }
 
