@@ -18,8 +18,8 @@ public indirect enum AccountFailure: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .tokenRejected(let instance):
-            "\(instance.url) refused the token (401: invalid or expired); mint a new one with "
-                + "'ssh git@\(instance.host) token create --name gbnotify --scope full'. Nothing was stored."
+            "\(instance.url) refused the token (401: invalid or expired); let gbnotifyctl mint a new one with your SSH key: "
+                + "'gbnotifyctl account add \(instance.url) --ssh'. Nothing was stored."
         case .noAPI(let instance):
             "\(instance.url) has no gitbay API (404): it is not a gitbay instance, or its admin has not set "
                 + "[api] enabled = true. Nothing was stored."

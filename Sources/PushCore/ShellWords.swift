@@ -10,7 +10,14 @@ public enum ShellWords {
 
     public static func quote(_ word: String) -> String {
         if !word.isEmpty && word.utf8.allSatisfy(isBare) { return word }
-        return "'" + word.replacing("'", with: #"'\''"#) + "'"
+        // By bytes, not characters: a quote followed by a combining mark is one Character, and
+        // must still be escaped.
+        var quoted: [UInt8] = [UInt8(ascii: "'")]
+        for byte in word.utf8 {
+            if byte == UInt8(ascii: "'") { quoted += #"'\''"#.utf8 } else { quoted.append(byte) }
+        }
+        quoted.append(UInt8(ascii: "'"))
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     public static func join(_ words: [String]) -> String {

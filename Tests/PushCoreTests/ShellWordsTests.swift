@@ -33,6 +33,8 @@ import Testing
     @Test(arguments: [
         ["--json", "token", "create", "--name", "gbnotifyd on laptop 3fa9c2", "--scope", "full"],
         ["it's", #"a "b" c"#, "", "'", "''", "\\", "$x", "a\nb", " lead", "trail ", "é€"],
+        // A quote and a combining mark are one Character; the quote must still be escaped.
+        ["'\u{0657}", "a'\u{0301}b"],
         [],
         [""],
     ])
