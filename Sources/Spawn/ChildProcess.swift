@@ -108,10 +108,10 @@ private final class Watch: Sendable {
         await withCheckedContinuation { continuation in
             let started = startDetachedThread { continuation.resume(returning: self.watch()) }
             if !started {
-                // No thread to watch it: the child is killed and reaped here, which cannot wait long.
+                // No thread to watch it: it is killed, and its end, which cannot take long then,
+                // is waited for here.
                 kill(pid, SIGKILL)
-                continuation.resume(returning: ChildProcess.Outcome(
-                    termination: reap(), stdout: [], stdoutOverflowed: false, stderr: Array("cannot start a thread to watch it".utf8)))
+                continuation.resume(returning: self.watch())
             }
         }
     }

@@ -30,8 +30,8 @@ enum Minting {
     /// The token gbnotify had minted for the account before is revoked; when that failed, the
     /// user is told what to run.
     static func warnAboutReplacedToken(_ report: AddReport) {
-        if case .failed? = report.replacedRevocation {
-            Console.error("gbnotifyctl: warning: the account's previous \(report.replacedRevocation!)")
+        if let revocation = report.replacedRevocation, case .failed = revocation {
+            Console.error("gbnotifyctl: warning: the account's previous \(revocation)")
         }
     }
 }
