@@ -19,8 +19,10 @@ public struct SSHRemote: Sendable, Equatable, CustomStringConvertible {
         guard !user.isEmpty, !user.hasPrefix("-"), user.utf8.allSatisfy({ ASCII.isVisible($0) && $0 != UInt8(ascii: "@") }) else {
             throw .badUser(user.displaySafe.truncated(to: 64))
         }
+        // Brackets are the URL's and `description`'s way of writing an IPv6 address, never
+        // part of one.
         guard !host.isEmpty, !host.hasPrefix("-"), host.utf8.count <= 255,
-              host.utf8.allSatisfy({ ASCII.isVisible($0) && $0 != UInt8(ascii: "@") })
+              host.utf8.allSatisfy({ ASCII.isVisible($0) && !"@[]".utf8.contains($0) })
         else { throw .badHost(host.displaySafe.truncated(to: 64)) }
         if let port, !(1...65535).contains(port) { throw .badPort(String(port)) }
         self.user = user
@@ -61,10 +63,11 @@ public struct SSHRemote: Sendable, Equatable, CustomStringConvertible {
         return Int(value)
     }
 
-    /// `USER@HOST[:PORT]`, which `init(parsing:)` reads back.
+    /// `USER@HOST[:PORT]`, which `init(parsing:)` reads back: a host with a colon (IPv6) goes in
+    /// brackets.
     public var description: String {
-        guard let port else { return "\(user)@\(host)" }
-        return host.contains(":") ? "\(user)@[\(host)]:\(port)" : "\(user)@\(host):\(port)"
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return port.map { "\(user)@\(shown):\($0)" } ?? "\(user)@\(shown)"
     }
 
     /// ssh's argv for `command` run on the server: batch mode, so that nothing ever prompts (no

@@ -31,9 +31,17 @@ import Testing
         ("git@ho st", .badHost("ho st")),
         ("gi t@host", .badUser("gi t")),
         ("git@[::1]x", .badHost("git@[::1]x")),
+        ("git@[a", .badHost("[a")),
     ])
     func refuses(_ text: String, _ error: SSHRemoteError) {
         #expect(throws: error) { try SSHRemote(parsing: text) }
+    }
+
+    @Test func aHostWithAColonReadsBackFromItsDescription() throws {
+        let remote = try SSHRemote(host: "gitbay.exa:mple.org")
+        #expect(remote.description == "git@[gitbay.exa:mple.org]")
+        #expect(try SSHRemote(parsing: remote.description) == remote)
+        #expect(try SSHRemote(host: "::1", port: 22).description == "git@[::1]:22")
     }
 
     @Test func argvRunsInBatchModeWithTheCommandAsOneQuotedStringAfterDashDash() throws {

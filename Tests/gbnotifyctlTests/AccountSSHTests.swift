@@ -46,7 +46,7 @@ struct SSHWorld {
     }
 
     func stop() async {
-        _ = try? await ctl.run(["account", "remove", standin.url])
+        _ = try? await run(["account", "remove", standin.url])
         await sshd.stop()
         await standin.stop()
     }
@@ -126,6 +126,24 @@ struct SSHWorld {
         #expect(try await world.standin.whoamiStatus(token: token) == 401)
         #expect(try await world.standin.state().devices.isEmpty)
         #expect(try await world.storedToken() == nil)
+    }
+
+    /// A token handed over on standard input replaces the minted one in the keyring (one item,
+    /// no token-name left), and the minted one is revoked: nobody would know of it otherwise.
+    @Test func aTokenThatReplacesAMintedOneRevokesIt() async throws {
+        let world = try await SSHWorld.start()
+        defer { Task { await world.stop() } }
+        #expect(try await world.mint().status == 0)
+        let minted = try #require(try await world.storedToken())
+        let pasted = try await world.standin.addToken(for: "cmc")
+        let replaced = try await world.ctl.run(["account", "add", world.standin.url], stdin: pasted, adding: world.home.environment)
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try await world.storedToken() == pasted)
+        let item = try await world.storedItem()
+        #expect(!item.contains("token-name"), "\(item)")
+        #expect(item.components(separatedBy: "attribute.instance = ").count == 2, "\(item)")
+        #expect(try await world.standin.whoamiStatus(token: minted) == 401)
+        #expect(try await world.standin.whoamiStatus(token: pasted) == 200)
     }
 
     @Test func aFailedRevokeStillRemovesTheAccountAndSaysWhatToRun() async throws {
