@@ -96,9 +96,11 @@ extension KeyringItem {
         return named == account
     }
 
-    /// Whether the item carries exactly `attributes` (besides the schema's name).
+    /// Whether the item's attributes of the account schema are exactly `attributes`. Others are
+    /// not compared: services add their own (KeePassXC its entry's title, path and UUID).
     func has(_ attributes: [String: String]) -> Bool {
-        self.attributes.filter { $0.key != ItemSchema.attribute } == attributes
+        let names = Set(ItemSchema.account.attributes)
+        return self.attributes.filter { names.contains($0.key) } == attributes
     }
 
     func skipped(because reason: SkippedItem.Reason) -> SkippedItem {
