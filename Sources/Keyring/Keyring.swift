@@ -36,17 +36,21 @@ public final class Keyring: Sendable {
         let attributes = [KeyringAttribute.instance: account.instance.url, KeyringAttribute.user: account.username]
             .merging(mint?.attributes ?? [:]) { ours, _ in ours }
         try await withService { service throws(KeyringError) in
-            // An item of this spelling with another token's record goes first: KeePassXC would
-            // replace it in place, keeping the record it no longer has, and the others would
-            // keep it beside the new one.
-            for item in try service.items(of: .account)
-            where item.names(account) && item.attributes[KeyringAttribute.instance] == account.instance.url && !item.has(attributes) {
-                _ = try service.delete(item.path)
+            let label = "gitbay token for \(account.displayName)"
+            try service.store(token.secret, label: label, attributes: attributes, schema: .account)
+            var items = try service.items(of: .account).filter { $0.names(account) }
+            if !items.contains(where: { $0.has(attributes) }), items.contains(where: { $0.includes(attributes) }) {
+                // KeePassXC replaced an item whose attributes include ours in place, keeping the
+                // record of the token before (its token-name): the items go, and the token is
+                // stored afresh.
+                for item in items { _ = try service.delete(item.path) }
+                try service.store(token.secret, label: label, attributes: attributes, schema: .account)
+                items = try service.items(of: .account).filter { $0.names(account) }
             }
-            try service.store(token.secret, label: "gitbay token for \(account.displayName)", attributes: attributes, schema: .account)
             // The store replaced an item with exactly these attributes; one for the same account
-            // under another spelling of the instance would live on beside it.
-            for item in try service.items(of: .account) where item.names(account) && !item.has(attributes) {
+            // under another spelling of the instance, or with another token's record, would live
+            // on beside it.
+            for item in items where !item.has(attributes) {
                 _ = try service.delete(item.path)
             }
         }

@@ -103,6 +103,11 @@ extension KeyringItem {
         return self.attributes.filter { names.contains($0.key) } == attributes
     }
 
+    /// Whether the item carries every one of `attributes`, and perhaps more.
+    func includes(_ attributes: [String: String]) -> Bool {
+        attributes.allSatisfy { self.attributes[$0.key] == $0.value }
+    }
+
     func skipped(because reason: SkippedItem.Reason) -> SkippedItem {
         SkippedItem(
             label: label, instance: attributes[KeyringAttribute.instance], user: attributes[KeyringAttribute.user],

@@ -403,12 +403,13 @@ struct SSHWorld {
         let pane = try await tmux.run(
             [Ctl.executable, "account", "add", world.standin.url],
             environment: world.ctl.environment.merging(world.home.environment) { $1 }, columns: 200)
-        _ = try await pane.waitFor("the offer to mint over SSH") { lines in
+        _ = try await pane.waitFor("the offer to mint over SSH", timeout: .seconds(60)) { lines in
             lines.contains { $0.contains("over SSH with your SSH key, as git@127.0.0.1? [Y/n, or USER@HOST[:PORT]]") }
         }
         // The test's sshd lets in its own user only, not git: the answer names the remote.
         try await pane.send(world.sshd.remote, "Enter")
-        let exit = try await pane.waitForExit()
+        // A mint is a few seconds; a machine under load may take many more.
+        let exit = try await pane.waitForExit(timeout: .seconds(90))
         let screen = try await pane.capture()
         #expect(exit.status == 0, "\(screen)")
         #expect(screen.contains("Added \(world.account)"))
