@@ -37,8 +37,9 @@ let package = Package(
         // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action, prctl,
         // timerfd, signalfd, thread names.
         .target(name: "CGlibc"),
-        // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children.
-        .target(name: "Spawn", dependencies: ["CGlibc"]),
+        // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children;
+        // and running one to its end with its output captured and a deadline (gbnotifyctl's ssh).
+        .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop"]),
 
         // The one place a process waits: GLib's main loop, with the executor that runs every
         // Swift task on it, its sources (descriptors, timeouts, signals, children), and a worker
@@ -53,6 +54,8 @@ let package = Package(
         .target(name: "Curl", dependencies: ["CCurl", "MainLoop"]),
         // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
         .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"]),
+        // gitbay's SSH-only commands (minting and revoking API tokens), run with the system's ssh.
+        .target(name: "GitbaySSH", dependencies: ["PushCore", "Spawn", "MainLoop"]),
         // Accounts in the Secret Service through libsecret's asynchronous calls on the main loop;
         // the Secret Service's signals followed over the daemon's DBus connection.
         .target(
@@ -66,7 +69,7 @@ let package = Package(
         // atomically on a worker thread.
         .target(name: "StateStore", dependencies: ["PushCore", "MainLoop"]),
         // Adding, registering, listing and removing accounts: keyring, API and state together.
-        .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore"]),
+        .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "GitbaySSH", "Keyring", "StateStore"]),
 
         // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
         .target(name: "Settings", dependencies: ["PushCore", "GitbayClient"]),
@@ -89,7 +92,7 @@ let package = Package(
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
-            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "Keyring", "Settings", "Spawn", "StateStore",
+            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "Settings", "Spawn", "StateStore",
             "Terminal", "TerminalView", "MainLoop",
         ]),
 
@@ -109,6 +112,8 @@ let package = Package(
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
         .testTarget(name: "TerminalViewTests", dependencies: ["TerminalView", "PushCore"]),
         .testTarget(name: "MainLoopTests", dependencies: ["MainLoop"]),
+        // ChildProcess with real programs, and GitbaySSH's deadline against the real sshd.
+        .testTarget(name: "GitbaySSHTests", dependencies: ["GitbaySSH", "PushCore", "Spawn", "TestSupport", "MainLoop"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
         .testTarget(name: "GitbayClientTests", dependencies: ["Curl", "GitbayClient", "PushCore", "TestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore", "DBus", "TestSupport"]),

@@ -1,4 +1,5 @@
 import GitbayClient
+import GitbaySSH
 import Keyring
 import PushCore
 import StateStore
@@ -23,7 +24,8 @@ public struct AccountManager: Sendable {
     /// (replacing an older token for it), and registers this install. Nothing is stored when the
     /// token or the instance is wrong; a registration failure still keeps the account, because
     /// polling works without it.
-    public func add(instance: GitbayInstance, token: APIToken) async throws(AccountFailure) -> AddReport {
+    /// `mint` records that gbnotify minted the token over SSH, so that `remove` revokes it.
+    public func add(instance: GitbayInstance, token: APIToken, mint: SSHMint? = nil) async throws(AccountFailure) -> AddReport {
         let client = GitbayClient(instance: instance, token: token, options: clientOptions)
         let whoami: Whoami
         switch try await send(.whoami, with: client) {
@@ -45,13 +47,20 @@ public struct AccountManager: Sendable {
         } catch {
             throw .unexpected(instance, "\(error)")
         }
+        // A token gbnotify minted earlier for this account is replaced, and revoked below: it
+        // would otherwise stay valid on the server with nobody knowing of it.
+        let replaced = try? await keyring.list().accounts.first { $0.account == account }?.mint
         do {
-            try await keyring.store(token, for: account)
+            try await keyring.store(token, for: account, mint: mint)
         } catch {
             throw .keyring(error)
         }
         let registration = await register(account, with: client)
-        return AddReport(account: account, registration: registration)
+        var replacedRevocation: Revocation?
+        if let replaced, replaced.tokenName != mint?.tokenName || replaced.remote != mint?.remote {
+            replacedRevocation = await revoke(replaced)
+        }
+        return AddReport(account: account, registration: registration, replacedRevocation: replacedRevocation)
     }
 
     /// Registers the account's own device token with it (`device add` upserts, so repeating it
@@ -102,13 +111,14 @@ public struct AccountManager: Sendable {
     public func remove(
         _ account: Account, allowsToken: (GitbayInstance) -> Bool
     ) async throws(AccountFailure) -> RemoveReport {
-        let token: APIToken?
+        let stored: StoredAccount?
         do {
-            token = try await keyring.token(for: account)
+            stored = try await keyring.list().accounts.first { $0.account == account }
         } catch {
             throw .keyring(error)
         }
-        guard let token else { throw .noSuchAccount(account) }
+        guard let stored else { throw .noSuchAccount(account) }
+        let token = stored.token
 
         var deregistration = Deregistration.notRegistered
         if let deviceID = try? state.loadAccounts().state.accounts[account.id]?.deviceID, !allowsToken(account.instance) {
@@ -129,13 +139,17 @@ public struct AccountManager: Sendable {
                 deregistration = .failed(deviceID: deviceID, reason: "\(error)")
             }
         }
+        // The token is revoked after the device row went, which needed it, and before the item
+        // that names it goes; a failure still removes the account, and says what to run.
+        var revocation = Revocation.notMinted
+        if let mint = stored.mint { revocation = await revoke(mint) }
         do {
             _ = try await keyring.delete(account)
         } catch {
             throw .keyring(error)
         }
         _ = try? state.updateAccounts { $0.accounts[account.id] = nil }
-        return RemoveReport(account: account, deregistration: deregistration)
+        return RemoveReport(account: account, deregistration: deregistration, revocation: revocation)
     }
 
     /// Every account in the keyring with what this install knows about its registration, and the

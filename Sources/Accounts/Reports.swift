@@ -70,11 +70,15 @@ public enum Deregistration: Sendable, Equatable {
 public struct AddReport: Sendable, Equatable {
     public let account: Account
     public let registration: Registration
+    /// What became of the token gbnotify had minted for the account before, when this one
+    /// replaced it.
+    public let replacedRevocation: Revocation?
 }
 
 public struct RemoveReport: Sendable, Equatable {
     public let account: Account
     public let deregistration: Deregistration
+    public let revocation: Revocation
 }
 
 public struct AccountSummary: Sendable, Equatable {

@@ -55,6 +55,33 @@ public struct Arguments: Sendable {
         return nil
     }
 
+    /// Removes `name` with an optional value: `name=VALUE`, or `name VALUE` when `isValue` takes
+    /// the next word. Nil when absent; `.some(nil)` when given without a value.
+    public mutating func optionalValueOption(_ name: String, isValue: (String) -> Bool) -> String?? {
+        if let index = words.firstIndex(of: name) {
+            let valueIndex = words.index(after: index)
+            if valueIndex < words.endIndex, !words[valueIndex].hasPrefix("-"), isValue(words[valueIndex]) {
+                let value = words[valueIndex]
+                words.removeSubrange(index...valueIndex)
+                return .some(value)
+            }
+            words.remove(at: index)
+            return .some(nil)
+        }
+        let prefix = name + "="
+        if let index = words.firstIndex(where: { $0.hasPrefix(prefix) }) {
+            return .some(String(words.remove(at: index).dropFirst(prefix.count)))
+        }
+        return nil
+    }
+
+    /// Every `name VALUE` or `name=VALUE`, in order; empty when absent.
+    public mutating func repeatedOption(_ name: String) throws(UsageError) -> [String] {
+        var values: [String] = []
+        while let value = try option(name) { values.append(value) }
+        return values
+    }
+
     /// Removes and returns the next positional word; `name` appears in the error when it is missing.
     public mutating func positional(_ name: String) throws(UsageError) -> String {
         guard let value = optionalPositional() else { throw UsageError("missing \(name)") }

@@ -32,17 +32,26 @@ public final class Keyring: Sendable {
     }
 
     /// Stores `token` for `account`, replacing the token of any item that names the same
-    /// account.
-    public func store(_ token: APIToken, for account: Account) async throws(KeyringError) {
+    /// account; `mint` records how gbnotify minted it, if it did.
+    public func store(_ token: APIToken, for account: Account, mint: SSHMint? = nil) async throws(KeyringError) {
+        let attributes = [KeyringAttribute.instance: account.instance.url, KeyringAttribute.user: account.username]
+            .merging(mint?.attributes ?? [:]) { ours, _ in ours }
         try await withService { service throws(KeyringError) in
-            try await service.store(
-                token.secret, label: "gitbay token for \(account.displayName)",
-                attributes: [KeyringAttribute.instance: account.instance.url, KeyringAttribute.user: account.username],
-                schema: .account)
-            // The store replaced an item spelled exactly like ours; one for the same account
-            // under another spelling of the instance would live on beside it.
-            for item in try await service.items(of: .account)
-            where item.names(account) && item.attributes[KeyringAttribute.instance] != account.instance.url {
+            let label = "gitbay token for \(account.displayName)"
+            try await service.store(token.secret, label: label, attributes: attributes, schema: .account)
+            var items = try await service.items(of: .account).filter { $0.names(account) }
+            if !items.contains(where: { $0.has(attributes) }), items.contains(where: { $0.includes(attributes) }) {
+                // KeePassXC replaced an item whose attributes include ours in place, keeping the
+                // record of the token before (its token-name): the items go, and the token is
+                // stored afresh.
+                for item in items { _ = try await service.delete(item.path) }
+                try await service.store(token.secret, label: label, attributes: attributes, schema: .account)
+                items = try await service.items(of: .account).filter { $0.names(account) }
+            }
+            // The store replaced an item with exactly these attributes; one for the same account
+            // under another spelling of the instance, or with another token's record, would live
+            // on beside it.
+            for item in items where !item.has(attributes) {
                 _ = try await service.delete(item.path)
             }
         }

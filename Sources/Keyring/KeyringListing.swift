@@ -4,6 +4,8 @@ import PushCore
 public struct StoredAccount: Sendable {
     public let account: Account
     public let token: APIToken
+    /// How gbnotify minted the token over SSH; nil for a token it was handed.
+    public let mint: SSHMint?
 }
 
 /// What the keyring holds: the usable accounts, one each, sorted by `Account.id`, and the items
@@ -94,6 +96,18 @@ extension KeyringItem {
         return named == account
     }
 
+    /// Whether the item's attributes of the account schema are exactly `attributes`. Others are
+    /// not compared: services add their own (KeePassXC its entry's title, path and UUID).
+    func has(_ attributes: [String: String]) -> Bool {
+        let names = Set(ItemSchema.account.attributes)
+        return self.attributes.filter { names.contains($0.key) } == attributes
+    }
+
+    /// Whether the item carries every one of `attributes`, and perhaps more.
+    func includes(_ attributes: [String: String]) -> Bool {
+        attributes.allSatisfy { self.attributes[$0.key] == $0.value }
+    }
+
     func skipped(because reason: SkippedItem.Reason) -> SkippedItem {
         SkippedItem(
             label: label, instance: attributes[KeyringAttribute.instance], user: attributes[KeyringAttribute.user],
@@ -126,7 +140,7 @@ extension KeyringListing {
                 let spelledB = b.item.attributes[KeyringAttribute.instance] == account.instance.url
                 return (a.item.modified, spelledA ? 1 : 0) > (b.item.modified, spelledB ? 1 : 0)
             }
-            accounts.append(StoredAccount(account: account, token: ranked[0].token))
+            accounts.append(StoredAccount(account: account, token: ranked[0].token, mint: SSHMint(attributes: ranked[0].item.attributes)))
             skipped += ranked.dropFirst().map { $0.item.skipped(because: .olderDuplicate) }
         }
         self.accounts = accounts.sorted { $0.account.id < $1.account.id }

@@ -1,5 +1,6 @@
 internal import CSecret
 import MainLoop
+import PushCore
 
 /// One item of a schema as the keyring holds it, nothing validated yet.
 struct KeyringItem: Sendable {
@@ -20,7 +21,8 @@ struct ItemSchema: Sendable {
     let name: String
     let attributes: [String]
 
-    static let account = ItemSchema(name: "org.gitbay.Account", attributes: [KeyringAttribute.instance, KeyringAttribute.user])
+    static let account = ItemSchema(
+        name: "org.gitbay.Account", attributes: [KeyringAttribute.instance, KeyringAttribute.user] + SSHMint.attributeNames)
     static let relay = ItemSchema(name: "org.gitbay.Relay", attributes: [RelayAttribute.url])
 }
 

@@ -273,6 +273,30 @@ extension DoctorFinding {
             fix: "check the network, the instance URL, proxy settings and the config's ca-file")
     }
 
+    /// How `whoami` over SSH went for an account whose token gbnotify minted there: the host
+    /// must still answer with the key, or `account remove` cannot revoke the token. Polling
+    /// needs none of it, so a failure is a warning.
+    public static func mintingHost(_ account: Account, _ remote: SSHRemote, whoami: SSHWhoami) -> DoctorFinding {
+        let check = "ssh \(remote) for \(account.displayName)"
+        guard whoami.username == account.username else {
+            return DoctorFinding(
+                check, .warning, "your SSH key there belongs to \(whoami.username.displaySafe.truncated(to: 40)), not \(account.username)",
+                fix: "account remove cannot revoke this account's token with it; use the key the token was minted with")
+        }
+        guard whoami.keyScope == "full" else {
+            return DoctorFinding(
+                check, .warning, "answers with your key, but the key's scope is \(whoami.keyScope.displaySafe.truncated(to: 20))",
+                fix: "account remove cannot revoke the token with a read-scoped key; give the key full scope on the instance")
+        }
+        return DoctorFinding(check, .ok, "answers with your key, as \(account.username)")
+    }
+
+    public static func mintingHost(_ account: Account, _ remote: SSHRemote, failure: SSHFailure) -> DoctorFinding {
+        DoctorFinding(
+            "ssh \(remote) for \(account.displayName)", .warning, "\(failure)",
+            fix: "polling works without it, but account remove cannot revoke the token gbnotifyctl minted there until it answers")
+    }
+
     // MARK: - Config
 
     /// `problem` is nil for a usable config; `exists` tells a file of defaults from none.

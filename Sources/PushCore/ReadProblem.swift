@@ -88,11 +88,9 @@ public struct ReadProblem: Error, Sendable, Equatable, CustomStringConvertible {
             fix: "add the account again with its https URL, or set allow-http = true in \(configPath)")
     }
 
-    /// The shell line that mints a new token and stores it for `account`.
+    /// The command that mints a new token for `account` with the user's SSH key and stores it,
+    /// the token never shown.
     public static func newToken(for account: Account) -> String {
-        """
-        mint a new token and store it: ssh git@\(account.instance.host) token create --name gbnotify \
-        --scope full | jq -r .token | gbnotifyctl account add \(account.instance.url)
-        """
+        "mint a new token with your SSH key and store it: gbnotifyctl account add \(account.instance.url) --ssh"
     }
 }

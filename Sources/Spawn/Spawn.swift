@@ -8,6 +8,13 @@ public enum Spawn {
     /// Why a program could not be started, in the C library's words.
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        /// The errno it stands for (ENOENT: no such program), 0 when none.
+        public let code: Int32
+
+        init(description: String, code: Int32 = 0) {
+            self.description = description
+            self.code = code
+        }
     }
 
     /// Where one of the child's standard streams comes from.
@@ -63,7 +70,7 @@ public enum Spawn {
         } else {
             error = posix_spawnp(&pid, argv[0], &actions, &attributes, arguments, environ)
         }
-        guard error == 0 else { throw Failure(description: String(cString: strerror(error))) }
+        guard error == 0 else { throw Failure(description: String(cString: strerror(error)), code: error) }
         return pid
     }
 }

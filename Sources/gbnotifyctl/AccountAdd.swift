@@ -1,44 +1,95 @@
 import Accounts
 import CommandKit
+import GitbaySSH
 import PushCore
 
 struct AccountAdd: Command {
     static let configuration = CommandConfiguration(
         name: "add",
         abstract: "Add a gitbay account, or replace its token.",
-        usage: "URL [--allow-http]",
+        usage: "URL [--ssh [USER@HOST[:PORT]]] [--token-name NAME] [--allow-http]",
         discussion: """
-            Reads an API token from standard input, or prompts for it without echo. Mint one over
-            SSH: ssh git@HOST token create --name gbnotify --scope full
-            The token is checked with the server, stored in the desktop keyring under the username
-            the server reports, and this install is registered for push notifications.
+            With --ssh, mints the API token itself with your SSH key, as the gitbay CLI reaches the
+            instance: ssh USER@HOST -- token create --name NAME --scope full, by argv in batch mode
+            with your own ssh config, agent and known_hosts (USER is git and HOST the URL's host
+            unless given). The token goes from ssh straight into the keyring and is never shown;
+            the keyring item records its name, so that 'account remove' revokes it. NAME is
+            "gbnotifyd on HOSTNAME" and a short random suffix unless --token-name says otherwise.
 
-            Example: ssh git@gitbay.org token create --name gbnotify --scope full \\
-                       | jq -r .token | gbnotifyctl account add https://gitbay.org
+            Without --ssh, reads an API token from standard input; at a terminal it first offers
+            to mint one over SSH, then prompts for one without echo.
+
+            The token is checked with whoami at URL, stored in the desktop keyring under the
+            username the server reports, and this install is registered for push notifications.
+            A minted token that URL does not take is revoked again at once.
+
+            Example: gbnotifyctl account add https://gitbay.org --ssh
+                     gbnotifyctl account add https://gitbay.example --ssh git@ssh.gitbay.example:2222
             """,
-        options: [("--allow-http", "Allow plain http:// for a host that is not this machine.")]
+        options: [
+            ("--ssh [USER@HOST[:PORT]]", "Mint the token over SSH with your key (default git@ the URL's host)."),
+            ("--token-name NAME", "With --ssh: the name of the token on the server."),
+            ("--allow-http", "Allow plain http:// for a host that is not this machine."),
+        ]
     )
 
     var url: String
+    /// nil: no --ssh; .some(nil): --ssh without a remote.
+    var ssh: String??
+    var tokenName: String?
     var allowHTTP: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         allowHTTP = arguments.flag("--allow-http")
+        // A URL after --ssh is the URL, not the remote.
+        ssh = arguments.optionalValueOption("--ssh") { !$0.contains("://") }
+        tokenName = try arguments.option("--token-name")
         url = try arguments.positional("URL")
+        if tokenName != nil && ssh == nil { throw UsageError("--token-name goes with --ssh") }
+        if let tokenName, SSHAnswer.checkedTokenName(tokenName) == nil {
+            throw UsageError("--token-name must be 1 to 255 bytes without control characters")
+        }
     }
 
     func run() async throws -> Int32 {
         let instance = try GitbayInstance(parsing: url, allowInsecureHTTP: allowHTTP)
-        let token = try TokenInput.read(prompt: "API token for \(instance.url): ")
         let manager = try Setup.accountManager()
-        let report = try await manager.add(instance: instance, token: token)
-        switch report.registration {
-        case .registered(let id):
-            print("Added \(report.account.displayName) (registered as device \(id)).")
-        case .pushUnavailable, .readOnlyToken, .failed:
-            print("Added \(report.account.displayName). Desktop polling works, but this install could not register: \(report.registration).")
+        let report: AddReport
+        if let ssh {
+            let remote = try ssh.map { try SSHRemote(parsing: $0) } ?? Self.defaultRemote(instance)
+            report = try await Minting.mint(instance: instance, remote: remote, tokenName: tokenName, manager: manager)
+        } else if TokenInput.isInteractive, let remote = try Self.askForRemote(instance) {
+            report = try await Minting.mint(instance: instance, remote: remote, tokenName: nil, manager: manager)
+        } else {
+            let token = try TokenInput.read(prompt: "API token for \(instance.url): ")
+            report = try await manager.add(instance: instance, token: token)
         }
+        print(Minting.addedLine(report))
+        Minting.warnAboutReplacedToken(report)
         await DaemonCall.reloadIfRunning()
         return ExitStatus.success
+    }
+
+    /// At a terminal, minting comes first: an empty answer or yes mints as `git@HOST`, a
+    /// `USER@HOST[:PORT]` mints there, and no asks for a token to paste instead.
+    private static func askForRemote(_ instance: GitbayInstance) throws -> SSHRemote? {
+        let fallback = try? defaultRemote(instance)
+        let offer = fallback.map { "as \($0)" } ?? "(give USER@HOST[:PORT])"
+        let answer = try TokenInput.ask("Mint a token for \(instance.url) over SSH with your SSH key, \(offer)? [Y/n, or USER@HOST[:PORT]] ")
+        switch answer.lowercased() {
+        case "", "y", "yes":
+            guard let fallback else { throw UsageError("give the SSH host as USER@HOST[:PORT]") }
+            return fallback
+        case "n", "no":
+            return nil
+        default:
+            return try SSHRemote(parsing: answer)
+        }
+    }
+
+    /// `git@HOST`, the URL's host without the brackets of an IPv6 address.
+    private static func defaultRemote(_ instance: GitbayInstance) throws(SSHRemoteError) -> SSHRemote {
+        let host = instance.host
+        return try SSHRemote(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host)
     }
 }

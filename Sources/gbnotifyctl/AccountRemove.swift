@@ -7,7 +7,12 @@ struct AccountRemove: Command {
         name: "remove",
         abstract: "Deregister this install from an account and delete its token.",
         usage: "USER@HOST | URL [--user USER]",
-        discussion: "USER@HOST is as 'gbnotifyctl account list' prints it, e.g. cmc@gitbay.org.",
+        discussion: """
+            USER@HOST is as 'gbnotifyctl account list' prints it, e.g. cmc@gitbay.org. A token
+            gbnotifyctl minted over SSH is revoked there too (token revoke NAME, with the key it
+            was minted with); if that fails, the account is removed all the same and the warning
+            gives the command to run by hand.
+            """,
         options: [("--user USER", "With a URL: the account's user, when the instance has several.")]
     )
 
@@ -25,14 +30,17 @@ struct AccountRemove: Command {
         let accounts = try await manager.list().accounts.map(\.account)
         let account = try AccountReference(parsing: reference, user: user).resolve(among: accounts)
         let report = try await manager.remove(account, allowsToken: settings.config.allowsToken)
-        switch report.deregistration {
-        case .notRegistered:
-            print("Removed \(account.displayName).")
-        case .removed(let id):
-            print("Removed \(account.displayName) (deregistered device \(id)).")
-        case .failed(let id, let reason):
-            print("Removed \(account.displayName), but device \(id) could not be deregistered (\(reason)); "
-                  + "it is harmless and can be deleted on the web.")
+        var done: [String] = []
+        if case .removed(let id) = report.deregistration { done.append("deregistered device \(id)") }
+        if case .revoked(let name) = report.revocation { done.append("revoked token \"\(name.displaySafe)\"") }
+        let line = "Removed \(account.displayName)" + (done.isEmpty ? "" : " (\(done.joined(separator: ", ")))")
+        if case .failed(let id, let reason) = report.deregistration {
+            print(line + ", but device \(id) could not be deregistered (\(reason)); it is harmless and can be deleted on the web.")
+        } else {
+            print(line + ".")
+        }
+        if case .failed = report.revocation {
+            Console.error("gbnotifyctl: warning: \(report.revocation)")
         }
         await DaemonCall.reloadIfRunning()
         return ExitStatus.success

@@ -1,4 +1,5 @@
 import GitbayClient
+import GitbaySSH
 import Keyring
 import PushCore
 
@@ -32,10 +33,21 @@ enum DoctorAccounts {
     }
 
     /// Every account at once, so that several dead instances cost one timeout, not one each.
-    /// The token goes where gbnotifyd would send it, and nowhere else.
+    /// The token goes where gbnotifyd would send it, and nowhere else. An account whose token
+    /// gbnotifyctl minted is asked `whoami` over SSH too, with the user's key, no token.
     private static func whoami(_ accounts: [StoredAccount], config: DoctorConfig) async -> [DoctorFinding] {
         await withTaskGroup(of: (Int, DoctorFinding).self) { group in
             for (index, stored) in accounts.enumerated() {
+                if let mint = stored.mint {
+                    group.addTask {
+                        do throws(SSHFailure) {
+                            let whoami = try await GitbaySSH(remote: mint.remote).whoami()
+                            return (accounts.count + index, .mintingHost(stored.account, mint.remote, whoami: whoami))
+                        } catch {
+                            return (accounts.count + index, .mintingHost(stored.account, mint.remote, failure: error))
+                        }
+                    }
+                }
                 let instance = stored.account.instance
                 guard config.config.allowsToken(to: instance) else {
                     group.addTask { (index, .account(stored.account, plainHTTPRefusedBy: config.path)) }

@@ -19,7 +19,9 @@ struct DoctorCommand: Command {
             portal, or a note on Wayland without one); systemd-logind and NetworkManager on the
             system bus (notes when missing: gbnotifyd then cannot poll at once after a resume or
             when the network returns); each account's instance, reachable and accepting its token
-            (within seconds even when an instance is down); the systemd user unit, enabled (a note
+            (within seconds even when an instance is down), and for a token gbnotifyctl minted over
+            SSH, its SSH host answering whoami with your key (a warning otherwise: account remove
+            could not revoke the token); the systemd user unit, enabled (a note
             when there is no systemd user manager); gbnotifyd, running, with its status, and its
             relay stream when one is configured; the config file, valid; and the terminal a click
             opens with open-with = terminal, installed, and the command it runs there (notes only

@@ -19,10 +19,20 @@ enum TokenInput {
         }
     }
 
+    /// Whether standard input is a terminal: `account add` then offers to mint the token over
+    /// SSH before it asks for one.
+    static var isInteractive: Bool { isatty(0) == 1 }
+
+    /// Asks a question on the terminal, with echo; the answer without surrounding blanks.
+    static func ask(_ question: String) throws(Failure) -> String {
+        let answer = try readFromTerminal(prompt: question, echo: true)
+        return String(answer.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+
     static func read(prompt: String) throws(Failure) -> APIToken {
         let text: String
-        if isatty(0) == 1 {
-            text = try readFromTerminal(prompt: prompt)
+        if isInteractive {
+            text = try readFromTerminal(prompt: prompt, echo: false)
         } else {
             text = try readLine(from: 0)
         }
@@ -51,16 +61,17 @@ enum TokenInput {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func readFromTerminal(prompt: String) throws(Failure) -> String {
+    private static func readFromTerminal(prompt: String, echo: Bool) throws(Failure) -> String {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else { throw .unreadable("no terminal to prompt on") }
         defer { close(tty) }
+        _ = Array(prompt.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
+        guard !echo else { return try readLine(from: tty) }
         var saved = termios()
         guard tcgetattr(tty, &saved) == 0 else { throw .unreadable("cannot read terminal settings") }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
-        _ = Array(prompt.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
         tcsetattr(tty, TCSAFLUSH, &silent)
         // Echo comes back even when reading fails, or the user's shell is left silent.
         defer { tcsetattr(tty, TCSAFLUSH, &saved) }

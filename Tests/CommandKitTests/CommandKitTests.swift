@@ -112,3 +112,50 @@ private func usageError(_ words: [String]) -> String? {
         #expect(version == 0 && capture.out == ["tool 1.2"])
     }
 }
+
+@Suite struct OptionalValueAndRepeatedOptionTests {
+    private static func isRemote(_ word: String) -> Bool { !word.contains("://") }
+
+    @Test func takesTheNextWordOnlyWhenItIsAValue() {
+        var given = Arguments(["https://x", "--ssh", "git@x:2222"])
+        let givenSSH = given.optionalValueOption("--ssh", isValue: Self.isRemote)
+        #expect(givenSSH == .some("git@x:2222"))
+        let givenPositional = given.optionalPositional()
+        #expect(givenPositional == "https://x")
+
+        var bare = Arguments(["--ssh", "https://x"])
+        let bareSSH = bare.optionalValueOption("--ssh", isValue: Self.isRemote)
+        #expect(bareSSH == .some(nil))
+        let barePositional = bare.optionalPositional()
+        #expect(barePositional == "https://x")
+
+        var last = Arguments(["https://x", "--ssh"])
+        let lastSSH = last.optionalValueOption("--ssh", isValue: Self.isRemote)
+        #expect(lastSSH == .some(nil))
+
+        var beforeAnOption = Arguments(["--ssh", "--allow-http"])
+        let beforeAnOptionSSH = beforeAnOption.optionalValueOption("--ssh", isValue: Self.isRemote)
+        #expect(beforeAnOptionSSH == .some(nil))
+        let allowsHTTP = beforeAnOption.flag("--allow-http")
+        #expect(allowsHTTP)
+
+        var equals = Arguments(["--ssh=cmc@host"])
+        let equalsSSH = equals.optionalValueOption("--ssh", isValue: Self.isRemote)
+        #expect(equalsSSH == .some("cmc@host"))
+
+        var absent = Arguments(["https://x"])
+        let absentSSH = absent.optionalValueOption("--ssh", isValue: Self.isRemote)
+        #expect(absentSSH == nil)
+    }
+
+    @Test func repeatedOptionTakesEveryOneInOrder() throws {
+        var arguments = Arguments(["--url", "a=https://a", "--url=b=https://b", "x"])
+        let argumentsURLs = try arguments.repeatedOption("--url")
+        #expect(argumentsURLs == ["a=https://a", "b=https://b"])
+        let argumentsPositional = arguments.optionalPositional()
+        #expect(argumentsPositional == "x")
+        var none = Arguments([])
+        let noneURLs = try none.repeatedOption("--url")
+        #expect(noneURLs == [])
+    }
+}

@@ -33,6 +33,26 @@ struct KeyringRoundTripTests {
         #expect(!listing.skipped.contains { $0.instance == account.instance.url })
     }
 
+    /// The record of a minted token (its name and SSH remote) comes back with the token, and a
+    /// token stored without one replaces the item, record and all: one item, no record.
+    @Test func aMintedTokensRecordComesBackAndGoesWithItsToken() async throws {
+        let account = try testAccount("minted", on: "https://minted.example")
+        let mint = SSHMint(
+            tokenName: "gbnotifyd on laptop 3fa9c2", remote: try SSHRemote(host: "ssh.minted.example", port: 2222, options: ["-i", "~/my key"]))
+        let minted = try uniqueToken()
+        try await keyring.store(minted, for: account, mint: mint)
+        #expect(try await keyring.list().accounts.filter { $0.account == account }.map(\.mint) == [mint])
+
+        let pasted = try uniqueToken()
+        try await keyring.store(pasted, for: account)
+        let listing = try await keyring.list()
+        let stored = listing.accounts.filter { $0.account == account }
+        #expect(stored.map(\.token) == [pasted])
+        #expect(stored.map(\.mint) == [nil])
+        #expect(!listing.skipped.contains { $0.instance == account.instance.url })
+        _ = try await keyring.delete(account)
+    }
+
     @Test func deleteRemovesTheAccountAndSaysSo() async throws {
         let account = try testAccount("deleted", on: "https://delete.example")
         try await keyring.store(try uniqueToken(), for: account)

@@ -223,7 +223,8 @@ class Completions(unittest.TestCase):
         for command, subcommands in self.tree.items():
             if subcommands:
                 self.assertEqual(self.bash_complete(command, "") - {"--help"}, subcommands, command)
-        self.assertEqual(self.bash_complete("account", "add", "--"), {"--allow-http", "--help"})
+        self.assertEqual(self.bash_complete("account", "add", "--"), {"--ssh", "--token-name", "--allow-http", "--help"})
+        self.assertEqual(self.bash_complete("account", "import", "--"), {"--url", "--help"})
         self.assertEqual(self.bash_complete("status", "--j"), {"--json"})
 
     def test_fish_completes_commands_and_subcommands(self):
@@ -239,6 +240,9 @@ class Completions(unittest.TestCase):
             if subcommands:
                 self.assertEqual(complete(f"gbnotifyctl {command} "), subcommands, command)
         self.assertIn("--allow-http", complete("gbnotifyctl account add --"))
+        self.assertIn("--ssh", complete("gbnotifyctl account add --"))
+        self.assertIn("--token-name", complete("gbnotifyctl account add --"))
+        self.assertEqual(complete("gbnotifyctl account import --"), {"--url", "--help"})
 
     def test_zsh_completion_parses_and_names_every_command(self):
         script = self.COMPLETIONS / "_gbnotifyctl"

@@ -172,10 +172,7 @@ import Testing
         let finding = DoctorFinding.account(Self.account, whoami: .unauthorized(message: "invalid or expired token"))
         #expect(finding.verdict == .failure)
         #expect(finding.finding == "https://gitbay.org rejected the token (HTTP 401: invalid or expired token)")
-        #expect(finding.fix == """
-            mint a new token and store it: ssh git@gitbay.org token create --name gbnotify --scope full \
-            | jq -r .token | gbnotifyctl account add https://gitbay.org
-            """)
+        #expect(finding.fix == "mint a new token with your SSH key and store it: gbnotifyctl account add https://gitbay.org --ssh")
     }
 
     @Test func aBusyServerIsAWarningAndAFaultyOneAFailure() {

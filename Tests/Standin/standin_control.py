@@ -7,6 +7,7 @@ query) returning a JSON value; a ModelError becomes {"error": ...}.
 import json
 import urllib.parse
 
+import standin_ssh
 from standin_model import KINDS, ModelError
 
 DEFAULT_WAIT_SECONDS = 10.0
@@ -46,7 +47,8 @@ def add_user(server, body, query):
 def mint_token(server, body, query):
     username = required(body, "username")
     scope = body.get("scope", "full")
-    token = server.store.mint_token(username, scope, body.get("token"), body.get("expires_in"))
+    token = server.store.mint_token(username, scope, body.get("token"), body.get("expires_in"),
+                                    body.get("name"))
     return {"token": token, "username": username, "scope": scope}
 
 
@@ -144,6 +146,7 @@ def list_faults(server, body, query):
 
 def clear_faults(server, body, query):
     server.faults.clear()
+    server.ssh_faults.clear()
     return {"ok": True}
 
 
@@ -163,12 +166,28 @@ def clear_requests(server, body, query):
     return {"ok": True}
 
 
+def ssh_command(server, body, query):
+    username, key_scope, command = (required(body, key) for key in ("username", "key_scope", "command"))
+    if not all(isinstance(value, str) for value in (username, key_scope, command)):
+        raise ModelError("username, key_scope and command must be strings")
+    return standin_ssh.answer(server, username, key_scope, command)
+
+
+def add_ssh_fault(server, body, query):
+    return {"id": server.ssh_faults.add(body)}
+
+
+def ssh_log(server, body, query):
+    return {"commands": server.ssh_faults.log()}
+
+
 def state(server, body, query):
     return server.store.snapshot()
 
 
 def reset(server, body, query):
     server.faults.clear()
+    server.ssh_faults.reset()
     server.requests.clear()
     server.store.reset()
     return {"ok": True}
@@ -194,6 +213,9 @@ ROUTES = {
     ("GET", "/_standin/requests"): list_requests,
     ("GET", "/_standin/requests/wait"): wait_for_requests,
     ("POST", "/_standin/requests/clear"): clear_requests,
+    ("POST", "/_standin/ssh"): ssh_command,
+    ("POST", "/_standin/ssh/faults"): add_ssh_fault,
+    ("GET", "/_standin/ssh/commands"): ssh_log,
     ("GET", "/_standin/state"): state,
     ("POST", "/_standin/reset"): reset,
 }

@@ -22,6 +22,7 @@ import urllib.parse
 
 import standin_commands as commands
 import standin_control
+from standin_ssh import TOKEN_COMMANDS as SSH_ONLY_TOKEN_COMMANDS, SSHFaults
 from standin_faults import FaultBook, RequestLog
 from standin_server import ThreadedServer, compact_json
 
@@ -135,6 +136,7 @@ class StandinServer(ThreadedServer):
     def __init__(self, host, port, tls_context=None):
         self.store = None  # set by the caller once the URL is known
         self.faults = FaultBook()
+        self.ssh_faults = SSHFaults()
         self.requests = RequestLog()
         self._serial_lock = threading.Lock()
         self._next_serial = 1
@@ -355,6 +357,10 @@ class StandinHandler(http.server.BaseHTTPRequestHandler):
             return outcome_answer(commands.usage(BAD_BODY), tagged)
         if not api.argv:
             return outcome_answer(commands.usage(ARGV_REQUIRED), tagged)
+        if api.argv[0] == "token" and api.argv[1:2] and api.argv[1] in SSH_ONLY_TOKEN_COMMANDS:
+            # An API token never mints credentials (the contract's "Over SSH").
+            return outcome_answer(commands.Outcome(
+                commands.EXIT_DENIED, error=f"token {api.argv[1]} is only available over SSH"), tagged)
         try:
             command, args = commands.lookup(api.argv)
         except commands.UnknownCommand as unknown:

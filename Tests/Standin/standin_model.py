@@ -118,7 +118,19 @@ class Token:
     scope: str
     expires_at: float | None  # on the stand-in's monotonic clock
     expires_wall: float | None
+    name: str = ""
+    created_at: str = ""
+    last_used_at: str | None = None
     revoked: bool = False
+
+    def listed(self):
+        """The row `token list` shows: never the token."""
+        row = {"name": self.name, "scope": self.scope, "created_at": self.created_at}
+        if self.expires_wall is not None:
+            row["expires_at"] = iso_timestamp(self.expires_wall)
+        if self.last_used_at is not None:
+            row["last_used_at"] = self.last_used_at
+        return row
 
 
 @dataclasses.dataclass
@@ -266,7 +278,9 @@ class Store:
             raise ModelError(f"no such user {username!r}", status=404)
         return account
 
-    def mint_token(self, username, scope="full", token=None, expires_in=None):
+    def mint_token(self, username, scope="full", token=None, expires_in=None, name=None):
+        if name is not None and (not isinstance(name, str) or name == ""):
+            raise ModelError("name must be a non-empty string")
         if scope not in ("full", "read"):
             raise ModelError('scope must be "full" or "read"')
         if token is not None and (not isinstance(token, str) or token == ""):
@@ -281,9 +295,29 @@ class Store:
             if expires_in is not None:
                 expires_at = self.clock.monotonic() + expires_in
                 expires_wall = self.clock.wall() + expires_in
+            if name is None:
+                name = f"token-{len(self.tokens) + 1}"
+            elif self.token_named(username, name) is not None:
+                raise ModelError(f'a token named "{name}" already exists')
             self.tokens[token_hash(token)] = Token(token_hash(token), username, scope,
-                                                   expires_at, expires_wall)
+                                                   expires_at, expires_wall, name=name,
+                                                   created_at=iso_timestamp(self.clock.wall()))
             return token
+
+    def token_named(self, username, name):
+        """The account's live (not revoked, not expired) token of that name, or None."""
+        with self.lock:
+            now = self.clock.monotonic()
+            return next((t for t in self.tokens.values()
+                         if t.username == username and t.name == name and not t.revoked
+                         and (t.expires_at is None or now < t.expires_at)), None)
+
+    def tokens_of(self, username):
+        """The account's live tokens, oldest first."""
+        with self.lock:
+            now = self.clock.monotonic()
+            return [t for t in self.tokens.values() if t.username == username and not t.revoked
+                    and (t.expires_at is None or now < t.expires_at)]
 
     def revoke_token(self, token):
         with self.lock:
@@ -307,6 +341,7 @@ class Store:
                         and self.clock.monotonic() >= record.expires_at)
                     or record.username not in self.accounts):
                 return "invalid", None, None
+            record.last_used_at = iso_timestamp(self.clock.wall())
             return "ok", self.accounts[record.username], record
 
     # Rate limits
@@ -543,7 +578,8 @@ class Store:
                            "settings": dict(a.settings),
                            "unread": self.unread_count(a.username), "version": a.version,
                            "etag": a.etag()} for a in self.accounts.values()],
-                "tokens": [{"username": t.username, "scope": t.scope, "sha256": t.sha256,
+                "tokens": [{"username": t.username, "name": t.name, "scope": t.scope,
+                            "sha256": t.sha256,
                             "expires_at": None if t.expires_wall is None
                             else iso_timestamp(t.expires_wall),
                             "revoked": t.revoked} for t in self.tokens.values()],

@@ -41,7 +41,7 @@ public final class Standin: Sendable {
     /// Waits for the guard's stdin to end, then terminates the stand-in (its argv follows).
     /// The guard hands its stdout to the stand-in and keeps none itself, so the ready line's pipe
     /// reaches end of file as soon as the stand-in dies.
-    private static let guardScript = """
+    static let guardScript = """
         import os, signal, subprocess, sys
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL)

@@ -172,6 +172,8 @@ extension Standin {
 
         public struct Token: Sendable, Decodable {
             public let username: String
+            /// Its name, as `token create --name` gave it (the control API names its own).
+            public let name: String
             public let scope: TokenScope
             public let revoked: Bool
         }

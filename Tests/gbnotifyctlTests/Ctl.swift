@@ -23,13 +23,13 @@ struct Ctl {
         return environment
     }
 
-    /// Starts gbnotifyctl without waiting for it.
-    func start(_ arguments: [String], stdin: String = "") throws -> Program {
-        try Program([Self.executable] + arguments, environment: environment, stdin: stdin)
+    /// Starts gbnotifyctl without waiting for it; `adding` goes into its environment too.
+    func start(_ arguments: [String], stdin: String = "", adding extra: [String: String] = [:]) throws -> Program {
+        try Program([Self.executable] + arguments, environment: environment.merging(extra) { $1 }, stdin: stdin)
     }
 
-    func run(_ arguments: [String], stdin: String = "") async throws -> Program.Outcome {
-        try await start(arguments, stdin: stdin).finish()
+    func run(_ arguments: [String], stdin: String = "", adding extra: [String: String] = [:]) async throws -> Program.Outcome {
+        try await start(arguments, stdin: stdin, adding: extra).finish()
     }
 
     /// Every file under this ctl's home, for "the token is nowhere on disk" checks.

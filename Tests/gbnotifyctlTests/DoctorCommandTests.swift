@@ -78,7 +78,7 @@ import TestSupport
             let run = try await desktop.doctor()
             #expect(run.status == 1)
             #expect(run.stdout.contains("FAIL     account \(desktop.accountName): \(desktop.standin.url) rejected the token (HTTP 401"))
-            #expect(run.stdout.contains("| gbnotifyctl account add \(desktop.standin.url)"))
+            #expect(run.stdout.contains("gbnotifyctl account add \(desktop.standin.url) --ssh"))
             #expect(!run.stdout.contains("gb_revoked-long-ago"))
             #expect(!run.stdout.contains(desktop.token))
             #expect(try await desktop.failedChecks() == ["account \(desktop.accountName)"])

@@ -180,7 +180,7 @@ import TestSupport
             expected = [" ✗ No access", " \(host) refused \(disabled.name): this account is disabled;"]
         case .tokenRevoked:
             pane = try await world.show("krz/errors/issues/1", account: world.revokedAccount)
-            expected = [" ✗ Token rejected", " What to do: mint a new token and store it: ssh git@127.0.0.1 token create"]
+            expected = [" ✗ Token rejected", " What to do: mint a new token with your SSH key and store it: gbnotifyctl account add"]
         case .instanceDown:
             pane = try await world.show("krz/x/issues/1", account: world.downAccount)
             expected = [" ✗ Cannot reach 127.0.0.1:\(world.downPort)", " \(world.downURL): "]

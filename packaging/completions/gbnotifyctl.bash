@@ -28,8 +28,9 @@ _gbnotifyctl() {
         "") words_to_offer="account relay status show inbox test open deliver doctor --help --version" ;;
         account)
             case $subcommand in
-                "") words_to_offer="add list remove --help" ;;
-                add) words_to_offer="--allow-http --help" ;;
+                "") words_to_offer="add import list remove --help" ;;
+                add) words_to_offer="--ssh --token-name --allow-http --help" ;;
+                import) words_to_offer="--url --help" ;;
                 list) words_to_offer="--json --help" ;;
                 remove) words_to_offer="--user --help" ;;
             esac

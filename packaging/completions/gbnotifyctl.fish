@@ -2,14 +2,14 @@
 # keyring, which may ask to be unlocked, and a Tab key must never pop up a prompt.
 
 set -l commands account relay status show inbox test open deliver doctor
-set -l account_commands add list remove
+set -l account_commands add import list remove
 set -l relay_commands login logout
 
 complete -c gbnotifyctl -f
 complete -c gbnotifyctl -s h -l help -d 'Show the help'
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -l version -d 'Print the version'
 
-complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a account -d 'Add, list and remove gitbay accounts'
+complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a account -d 'Add, import, list and remove gitbay accounts'
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a relay -d 'Store or delete the access token of a relay'
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a status -d 'Show what the running gbnotifyd is doing'
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a show -d 'Show an issue, merge request or build'
@@ -20,9 +20,13 @@ complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a delive
 complete -c gbnotifyctl -n "not __fish_seen_subcommand_from $commands" -a doctor -d 'Check everything gbnotifyd needs'
 
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and not __fish_seen_subcommand_from $account_commands" -a add -d 'Add an account, or replace its token'
+complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and not __fish_seen_subcommand_from $account_commands" -a import -d "Add every instance of the gitbay CLI's config"
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and not __fish_seen_subcommand_from $account_commands" -a list -d 'List the accounts'
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and not __fish_seen_subcommand_from $account_commands" -a remove -d 'Deregister and delete an account'
+complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and __fish_seen_subcommand_from add" -l ssh -d 'Mint the token over SSH with your key'
+complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and __fish_seen_subcommand_from add" -l token-name -x -d 'With --ssh: the token name on the server'
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and __fish_seen_subcommand_from add" -l allow-http -d 'Allow plain http:// for another host'
+complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and __fish_seen_subcommand_from import" -l url -x -d 'NAME=URL: the web address of an instance'
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and __fish_seen_subcommand_from list" -l json -d 'Print JSON'
 complete -c gbnotifyctl -n "__fish_seen_subcommand_from account; and __fish_seen_subcommand_from remove" -l user -x -d "With a URL: the account's user"
 

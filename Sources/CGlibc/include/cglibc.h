@@ -17,6 +17,15 @@ int gbn_spawn_closefrom(posix_spawn_file_actions_t *actions, int from);
 /// of the same user may attach to it or read its memory. Returns 0, or -1 with errno set.
 int gbn_forbid_core_dumps(void);
 
+/// A descriptor for the process `pid` (pidfd_open, Linux 5.3), through which it can be signalled
+/// with no risk of reaching another process that took its pid once it was reaped. A descriptor,
+/// or -1 with errno set.
+int gbn_pidfd_open(int pid);
+
+/// Sends `signal` to the process of `pidfd` (pidfd_send_signal, Linux 5.1); fails with ESRCH once
+/// it has ended. 0, or -1 with errno set.
+int gbn_pidfd_send_signal(int pidfd, int signal);
+
 /// A timer on CLOCK_BOOTTIME, which goes on counting while the system is suspended, so a
 /// deadline that passed during a suspend fires at the resume (timerfd_create). A descriptor, or
 /// -1 with errno set.

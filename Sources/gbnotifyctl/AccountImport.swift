@@ -1,0 +1,127 @@
+import Accounts
+import CommandKit
+import FoundationEssentials
+import Glibc
+import PushCore
+
+/// `gbnotifyctl account import`: every instance of the gitbay CLI's config, minted over SSH as
+/// `account add URL --ssh` does.
+struct AccountImport: Command {
+    static let configuration = CommandConfiguration(
+        name: "import",
+        abstract: "Add every instance of the gitbay CLI's config, minting each token over SSH.",
+        usage: "[--url NAME=URL]...",
+        discussion: """
+            Reads $XDG_CONFIG_HOME/gitbay/config.toml (~/.config/gitbay/config.toml): each
+            [instances.NAME] table's host, port, user and ssh_options say how to reach the instance
+            over SSH, as the gitbay CLI does, and a token is minted there with your key as
+            'account add URL --ssh' mints it. The web address is https://HOST unless --url
+            NAME=URL gives another. An instance with an account in the keyring already is skipped.
+            Prints one line per instance: added, skipped, or failed and why; exits with status 1
+            when any failed.
+            """,
+        options: [("--url NAME=URL", "The web address of instance NAME, when it is not https://HOST (repeatable).")]
+    )
+
+    var urls: [String: String]
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        urls = [:]
+        for pair in try arguments.repeatedOption("--url") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError("--url takes NAME=URL, e.g. --url work=https://gitbay.example")
+            }
+            urls[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+    }
+
+    func run() async throws -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        guard let path = Self.configPath(environment) else {
+            Console.error("gbnotifyctl: neither XDG_CONFIG_HOME nor HOME is set, so there is no gitbay CLI config to read")
+            return ExitStatus.failure
+        }
+        let config: GitbayCLIConfig
+        do {
+            config = try GitbayCLIConfig.parse(try Self.read(path))
+        } catch {
+            Console.error("gbnotifyctl: \(path): \(error)")
+            return ExitStatus.failure
+        }
+        if let unknown = urls.keys.sorted().first(where: { name in !config.instances.contains { $0.name == name } }) {
+            Console.error("gbnotifyctl: --url \(unknown)=...: \(path) has no instance \(unknown)")
+            return ExitStatus.usage
+        }
+        if config.instances.isEmpty {
+            print("\(path) names no instances.")
+            return ExitStatus.success
+        }
+        let manager = try Setup.accountManager()
+        var inKeyring = try await manager.list().accounts.map(\.account)
+        var failed = false
+        var added = false
+        for instance in config.instances {
+            let name = instance.name.displaySafe.truncated(to: 64)
+            let web: GitbayInstance
+            do {
+                web = try GitbayInstance(parsing: urls[instance.name] ?? "https://\(Self.urlHost(instance.remote.host))")
+            } catch {
+                print("\(name): failed: its web address: \(error)")
+                failed = true
+                continue
+            }
+            if let existing = inKeyring.first(where: { $0.instance == web }) {
+                print("\(name): skipped: \(existing.displayName) is in the keyring already")
+                continue
+            }
+            do {
+                let report = try await Minting.mint(instance: web, remote: instance.remote, tokenName: nil, manager: manager)
+                print("\(name): \(Minting.addedLine(report))")
+                Minting.warnAboutReplacedToken(report)
+                inKeyring.append(report.account)
+                added = true
+            } catch {
+                print("\(name): failed: \(error)")
+                failed = true
+            }
+        }
+        if added { await DaemonCall.reloadIfRunning() }
+        return failed ? ExitStatus.failure : ExitStatus.success
+    }
+
+    /// The gitbay CLI's own place for it.
+    static func configPath(_ environment: [String: String]) -> String? {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/gitbay/config.toml" }
+        guard let home = environment["HOME"], !home.isEmpty else { return nil }
+        return home + "/.config/gitbay/config.toml"
+    }
+
+    /// An IPv6 address goes in brackets in a URL.
+    private static func urlHost(_ host: String) -> String {
+        host.contains(":") ? "[\(host)]" : host
+    }
+
+    private struct ReadFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The file, refused unread past the parser's bound.
+    private static func read(_ path: String) throws(ReadFailure) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let why = String(cString: strerror(errno))
+            throw ReadFailure(description: errno == ENOENT ? "no such file: the gitbay CLI is not set up here" : why)
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count <= GitbayCLIConfig.maximumSize {
+            let count = Glibc.read(descriptor, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk.prefix(count)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw ReadFailure(description: "it is not UTF-8 text") }
+        return text
+    }
+}

@@ -1,0 +1,37 @@
+import Accounts
+import GitbaySSH
+import PushCore
+
+/// What `account add --ssh` and `account import` share: minting with a name of this machine's,
+/// and saying what came of it.
+enum Minting {
+    static func mint(instance: GitbayInstance, remote: SSHRemote, tokenName: String?, manager: AccountManager) async throws(AccountFailure) -> AddReport {
+        try await manager.mint(instance: instance, over: GitbaySSH(remote: remote), tokenName: tokenName ?? defaultTokenName())
+    }
+
+    /// `gbnotifyd on HOSTNAME` and six random hex digits.
+    static func defaultTokenName() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let suffix = String(UInt32.random(in: 0...0xFF_FFFF, using: &generator), radix: 16)
+        return SSHAnswer.tokenName(hostname: AccountManager.localHostname, suffix: String(repeating: "0", count: 6 - suffix.count) + suffix)
+    }
+
+    /// `Added cmc@gitbay.org (registered as device 7).`, with the registration's trouble when it
+    /// did not register.
+    static func addedLine(_ report: AddReport) -> String {
+        switch report.registration {
+        case .registered(let id):
+            "Added \(report.account.displayName) (registered as device \(id))."
+        case .pushUnavailable, .readOnlyToken, .failed:
+            "Added \(report.account.displayName). Desktop polling works, but this install could not register: \(report.registration)."
+        }
+    }
+
+    /// The token gbnotify had minted for the account before is revoked; when that failed, the
+    /// user is told what to run.
+    static func warnAboutReplacedToken(_ report: AddReport) {
+        if let revocation = report.replacedRevocation, case .failed = revocation {
+            Console.error("gbnotifyctl: warning: the account's previous \(revocation)")
+        }
+    }
+}
