@@ -74,7 +74,9 @@ let package = Package(
         ]),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
-        .executableTarget(name: "gbnotify-bench", dependencies: ["Curl", "DBus", "PushCore", "TestSupport", "Threads"], path: "Benchmarks/InProcess"),
+        .executableTarget(
+            name: "gbnotify-bench", dependencies: ["Curl", "DBus", "PushCore", "TerminalView", "TestSupport", "Threads"],
+            path: "Benchmarks/InProcess"),
 
         // Starts and scripts the stand-ins (Tests/Standin) for Swift tests, and the rigs they
         // stand on: desktop sessions with real notification servers, a stand-in system bus.

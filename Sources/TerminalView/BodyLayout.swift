@@ -4,10 +4,17 @@
 /// indented four spaces) kept line by line, broken only where it is wider than the screen.
 /// Inline markup stays as written: it reads well enough as text.
 enum BodyLayout {
+    /// Past `ScreenText.textLimit` the body is cut before it is laid out, and a last line says so.
     static func lines(_ body: String, format: String?, width: Int) -> [StyledLine] {
         var builder = Builder(isOrg: format == "org", width: max(width, 8))
-        for line in ScreenText.lines(body) { builder.take(line) }
-        return builder.finish()
+        let (kept, cutBytes) = ScreenText.bounded(body)
+        for line in ScreenText.lines(kept) { builder.take(line) }
+        var lines = builder.finish()
+        if cutBytes > 0 {
+            let words = "… cut here: \((cutBytes + 1023) / 1024) KiB more, to be read in the browser"
+            lines += Wrapping.wrap(words, width: max(width, 8)).map { StyledLine($0, .dim) }
+        }
+        return lines
     }
 
     private struct Builder {

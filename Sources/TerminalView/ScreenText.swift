@@ -6,10 +6,29 @@
 /// is there. Both go. Widths follow how terminals lay out text: two columns for East Asian wide
 /// and emoji-presentation characters, none for combining marks.
 enum ScreenText {
-    /// One line: newlines and tabs become spaces, controls and format characters go.
+    /// The most of one text (a body, a comment, a title) that is laid out, in bytes of UTF-8:
+    /// 64 KiB, some 800 lines of 80 columns, longer than the bodies people write, so nothing real
+    /// is cut, while a hostile megabyte (a server may send 1 MiB) costs a relayout, at every
+    /// resize, of a few milliseconds. What is cut stays on the server, and the view says so
+    /// (`BodyLayout`, or "…" on a line).
+    static let textLimit = 64 * 1024
+
+    /// `text` cut to `textLimit` bytes, at a scalar's start, and how many bytes were cut.
+    static func bounded(_ text: String) -> (kept: Substring, cutBytes: Int) {
+        let utf8 = text.utf8
+        guard utf8.count > textLimit else { return (text[...], 0) }
+        var end = utf8.index(utf8.startIndex, offsetBy: textLimit)
+        // Back to the start of the scalar the limit falls in: at most three bytes.
+        while end.samePosition(in: text.unicodeScalars) == nil { end = utf8.index(before: end) }
+        return (text[..<end], utf8.distance(from: end, to: utf8.endIndex))
+    }
+
+    /// One line: newlines and tabs become spaces, controls and format characters go. Cut to
+    /// `textLimit`, with "…" marking the cut.
     static func line(_ text: String) -> String {
+        let (kept, cutBytes) = bounded(text)
         var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
+        for scalar in kept.unicodeScalars {
             let category = scalar.properties.generalCategory
             if scalar == "\n" || scalar == "\t" || category == .lineSeparator || category == .paragraphSeparator {
                 result.append(" ")
@@ -17,29 +36,45 @@ enum ScreenText {
                 result.append(scalar)
             }
         }
+        if cutBytes > 0 { result.append("…") }
         return String(result)
     }
 
     /// Lines of a multi-line text (a body, a comment): split at `\n`, `\r\n`, `\r` and the
     /// Unicode line and paragraph separators, each line cleaned as `line`, tabs expanded to the
     /// next multiple of four columns so indentation survives.
-    static func lines(_ text: String) -> [String] {
+    ///
+    /// One pass: the column is kept as the line grows, each stretch between two tabs measured
+    /// once when the next tab comes (a tab always ends a grapheme, so the stretches' widths add
+    /// up to the line's). Measuring the whole line at every tab made a line of n tabs cost n².
+    static func lines(_ text: some StringProtocol) -> [String] {
         var lines: [String] = []
         var current = ""
+        /// What came since the last tab, and the column where it starts.
+        var stretch = String.UnicodeScalarView()
+        var column = 0
         var previous: Unicode.Scalar?
         for scalar in text.unicodeScalars {
             defer { previous = scalar }
             let category = scalar.properties.generalCategory
             if scalar == "\n" && previous == "\r" { continue }
             if scalar == "\n" || scalar == "\r" || category == .lineSeparator || category == .paragraphSeparator {
+                current.unicodeScalars += stretch
                 lines.append(current)
-                current = ""
+                (current, stretch, column) = ("", String.UnicodeScalarView(), 0)
             } else if scalar == "\t" {
-                current += String(repeating: " ", count: 4 - width(of: current) % 4)
+                let measured = String(stretch)
+                column += width(of: measured)
+                current += measured
+                let pad = 4 - column % 4
+                current += String(repeating: " ", count: pad)
+                column += pad
+                stretch = String.UnicodeScalarView()
             } else if category != .control && category != .format {
-                current.unicodeScalars.append(scalar)
+                stretch.append(scalar)
             }
         }
+        current.unicodeScalars += stretch
         lines.append(current)
         return lines
     }

@@ -35,19 +35,22 @@ enum Wrapping {
         return lines
     }
 
-    /// `text` cut into pieces of at most `width` columns, spaces kept: for code, whose layout
-    /// is its meaning.
-    static func chunks(_ text: String, width: Int) -> [String] {
+    /// `text` cut into pieces of at most `width` columns (the first of at most `first`), spaces
+    /// kept: for code, whose layout is its meaning, and for a word longer than a line. One pass,
+    /// each character measured once. A character wider than the line still gets a piece.
+    static func chunks(_ text: some StringProtocol, width: Int, first: Int? = nil) -> [String] {
         let width = max(width, 1)
+        var limit = max(first ?? width, 1)
         var pieces: [String] = []
         var current = ""
         var currentWidth = 0
         for character in text {
             let next = ScreenText.width(of: character)
-            if currentWidth + next > width && currentWidth > 0 {
+            if currentWidth + next > limit && currentWidth > 0 {
                 pieces.append(current)
                 current = ""
                 currentWidth = 0
+                limit = width
             }
             current.append(character)
             currentWidth += next
