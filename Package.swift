@@ -104,7 +104,7 @@ let package = Package(
             // Which test covers which fault: read by people, not built.
             exclude: ["FaultCatalogue.md"]),
         // Runs the built gbnotifyctl against the stand-in and the session's real keyring.
-        .testTarget(name: "gbnotifyctlTests", dependencies: ["TestSupport", "PushCore"]),
+        .testTarget(name: "gbnotifyctlTests", dependencies: ["DBus", "TestSupport", "PushCore"]),
         // The rigs themselves (Tests/TestSupport/Rigs), proven with plain tools: notify-send,
         // gdbus, systemd-inhibit, and subscribers on the bus.
         .testTarget(name: "RigTests", dependencies: ["TestSupport", "DesktopSuites", "DBus"]),

@@ -34,9 +34,9 @@ struct AccountAdd: Command {
         let report = try await manager.add(instance: instance, token: token)
         switch report.registration {
         case .registered(let id):
-            print("Added \(report.account.displayName) (registered as device \(id)).")
+            Console.out("Added \(report.account.displayName) (registered as device \(id)).")
         case .pushUnavailable, .readOnlyToken, .failed:
-            print("Added \(report.account.displayName). Desktop polling works, but this install could not register: \(report.registration).")
+            Console.out("Added \(report.account.displayName). Desktop polling works, but this install could not register: \(report.registration).")
         }
         await DaemonCall.reloadIfRunning()
         return ExitStatus.success

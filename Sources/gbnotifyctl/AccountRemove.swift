@@ -27,11 +27,11 @@ struct AccountRemove: Command {
         let report = try await manager.remove(account, allowsToken: settings.config.allowsToken)
         switch report.deregistration {
         case .notRegistered:
-            print("Removed \(account.displayName).")
+            Console.out("Removed \(account.displayName).")
         case .removed(let id):
-            print("Removed \(account.displayName) (deregistered device \(id)).")
+            Console.out("Removed \(account.displayName) (deregistered device \(id)).")
         case .failed(let id, let reason):
-            print("Removed \(account.displayName), but device \(id) could not be deregistered (\(reason)); "
+            Console.out("Removed \(account.displayName), but device \(id) could not be deregistered (\(reason)); "
                   + "it is harmless and can be deleted on the web.")
         }
         await DaemonCall.reloadIfRunning()

@@ -60,7 +60,7 @@ enum TokenInput {
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
-        _ = Array(prompt.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
+        _ = Array(prompt.terminalSafe.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
         tcsetattr(tty, TCSAFLUSH, &silent)
         // Echo comes back even when reading fails, or the user's shell is left silent.
         defer { tcsetattr(tty, TCSAFLUSH, &saved) }

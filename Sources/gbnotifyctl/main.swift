@@ -21,5 +21,5 @@ struct Root: Command {
 
 let status = await CommandLineTool.main(
     Array(CommandLine.arguments.dropFirst()), root: Root.self, toolName: "gbnotifyctl",
-    version: GBNotify.version, print: { print($0) }, printError: { Console.error($0) })
+    version: GBNotify.version, print: { Console.out($0) }, printError: { Console.error($0) })
 exit(status)
