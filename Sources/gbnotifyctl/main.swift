@@ -1,6 +1,13 @@
+import CGlibc
 import CommandKit
 import Glibc
 import PushCore
+
+// First of all, before a token is read: `show` and `inbox` are long-lived and hold tokens, as
+// the daemon does, so neither a core file nor another process of the user may see them.
+if gbn_forbid_core_dumps() != 0 {
+    Console.error("gbnotifyctl: warning: cannot forbid core dumps: \(String(cString: strerror(errno)))")
+}
 
 /// `gbnotifyctl`: accounts, status and the running daemon, from the command line.
 struct Root: Command {
