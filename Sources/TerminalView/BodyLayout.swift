@@ -36,7 +36,9 @@ enum BodyLayout {
         var fence: String?
 
         mutating func take(_ line: String) {
-            let trimmed = line.drop { $0 == " " }
+            // Spaces are a byte, a scalar and a character each: counted as bytes.
+            let indent = line.utf8.prefix { $0 == UInt8(ascii: " ") }.count
+            let trimmed = line[line.utf8.index(line.startIndex, offsetBy: indent)...]
             if let closing = fence {
                 if Self.closes(trimmed, closing, isOrg: isOrg) {
                     fence = nil
@@ -55,7 +57,6 @@ enum BodyLayout {
                 if let last = output.last, last.width > 0 { output.append(StyledLine()) }
                 return
             }
-            let indent = line.count - trimmed.count
             if indent >= 4 && paragraph == nil {
                 code(line)
                 return

@@ -145,7 +145,7 @@ enum ItemLayout {
         /// Where the current line's own text starts: after the indent, on every line but the first.
         var start = 0
         for span in line.spans {
-            for (index, word) in span.text.split(separator: " ", omittingEmptySubsequences: false).enumerated() {
+            for (index, word) in Wrapping.words(of: span.text, keepingEmpty: true).enumerated() {
                 let wordWidth = ScreenText.width(of: word)
                 let spaced = index > 0 ? 1 : 0
                 if current.width + spaced + wordWidth <= width {

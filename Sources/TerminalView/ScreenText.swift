@@ -27,17 +27,19 @@ enum ScreenText {
     /// `textLimit`, with "…" marking the cut.
     static func line(_ text: String) -> String {
         let (kept, cutBytes) = bounded(text)
-        var result = String.UnicodeScalarView()
+        let ending = cutBytes > 0 ? "…" : ""
+        // Most text is printable ASCII, which stays as it is.
+        if kept.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return String(kept) + ending }
+        var result: [UInt8] = []
+        result.reserveCapacity(kept.utf8.count)
         for scalar in kept.unicodeScalars {
-            let category = scalar.properties.generalCategory
-            if scalar == "\n" || scalar == "\t" || category == .lineSeparator || category == .paragraphSeparator {
-                result.append(" ")
-            } else if category != .control && category != .format {
-                result.append(scalar)
+            switch kind(of: scalar) {
+            case .kept: UTF8.encode(scalar) { result.append($0) }
+            case .lineBreak, .tab: result.append(UInt8(ascii: " "))
+            case .dropped: continue
             }
         }
-        if cutBytes > 0 { result.append("…") }
-        return String(result)
+        return String(decoding: result, as: UTF8.self) + ending
     }
 
     /// Lines of a multi-line text (a body, a comment): split at `\n`, `\r\n`, `\r` and the
@@ -49,46 +51,80 @@ enum ScreenText {
     /// up to the line's). Measuring the whole line at every tab made a line of n tabs cost n².
     static func lines(_ text: some StringProtocol) -> [String] {
         var lines: [String] = []
-        var current = ""
-        /// What came since the last tab, and the column where it starts.
-        var stretch = String.UnicodeScalarView()
+        // The line so far as UTF-8, and where the stretch since its last tab starts.
+        var current: [UInt8] = []
+        var stretch = 0
         var column = 0
         var previous: Unicode.Scalar?
         for scalar in text.unicodeScalars {
             defer { previous = scalar }
-            let category = scalar.properties.generalCategory
-            if scalar == "\n" && previous == "\r" { continue }
-            if scalar == "\n" || scalar == "\r" || category == .lineSeparator || category == .paragraphSeparator {
-                current.unicodeScalars += stretch
-                lines.append(current)
-                (current, stretch, column) = ("", String.UnicodeScalarView(), 0)
-            } else if scalar == "\t" {
-                let measured = String(stretch)
-                column += width(of: measured)
-                current += measured
+            switch kind(of: scalar) {
+            case .kept:
+                UTF8.encode(scalar) { current.append($0) }
+            case .lineBreak:
+                if scalar == "\n" && previous == "\r" { continue }
+                lines.append(String(decoding: current, as: UTF8.self))
+                current.removeAll(keepingCapacity: true)
+                (stretch, column) = (0, 0)
+            case .tab:
+                column += width(ofUTF8: current[stretch...])
                 let pad = 4 - column % 4
-                current += String(repeating: " ", count: pad)
+                current.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pad))
                 column += pad
-                stretch = String.UnicodeScalarView()
-            } else if category != .control && category != .format {
-                stretch.append(scalar)
+                stretch = current.count
+            case .dropped:
+                continue
             }
         }
-        current.unicodeScalars += stretch
-        lines.append(current)
+        lines.append(String(decoding: current, as: UTF8.self))
         return lines
+    }
+
+    private enum Kind {
+        case kept, lineBreak, tab, dropped
+    }
+
+    /// What a scalar is to the screen. ASCII is told apart by its value; only the rest needs
+    /// Unicode's tables, whose lookup was most of the layout's time.
+    private static func kind(of scalar: Unicode.Scalar) -> Kind {
+        switch scalar.value {
+        case 0x20..<0x7F: return .kept
+        case 0x0A, 0x0D: return .lineBreak
+        case 0x09: return .tab
+        case 0..<0xA0: return .dropped  // the rest of C0, DEL, C1
+        default:
+            switch scalar.properties.generalCategory {
+            case .lineSeparator, .paragraphSeparator: return .lineBreak
+            case .control, .format: return .dropped
+            default: return .kept
+            }
+        }
     }
 
     // MARK: - Widths
 
-    /// Columns `text` takes on a terminal.
+    /// Columns `text` takes on a terminal: for ASCII without a carriage return (which may join
+    /// a newline in one grapheme), a column a byte.
     static func width(of text: some StringProtocol) -> Int {
-        text.reduce(0) { $0 + width(of: $1) }
+        if isPlainASCII(text.utf8) { return text.utf8.count }
+        return text.reduce(0) { $0 + width(of: $1) }
+    }
+
+    /// Columns the UTF-8 text in `bytes` takes.
+    static func width(ofUTF8 bytes: ArraySlice<UInt8>) -> Int {
+        if isPlainASCII(bytes) { return bytes.count }
+        return width(of: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// ASCII without a carriage return: a column a byte, a character a byte.
+    static func isPlainASCII(_ bytes: some Sequence<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D }
     }
 
     /// Columns one grapheme takes: 2 when any of its scalars is wide, 0 when all are combining
     /// marks (a cluster that starts with one), else 1.
     static func width(of character: Character) -> Int {
+        if character.isASCII { return 1 }
         var zeroWidth = true
         for scalar in character.unicodeScalars {
             let properties = scalar.properties

@@ -8,7 +8,7 @@ enum Wrapping {
         var lines: [String] = []
         var current = ""
         var currentWidth = 0
-        for word in text.split(separator: " ") {
+        for word in words(of: text, keepingEmpty: false) {
             let wordWidth = ScreenText.width(of: word)
             if currentWidth > 0 && currentWidth + 1 + wordWidth <= width {
                 current += " " + word
@@ -41,21 +41,43 @@ enum Wrapping {
     static func chunks(_ text: some StringProtocol, width: Int, first: Int? = nil) -> [String] {
         let width = max(width, 1)
         var limit = max(first ?? width, 1)
+        if ScreenText.isPlainASCII(text.utf8) {
+            // A column a byte: pieces by count, without a grapheme's look at each.
+            let bytes = Array(text.utf8)
+            var pieces: [String] = []
+            var start = 0
+            repeat {
+                let end = min(start + limit, bytes.count)
+                pieces.append(String(decoding: bytes[start..<end], as: UTF8.self))
+                (start, limit) = (end, width)
+            } while start < bytes.count
+            return pieces
+        }
         var pieces: [String] = []
-        var current = ""
+        var start = text.startIndex
+        var index = start
         var currentWidth = 0
-        for character in text {
-            let next = ScreenText.width(of: character)
+        while index != text.endIndex {
+            let next = ScreenText.width(of: text[index])
             if currentWidth + next > limit && currentWidth > 0 {
-                pieces.append(current)
-                current = ""
+                pieces.append(String(text[start..<index]))
+                start = index
                 currentWidth = 0
                 limit = width
             }
-            current.append(character)
             currentWidth += next
+            index = text.index(after: index)
         }
-        pieces.append(current)
+        pieces.append(String(text[start...]))
         return pieces
+    }
+
+    /// `text` split at each space: for ASCII by its bytes, else by its characters (a space a
+    /// combining mark follows is no space).
+    static func words(of text: String, keepingEmpty: Bool) -> [Substring] {
+        guard ScreenText.isPlainASCII(text.utf8) else {
+            return text.split(separator: " ", omittingEmptySubsequences: !keepingEmpty)
+        }
+        return text.utf8.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: !keepingEmpty).map { Substring($0) }
     }
 }
