@@ -92,12 +92,14 @@ let package = Package(
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
-            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "Settings", "Spawn", "StateStore",
+            "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "Settings", "Spawn", "StateStore",
             "Terminal", "TerminalView", "MainLoop",
         ]),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
-        .executableTarget(name: "gbnotify-bench", dependencies: ["Curl", "DBus", "PushCore", "TestSupport", "MainLoop"], path: "Benchmarks/InProcess"),
+        .executableTarget(
+            name: "gbnotify-bench", dependencies: ["Curl", "DBus", "MainLoop", "PushCore", "TerminalView", "TestSupport"],
+            path: "Benchmarks/InProcess"),
 
         // Starts and scripts the stand-ins (Tests/Standin) for Swift tests, and the rigs they
         // stand on: desktop sessions with real notification servers, a stand-in system bus.
@@ -127,7 +129,7 @@ let package = Package(
             // Which test covers which fault: read by people, not built.
             exclude: ["FaultCatalogue.md"]),
         // Runs the built gbnotifyctl against the stand-in and the session's real keyring.
-        .testTarget(name: "gbnotifyctlTests", dependencies: ["TestSupport", "PushCore"]),
+        .testTarget(name: "gbnotifyctlTests", dependencies: ["DBus", "TestSupport", "PushCore"]),
         // The rigs themselves (Tests/TestSupport/Rigs), proven with plain tools: notify-send,
         // gdbus, systemd-inhibit, and subscribers on the bus.
         .testTarget(name: "RigTests", dependencies: ["TestSupport", "DesktopSuites", "DBus"]),

@@ -68,6 +68,11 @@ How each figure is taken:
 - `mailnag`: Mailnag 2.2 (Debian's) with one IMAP account in its default mode (IMAP IDLE, over
   IMAPS) against imap_standin.py, idle for a minute once its first check is done and IDLE is
   on; beside it gbnotifyd with one account, polling at the default interval, and on a relay;
+- `layout`: the terminal view's layout of hostile issues, in process (gbnotify-bench layout): a
+  1 MiB body of tabs, a body of one unbroken 1 MiB word, that word as a system entry, 1 MiB of
+  tab-indented code, each laid out as `gbnotifyctl show` lays it out (`PlainText.item`, 80
+  columns; each text cut to 64 KiB first), 20 times after 3 unmeasured, CLOCK_MONOTONIC around
+  each; no daemon involved;
 - poll latency: from the stand-in's receipt of a list request to the moment this script reads
   the daemon's `--verbose` line about the 304.
 """
@@ -717,6 +722,12 @@ class Bench:
             clear_screen()
         self.results["notify_send"] = baseline
         self.log(f"Notify p50 {median(runs[0]):.0f} us; notify-send p50 {median(baseline):.0f} us")
+
+    # The terminal view's layout of hostile bodies: CPU work in one process, nothing on the bus.
+    def layout(self):
+        answer = subprocess.run([self.bench_binary, "layout", "20"], capture_output=True, text=True, check=True)
+        self.results["layout"] = json.loads(answer.stdout)
+        self.log("layout p50: " + ", ".join(f"{name} {median(times) / 1000:.1f} ms" for name, times in self.results["layout"].items()))
 
     # Start to ready, and memory at start.
     def start(self):
@@ -1382,6 +1393,15 @@ def report(results, arguments, command, ca):
             if values:
                 row(f"Poll latency with {count} accounts (stand-in got the request → daemon logged the 304), "
                     f"p50 / p99 over {len(values)} polls", f"{ms(percentile(values, 0.5))} / {ms(percentile(values, 0.99))}")
+    if "layout" in r:
+        for key, label in (("tabs", "a body of 1 MiB of tabs"), ("word", "a body of one unbroken 1 MiB word"),
+                           ("entry", "one unbroken 1 MiB word as a system entry"),
+                           ("code", "1 MiB of tab-indented code (`\\tx` over and over)")):
+            if key in r["layout"]:
+                times = [t / 1000 for t in r["layout"][key]]
+                row(f"Terminal view: an issue with {label} laid out at 80 columns as `gbnotifyctl show` does (cut to "
+                    f"64 KiB first), p50 / max of {len(times)}", f"{ms(median(times))} / {ms(max(times))}",
+                    target="under 100 ms")
     if "start" in r:
         ready = r["start"]["ready_ms"]
         row(f"Start to `READY=1` with 10 accounts, median (min–max) of {len(ready)} starts",
@@ -1402,7 +1422,7 @@ def write_report(path, lines):
 
 
 # `wakeup` stops dunst: it stays last.
-SCENARIOS = ("notify", "start", "idle", "tls", "hundred", "baseline_polls", "bursts", "latency", "laptop", "mailnag",
+SCENARIOS = ("notify", "layout", "start", "idle", "tls", "hundred", "baseline_polls", "bursts", "latency", "laptop", "mailnag",
              "wakeup")
 
 

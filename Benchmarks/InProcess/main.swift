@@ -24,6 +24,10 @@
 //         A notification server that answers at once (InstantServer.swift), in place of dunst.
 //         Prints {"ready": true} once it owns the name; at the end of its standard input, one
 //         line per `Notify` received, {"t": MICROSECONDS, "body": "..."}, and exits.
+//     gbnotify-bench layout [COUNT]
+//         The terminal view's layout of hostile issues (1 MiB bodies of tabs, of one unbroken
+//         word, that word as a system entry, tab-indented code), each laid out COUNT (default
+//         20) times after 3 unmeasured (Layout.swift); one line of JSON with each's microseconds.
 //     gbnotify-bench floor URL CA-FILE
 //         The floor under gbnotifyd's memory: the same build's runtime and libraries doing next
 //         to nothing. Connects to the session bus, GETs URL through libcurl (over TLS, trusting
@@ -42,7 +46,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA-FILE | server | floor URL CA-FILE"
+let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA-FILE | server | layout [COUNT] | floor URL CA-FILE"
 let warmUp = 20
 
 /// One measured piece of work, in CLOCK_MONOTONIC microseconds.
@@ -243,6 +247,8 @@ LoopMain.run {
             try await pollFloor(instance: arguments[1], caFile: arguments[2])
         case "server" where arguments.count == 1:
             try await serveNotifications()
+        case "layout" where arguments.count <= 2:
+            layoutTimes(count: arguments.count == 2 ? count(at: 1) : 20)
         case "floor" where arguments.count == 3:
             try await idleFloor(url: arguments[1], caFile: arguments[2])
         default:

@@ -8,7 +8,9 @@ import MainLoop
 ///
 /// Items are found by reading every item of the schema and comparing the accounts they name,
 /// not by exact attributes, so an item written with another spelling of the instance (a
-/// trailing slash, `:443`, upper case) is found, replaced and deleted like one of ours.
+/// trailing slash, `:443`, upper case) is found, replaced and deleted like one of ours. Only the
+/// secrets a call needs are read: `list()` reads every token, `token(for:)` the account's
+/// alone, and `accounts()`, `store` and `delete` none.
 ///
 /// The Secret Service is spoken through libsecret's asynchronous calls on the main loop
 /// (`KeyringSession`). A call waits for the user's answer to a prompt (an unlock, KeePassXC's
@@ -39,14 +41,14 @@ public final class Keyring: Sendable {
         try await withService { service throws(KeyringError) in
             let label = "gitbay token for \(account.displayName)"
             try await service.store(token.secret, label: label, attributes: attributes, schema: .account)
-            var items = try await service.items(of: .account).filter { $0.names(account) }
+            var items = try await service.items(of: .account, readsSecret: { _ in false }).filter { $0.names(account) }
             if !items.contains(where: { $0.has(attributes) }), items.contains(where: { $0.includes(attributes) }) {
                 // KeePassXC replaced an item whose attributes include ours in place, keeping the
                 // record of the token before (its token-name): the items go, and the token is
                 // stored afresh.
                 for item in items { _ = try await service.delete(item.path) }
                 try await service.store(token.secret, label: label, attributes: attributes, schema: .account)
-                items = try await service.items(of: .account).filter { $0.names(account) }
+                items = try await service.items(of: .account, readsSecret: { _ in false }).filter { $0.names(account) }
             }
             // The store replaced an item with exactly these attributes; one for the same account
             // under another spelling of the instance, or with another token's record, would live
@@ -58,8 +60,30 @@ public final class Keyring: Sendable {
     }
 
     /// The token for `account`, or nil when the keyring holds none: the one `list()` shows.
+    ///
+    /// Only the account's own items are read: the search asks for its `user` attribute (a
+    /// username is matched exactly, so no item of the account is missed; the instance may be
+    /// spelled any way, so it is compared after), and of what it finds only the items that name
+    /// the account give their secret. Other accounts' tokens never reach this process.
     public func token(for account: Account) async throws(KeyringError) -> APIToken? {
-        try await list().accounts.first { $0.account == account }?.token
+        try await withService { service throws(KeyringError) in
+            let items = try await service.items(
+                of: .account, matching: [KeyringAttribute.user: account.username], readsSecret: { $0.names(account) })
+            return KeyringListing(reading: items.filter { $0.names(account) }).accounts.first { $0.account == account }?.token
+        }
+    }
+
+    /// Every account the keyring's items name, sorted by `Account.id`, read from their
+    /// attributes alone: no token is read. An account whose item holds no usable token is
+    /// listed too; `token(for:)` says so.
+    public func accounts() async throws(KeyringError) -> [Account] {
+        try await withService { service throws(KeyringError) in
+            let named = try await service.items(of: .account, readsSecret: { _ in false }).compactMap { item -> Account? in
+                guard case .account(let account) = item.readAccount() else { return nil }
+                return account
+            }
+            return Set(named).sorted { $0.id < $1.id }
+        }
     }
 
     /// Every account in the keyring, and the items of the schema that are not usable accounts.
@@ -71,7 +95,7 @@ public final class Keyring: Sendable {
     public func delete(_ account: Account) async throws(KeyringError) -> Bool {
         try await withService { service throws(KeyringError) in
             var deleted = false
-            for item in try await service.items(of: .account) where item.names(account) {
+            for item in try await service.items(of: .account, readsSecret: { _ in false }) where item.names(account) {
                 if try await service.delete(item.path) { deleted = true }
             }
             return deleted

@@ -9,8 +9,12 @@ struct KeyringItem: Sendable {
     let attributes: [String: String]
     /// Seconds since the epoch; decides between two items for one account.
     let modified: UInt64
-    /// Empty when the item has no secret.
+    /// Empty when the item has no secret, or when it was not read.
     let secret: String
+
+    func with(secret: String) -> KeyringItem {
+        KeyringItem(path: path, label: label, attributes: attributes, modified: modified, secret: secret)
+    }
 }
 
 /// A Secret Service schema: its name (the items' `xdg:schema`, which libsecret and so
@@ -40,20 +44,24 @@ struct SecretServiceCalls {
 
     // MARK: Reading
 
-    /// Every item of `schema` in every collection, with its secret, after asking to unlock the
-    /// locked ones.
+    /// Every item of `schema` in every collection (of those, the ones whose attributes include
+    /// `matching`), after asking to unlock the locked ones; with its secret when `readsSecret`
+    /// says so of it, judged by its label and attributes: no other item's secret leaves the
+    /// service.
     ///
     /// An item deleted by someone else between the search and the reading of it is left out: it
     /// is gone, as a search a moment later would say (gnome-keyring goes on finding a deleted
     /// item for up to a second after its object left the bus, so searching again is no cure).
     /// A service that fails the whole of `GetSecrets` over one gone item is searched again
     /// instead, a few times at most.
-    func items(of schema: ItemSchema) async throws(KeyringError) -> [KeyringItem] {
+    func items(
+        of schema: ItemSchema, matching: [String: String] = [:], readsSecret: (KeyringItem) -> Bool = { _ in true }
+    ) async throws(KeyringError) -> [KeyringItem] {
         var searches = 1
         while true {
             let reading: Reading
             do throws(GLibError) {
-                reading = try await readOnce(schema)
+                reading = try await readOnce(schema, matching: matching, readsSecret: readsSecret)
             } catch {
                 guard error.isVanishedItem && searches < Self.searchAttempts else { throw keyringError(error) }
                 searches += 1
@@ -73,10 +81,12 @@ struct SecretServiceCalls {
     }
 
     /// One search and what follows it; throws what libsecret failed with.
-    private func readOnce(_ schema: ItemSchema) async throws(GLibError) -> Reading {
+    private func readOnce(
+        _ schema: ItemSchema, matching: [String: String], readsSecret: (KeyringItem) -> Bool
+    ) async throws(GLibError) -> Reading {
         let lockedBefore = try await lockedCollections()
         // KeePassXC, with every database locked, shows its unlock dialog inside the search.
-        var (unlocked, locked) = try await search(schema, waitingFor: lockedBefore.isEmpty ? .answer : .unlock)
+        var (unlocked, locked) = try await search(schema, matching: matching, waitingFor: lockedBefore.isEmpty ? .answer : .unlock)
         if unlocked.isEmpty && locked.isEmpty {
             // KeePassXC answers a search with nothing when its unlock dialog is closed, and never
             // lists the items of a locked database: with a collection still locked, finding
@@ -97,7 +107,7 @@ struct SecretServiceCalls {
                     secret_service_unlock_dbus_paths_finish(service, result, nil, error)
                 }
             }
-            (unlocked, locked) = try await search(schema, waitingFor: .answer)
+            (unlocked, locked) = try await search(schema, matching: matching, waitingFor: .answer)
             if !locked.isEmpty {
                 // Dismissed or refused, told apart by the collections as they are now.
                 let lockedNow = try await lockedCollections()
@@ -105,13 +115,17 @@ struct SecretServiceCalls {
                 return .unreadable(stillLocked ? .locked : .accessRefused)
             }
         }
-        return .items(try await read(unlocked))
+        return .items(try await read(unlocked, readsSecret: readsSecret))
     }
 
-    /// The object paths of the unlocked and the locked items of `schema`.
-    private func search(_ schema: ItemSchema, waitingFor wait: KeyringWait) async throws(GLibError) -> (unlocked: [String], locked: [String]) {
-        try await waits.during(wait) { () async throws(GLibError) in
-            let table = AttributeTable([ItemSchema.attribute: schema.name])
+    /// The object paths of the unlocked and the locked items of `schema` with the `matching`
+    /// attributes.
+    private func search(
+        _ schema: ItemSchema, matching: [String: String], waitingFor wait: KeyringWait
+    ) async throws(GLibError) -> (unlocked: [String], locked: [String]) {
+        let attributes = matching.merging([ItemSchema.attribute: schema.name]) { $1 }
+        return try await waits.during(wait) { () async throws(GLibError) in
+            let table = AttributeTable(attributes)
             var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
             var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
             defer {
@@ -129,12 +143,24 @@ struct SecretServiceCalls {
         }
     }
 
-    /// The items' secrets, labels, attributes and modification times. An item the service gives
-    /// no secret or no properties for went away after the search: it is left out.
-    private func read(_ paths: [String]) async throws(GLibError) -> [KeyringItem] {
+    /// The items' labels, attributes and modification times, and the secrets of those that
+    /// `readsSecret` picks by them: the properties come first, so the service hands over no
+    /// secret that is not wanted. An item the service gives no properties for, or no secret when
+    /// one was asked for, went away after the search: it is left out.
+    private func read(_ paths: [String], readsSecret: (KeyringItem) -> Bool) async throws(GLibError) -> [KeyringItem] {
         guard !paths.isEmpty else { return [] }
+        let loads = try await ItemLoads(paths, of: service, cancellable: cancellation.cancellable)
+        let found = paths.compactMap { path -> KeyringItem? in
+            guard let item = loads.items[path] else { return nil }
+            return KeyringItem(
+                path: path, label: GLibBridge.takeString(secret_item_get_label(item)) ?? "",
+                attributes: secret_item_get_attributes(item).map(GLibBridge.takeAttributes) ?? [:],
+                modified: UInt64(secret_item_get_modified(item)), secret: "")
+        }
+        let wanted = Set(found.filter(readsSecret).map(\.path))
+        guard !wanted.isEmpty else { return found }
         let secrets = try await waits.during(.answer) { () async throws(GLibError) in
-            let array = PathArray(paths)
+            let array = PathArray(paths.filter(wanted.contains))
             return try await GLibBridge.await { callback, data in
                 secret_service_get_secrets_for_dbus_paths(service, array.pointer, cancellation.cancellable, callback, data)
             } finish: { result, error in
@@ -142,18 +168,12 @@ struct SecretServiceCalls {
             }
         }
         defer { if let secrets { g_hash_table_unref(secrets) } }
-        guard let secrets else { return [] }
-        let loads = try await ItemLoads(
-            paths.filter { g_hash_table_lookup(secrets, $0) != nil }, of: service, cancellable: cancellation.cancellable)
-        return paths.compactMap { path -> KeyringItem? in
-            guard let value = g_hash_table_lookup(secrets, path), let item = loads.items[path] else { return nil }
+        return found.compactMap { item -> KeyringItem? in
+            guard wanted.contains(item.path) else { return item }
+            guard let secrets, let value = g_hash_table_lookup(secrets, item.path) else { return nil }
             var length = 0
             let bytes = secret_value_get(OpaquePointer(value), &length)
-            return KeyringItem(
-                path: path, label: GLibBridge.takeString(secret_item_get_label(item)) ?? "",
-                attributes: secret_item_get_attributes(item).map(GLibBridge.takeAttributes) ?? [:],
-                modified: UInt64(secret_item_get_modified(item)),
-                secret: bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? "")
+            return item.with(secret: bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? "")
         }
     }
 

@@ -19,7 +19,9 @@ public struct Whoami: Sendable, Equatable, Decodable {
     }
 }
 
-/// `notifications device add`: `{"id": 7, "status": "registered"}`.
+/// `notifications device add`: `{"id": 7, "status": "registered"}`. The id is kept in the
+/// state file and sent back in `device remove ID`, so one that is not positive is no
+/// registration: read back, it would make the file unusable (`AccountRecord`).
 public struct DeviceRegistration: Sendable, Equatable, Decodable {
     public let id: Int64
     public let status: String
@@ -27,6 +29,16 @@ public struct DeviceRegistration: Sendable, Equatable, Decodable {
     public init(id: Int64, status: String) {
         self.id = id
         self.status = status
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, status
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        id = try fields.decodeID(Int64.self, forKey: .id)
+        status = try fields.decode(String.self, forKey: .status)
     }
 }
 
@@ -79,15 +91,7 @@ public struct Dashboard: Sendable, Equatable, Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let fields = try decoder.container(keyedBy: CodingKeys.self)
-        if let exact = try? fields.decodeIfPresent(Int64.self, forKey: .unread) {
-            unread = OutsideCount.clamped(exact)
-        } else if let huge = try fields.decodeIfPresent(Double.self, forKey: .unread), huge.isFinite {
-            // Past Int64, or written with a fraction or an exponent: still a count, clamped.
-            unread = OutsideCount.clamped(Int64(min(max(huge, 0), 1e18)))
-        } else {
-            unread = nil
-        }
+        unread = try decoder.container(keyedBy: CodingKeys.self).decodeCountIfPresent(forKey: .unread)
     }
 }
 

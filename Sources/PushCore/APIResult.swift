@@ -263,9 +263,14 @@ public enum APIResult: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func etag(in headers: [String: String]) -> String? {
-        guard let etag = headers["etag"], (1...maximumETagLength).contains(etag.utf8.count),
-              etag.utf8.allSatisfy(ASCII.isVisible)
-        else { return nil }
+        guard let etag = headers["etag"], isUsableETag(etag) else { return nil }
         return etag
+    }
+
+    /// Whether `etag` may be stored and sent back as `If-None-Match`: 1 to `maximumETagLength`
+    /// bytes of visible ASCII. The same rule for a server's header and for the one read back
+    /// from the state file.
+    public static func isUsableETag(_ etag: String) -> Bool {
+        (1...maximumETagLength).contains(etag.utf8.count) && etag.utf8.allSatisfy(ASCII.isVisible)
     }
 }

@@ -82,22 +82,74 @@ enum JSONValue: Sendable, Equatable, Decodable {
         }
     }
 
-    /// A JSON string: quote, backslash and C0 controls escaped, everything else as UTF-8.
+    /// A JSON string: quote, backslash and whatever `JSONText` escapes escaped, everything else
+    /// as UTF-8.
     private static func write(string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output += #"\""#.utf8
-            case UInt8(ascii: "\\"): output += #"\\"#.utf8
-            case UInt8(ascii: "\n"): output += #"\n"#.utf8
-            case UInt8(ascii: "\r"): output += #"\r"#.utf8
-            case UInt8(ascii: "\t"): output += #"\t"#.utf8
-            case 0..<0x20:
-                let hex = String(byte, radix: 16)
-                output += (#"\u00"# + (hex.count == 1 ? "0" + hex : hex)).utf8
-            default: output.append(byte)
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": output += #"\""#.utf8
+            case "\\": output += #"\\"#.utf8
+            case "\n": output += #"\n"#.utf8
+            case "\r": output += #"\r"#.utf8
+            case "\t": output += #"\t"#.utf8
+            case _ where JSONText.isEscaped(scalar): output += JSONText.escaped(scalar).utf8
+            default: output += String(scalar).utf8
             }
         }
         output.append(UInt8(ascii: "\""))
+    }
+}
+
+/// JSON that is safe to print: no control character a terminal acts on, and nothing that makes
+/// the text read differently from what it is, inside its strings either. The one rule for every
+/// JSON gbnotify writes (`JSONValue`) and every JSON gbnotifyctl prints (`Console`), whoever
+/// made it: the daemon's `Status`, a server's answer, an encoder's output.
+public enum JSONText {
+    /// C0 controls (U+0000–U+001F), DEL and the C1 controls (U+007F–U+009F), format characters
+    /// (bidi overrides and isolates, zero-width ones) and the line and paragraph separators: in a
+    /// string, written as `\uXXXX`, which every JSON reader turns back into the same text.
+    static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    /// `\uXXXX`, as a surrogate pair past the Basic Multilingual Plane.
+    static func escaped(_ scalar: Unicode.Scalar) -> String {
+        String(scalar).utf16.map { unit in
+            let hex = String(unit, radix: 16)
+            return #"\u"# + String(repeating: "0", count: 4 - hex.count) + hex
+        }.joined()
+    }
+
+    /// `json` with every character `isEscaped` names escaped inside its strings, and dropped
+    /// outside them (where valid JSON has none but its whitespace, which stays): what else it
+    /// says, its layout and its numbers as written, is unchanged.
+    public static func printable(_ json: String) -> String {
+        var result = ""
+        var inString = false
+        var afterBackslash = false
+        for scalar in json.unicodeScalars {
+            if inString {
+                if afterBackslash {
+                    afterBackslash = false
+                } else if scalar == "\\" {
+                    afterBackslash = true
+                } else if scalar == "\"" {
+                    inString = false
+                } else if isEscaped(scalar) {
+                    result += escaped(scalar)
+                    continue
+                }
+            } else if scalar == "\"" {
+                inString = true
+            } else if isEscaped(scalar) && scalar != "\n" && scalar != "\t" && scalar != "\r" {
+                continue
+            }
+            result.unicodeScalars.append(scalar)
+        }
+        return result
     }
 }

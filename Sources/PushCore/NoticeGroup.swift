@@ -93,3 +93,27 @@ public struct NoticeGroup: Sendable, Equatable, Codable {
             account: key.account, destination: items.count == 1 ? NotificationDestination(path: newest.path) : nil)
     }
 }
+
+/// Read back from `notifications.json` with the invariants the grouping keeps (`DecodingBounds`):
+/// at least one row and at most `maximumItems`, each with a positive id, once, of the group's
+/// repository; `fresh` names only rows it holds. Anything else is not a group gbnotifyd wrote.
+extension NoticeGroup {
+    private enum CodingKeys: String, CodingKey {
+        case key, items, fresh
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        let key = try fields.decode(Key.self, forKey: .key)
+        let items = try fields.decode([InboxItem].self, forKey: .items)
+        let fresh = try fields.decodeIDs(Int64.self, forKey: .fresh)
+        let ids = Set(items.map(\.id))
+        guard (1...Self.maximumItems).contains(items.count), ids.count == items.count, ids.allSatisfy({ $0 > 0 }),
+              items.allSatisfy({ Self.repository(of: $0) == key.repository }), fresh.allSatisfy(ids.contains)
+        else {
+            throw DecodingError.dataCorruptedError(forKey: .items, in: fields, debugDescription: "not the rows of one group")
+        }
+        self.init(key: key, items: items.sorted { $0.id > $1.id }, fresh: fresh)
+    }
+}
+

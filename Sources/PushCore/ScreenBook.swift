@@ -36,7 +36,36 @@ public struct ScreenBook: Sendable, Equatable {
         /// Shown by an earlier gbnotifyd and taken over by this one: its clicks reach this one
         /// only as the signals a server broadcasts.
         public fileprivate(set) var isAdopted: Bool
+
+        fileprivate init(id: UInt64, account: Account, subject: Subject, serverID: UInt32?, needsShowing: Bool, isAdopted: Bool) {
+            self.id = id
+            self.account = account
+            self.subject = subject
+            self.serverID = serverID
+            self.needsShowing = needsShowing
+            self.isAdopted = isAdopted
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, account, subject, serverID, needsShowing, isAdopted
+        }
+
+        /// Read back from `notifications.json`: the id within `maximumEntryID` (so the next one
+        /// never overflows), a server id positive as the notification specification's are.
+        public init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            id = try fields.decodeID(UInt64.self, forKey: .id, maximum: ScreenBook.maximumEntryID)
+            account = try fields.decode(Account.self, forKey: .account)
+            subject = try fields.decode(Subject.self, forKey: .subject)
+            serverID = try fields.decodeIDIfPresent(UInt32.self, forKey: .serverID)
+            needsShowing = try fields.decode(Bool.self, forKey: .needsShowing)
+            isAdopted = try fields.decode(Bool.self, forKey: .isAdopted)
+        }
     }
+
+    /// The largest entry id read back: 2^53, an integer every JSON reader keeps exactly, and
+    /// more notifications than a daemon shows in any lifetime. The next id after it still fits.
+    public static let maximumEntryID: UInt64 = 1 << 53
 
     /// What is kept in the state directory, so that a restarted daemon (kill -9 included) takes
     /// its notifications over instead of adding new ones beside them.
@@ -47,6 +76,27 @@ public struct ScreenBook: Sendable, Equatable {
         /// (a restarted server) never showed them.
         public var serverOwner: String
         public var entries: [Entry]
+
+        init(serverOwner: String, entries: [Entry]) {
+            self.serverOwner = serverOwner
+            self.entries = entries
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case version, serverOwner, entries
+        }
+
+        /// Each entry once, by its id and by its server id, as the book keeps them.
+        public init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            version = try fields.decode(Int.self, forKey: .version)
+            serverOwner = try fields.decode(String.self, forKey: .serverOwner)
+            entries = try fields.decode([Entry].self, forKey: .entries)
+            let serverIDs = entries.compactMap(\.serverID)
+            guard Set(entries.map(\.id)).count == entries.count, Set(serverIDs).count == serverIDs.count else {
+                throw DecodingError.dataCorruptedError(forKey: .entries, in: fields, debugDescription: "an entry twice")
+            }
+        }
     }
 
     /// Oldest first.
@@ -355,7 +405,7 @@ public struct NoticeSummary: Sendable, Equatable, Codable {
     public func merging(_ other: NoticeSummary) -> NoticeSummary {
         let wording: Wording = wording == other.wording ? wording : (wording == .unread || other.wording == .unread ? .unread : .more)
         return NoticeSummary(
-            count: OutsideCount.clamped(count + other.count), isAtLeast: isAtLeast || other.isAtLeast, wording: wording,
+            count: OutsideCount.sum(count, other.count), isAtLeast: isAtLeast || other.isAtLeast, wording: wording,
             rowIDs: rowIDs + other.rowIDs.filter { !rowIDs.contains($0) })
     }
 
@@ -367,3 +417,19 @@ public struct NoticeSummary: Sendable, Equatable, Codable {
         return NoticeSummary(count: remaining, isAtLeast: isAtLeast, wording: wording, rowIDs: left)
     }
 }
+
+/// Read back from `notifications.json`: the count clamped as a server's is, the row ids
+/// positive and at most `maximumRowIDs` of them (`DecodingBounds`).
+extension NoticeSummary {
+    private enum CodingKeys: String, CodingKey {
+        case count, isAtLeast, wording, rowIDs
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            count: try fields.decodeCount(forKey: .count), isAtLeast: try fields.decode(Bool.self, forKey: .isAtLeast),
+            wording: try fields.decode(Wording.self, forKey: .wording), rowIDs: try fields.decodeIDs(Int64.self, forKey: .rowIDs))
+    }
+}
+

@@ -17,14 +17,25 @@ extension String {
     }
 
     /// The string as one harmless line: control characters (newlines and terminal escapes
-    /// included) become spaces, and format characters (bidi overrides and isolates, zero-width
-    /// spaces and joiners, the byte-order mark) are dropped, so server text can neither break a
-    /// line nor make what is shown read differently from what it is.
-    public var displaySafe: String {
+    /// included) and the line and paragraph separators become spaces, and format characters
+    /// (bidi overrides and isolates, zero-width spaces and joiners, the byte-order mark) are
+    /// dropped, so server text can neither break a line nor make what is shown read differently
+    /// from what it is.
+    public var displaySafe: String { cleaned(keepingLines: false) }
+
+    /// The string as lines for a terminal or a pipe: as `displaySafe`, but a newline (and a line
+    /// or paragraph separator, as one) and a tab stay, for output that is meant to have lines.
+    /// No C0 or C1 control (ESC, CSI, DEL, a carriage return), no bidi or format character is
+    /// left: what gbnotifyctl prints (`Console`) passes through here.
+    public var terminalSafe: String { cleaned(keepingLines: true) }
+
+    private func cleaned(keepingLines: Bool) -> String {
         var result = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             switch scalar.properties.generalCategory {
+            case .control where keepingLines && (scalar == "\n" || scalar == "\t"): result.append(scalar)
             case .control: result.append(" ")
+            case .lineSeparator, .paragraphSeparator: result.append(keepingLines ? "\n" : " ")
             case .format: continue
             default: result.append(scalar)
             }

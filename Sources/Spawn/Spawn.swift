@@ -1,4 +1,4 @@
-import CGlibc
+internal import CGlibc
 import Glibc
 
 /// Starting a program by argv, with no shell, the way both the daemon (what a click opens) and
@@ -31,7 +31,7 @@ public enum Spawn {
     public static func start(
         _ argv: [String], environment: [String: String]?,
         stdin: Stream, stdout: Stream, stderr: Stream
-    ) throws(Failure) -> pid_t {
+    ) throws(Failure) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -4,14 +4,11 @@ import Glibc
 /// target, flushed to disk, then renamed over it, so a crash or `kill -9` mid-write can never
 /// leave a half-written state file behind.
 enum AtomicFile {
-    /// Reads a whole file of at most `limit` bytes; nil when it does not exist.
+    /// Reads a whole file of at most `limit` bytes; nil when it does not exist. Throws
+    /// `.notRegularFile` for a FIFO, a device or a socket at `path`, none of which is read.
     static func read(_ path: String, limit: Int) throws(StateError) -> [UInt8]? {
-        // Never through a symbolic link: a state file is ours, not a pointer to someone's.
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw .io("cannot read \(path)", errno: errno)
-        }
+        let fd = try openRegular(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -25,6 +22,43 @@ enum AtomicFile {
             bytes += chunk[..<count]
             if bytes.count > limit { throw .tooLarge(path, limit: limit) }
         }
+    }
+
+    /// Opens `path` (with `flags`, and `O_CREAT` making it 0600) for reading or locking, only as
+    /// a regular file: -1 when it does not exist (and `flags` does not create it).
+    ///
+    /// Never through a symbolic link: a state file is ours, not a pointer to someone's. And
+    /// never waiting: `O_NONBLOCK`, so a FIFO planted there opens at once instead of waiting for
+    /// a writer, and `O_NOCTTY`, so a terminal device never becomes the process's own; what was
+    /// opened is then checked (fstat, on the descriptor itself, so nothing can be swapped in
+    /// between) and anything but a regular file is closed unread. A directory is an I/O error,
+    /// as reading one would be.
+    static func openRegular(_ path: String, _ flags: Int32) throws(StateError) -> Int32 {
+        let fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0o600)
+        if fd < 0 {
+            if errno == ENOENT && flags & O_CREAT == 0 { return -1 }
+            // What open(2) says of a socket.
+            if errno == ENXIO { throw .notRegularFile(path, "a socket") }
+            throw .io("cannot open \(path)", errno: errno)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let failure = errno
+            close(fd)
+            throw .io("cannot inspect \(path)", errno: failure)
+        }
+        let kind: String? = switch info.st_mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "a socket"
+        }
+        guard let kind else { return fd }
+        close(fd)
+        if kind == "a directory" { throw .io("cannot read \(path)", errno: EISDIR) }
+        throw .notRegularFile(path, kind)
     }
 
     /// Replaces `path` with `bytes`, mode 0600.

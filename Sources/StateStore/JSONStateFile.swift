@@ -2,8 +2,10 @@ import FoundationEssentials
 import Glibc
 
 /// A state file holding one JSON value, read and written like every state file: atomically,
-/// mode 0600, never through a link. One that does not parse is set aside and read as absent,
-/// with a warning: state is a convenience the daemon can rebuild, never a reason to fail.
+/// mode 0600, never through a link, never waiting. One that does not parse, or holds a value out
+/// of its range (the types' decoders bound them, `DecodingBounds`), is set aside and read as
+/// absent, with a warning: state is a convenience the daemon can rebuild, never a reason to
+/// fail. So is a FIFO or a device in its place, which is never read.
 struct JSONStateFile<Value: Codable> {
     let path: String
     let limit: Int
@@ -11,12 +13,23 @@ struct JSONStateFile<Value: Codable> {
     let afresh: String
 
     func load(_ isUsable: (Value) -> Bool = { _ in true }) throws(StateError) -> (value: Value?, warning: String?) {
-        guard let bytes = try AtomicFile.read(path, limit: limit) else { return (nil, nil) }
+        let bytes: [UInt8]
+        do throws(StateError) {
+            guard let read = try AtomicFile.read(path, limit: limit) else { return (nil, nil) }
+            bytes = read
+        } catch {
+            guard case .notRegularFile(_, let kind) = error else { throw error }
+            return (nil, "\(path) is \(kind), not a regular file; \(try setAside()), and \(afresh)")
+        }
         if let value = try? JSONDecoder().decode(Value.self, from: Data(bytes)), isUsable(value) {
             return (value, nil)
         }
-        let aside = try AtomicFile.setAside(path, suffix: String(Int(Date().timeIntervalSince1970)))
-        return (nil, "\(path) was unreadable; kept it as \(aside), and \(afresh)")
+        return (nil, "\(path) was unreadable; \(try setAside()), and \(afresh)")
+    }
+
+    /// Moves the file out of the way, for a bug report; says where to.
+    private func setAside() throws(StateError) -> String {
+        "kept it as \(try AtomicFile.setAside(path, suffix: String(Int(Date().timeIntervalSince1970))))"
     }
 
     func save(_ value: Value) throws(StateError) {

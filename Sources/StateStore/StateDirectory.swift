@@ -9,9 +9,18 @@ import PushCore
 /// deliver to, so other local users have no business reading it.
 public struct StateDirectory: Sendable {
     public let path: String
+    /// How long a change waits for the state lock while another process holds it.
+    public let lockWait: Duration
 
-    public init(path: String) {
+    /// The lock is held for one read, change and write of `accounts.json` (at most 4 MiB, one
+    /// fsync): milliseconds, a second on a slow disk. A holder that keeps it past 2 s is stuck
+    /// (stopped, or on a dead disk); the daemon then keeps its state in memory and saves it
+    /// later, and gbnotifyctl says so, rather than either waiting on it.
+    public static let defaultLockWait = Duration.seconds(2)
+
+    public init(path: String, lockWait: Duration = defaultLockWait) {
         self.path = path
+        self.lockWait = lockWait
     }
 
     /// The directory the XDG Base Directory spec gives for state, for an environment.
@@ -23,6 +32,7 @@ public struct StateDirectory: Sendable {
         } else {
             throw .noStateDirectory
         }
+        lockWait = Self.defaultLockWait
     }
 
     /// Where earlier versions kept the one token they registered with every account; read
@@ -106,14 +116,21 @@ public struct StateDirectory: Sendable {
     }
 
     /// Runs `body` holding an exclusive lock on the state directory (flock, released on close,
-    /// so a killed process never leaves it held).
+    /// so a killed process never leaves it held). The lock is tried without blocking, again
+    /// every 10 ms, for `lockWait` at most: a process holding it forever (stopped, hung) costs
+    /// this one a clear error, never its thread.
     private func withLock<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
         try create()
-        let lock = open(path + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw .io("cannot open \(path)/lock", errno: errno) }
+        let lockPath = path + "/lock"
+        let lock = try AtomicFile.openRegular(lockPath, O_RDWR | O_CREAT)
         defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw .io("cannot lock \(path)/lock", errno: errno) }
+        let wait = LockWait(lockWait)
+        while flock(lock, LOCK_EX | LOCK_NB) != 0 {
+            switch errno {
+            case EINTR: continue
+            case EWOULDBLOCK: guard wait.pause() else { throw .locked(lockPath, waited: lockWait) }
+            default: throw .io("cannot lock \(lockPath)", errno: errno)
+            }
         }
         return try body()
     }
@@ -124,3 +141,32 @@ public struct StateDirectory: Sendable {
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 }
+
+/// The pauses between two tries of a lock, up to a deadline on the monotonic clock. One small
+/// type, so that the wait can move onto a main loop's timer.
+private struct LockWait {
+    static let interval = Duration.milliseconds(10)
+    private let deadline: Duration
+
+    init(_ limit: Duration) {
+        deadline = Self.now() + limit
+    }
+
+    /// Sleeps one interval, or less up to the deadline; false once the deadline has passed.
+    func pause() -> Bool {
+        let left = deadline - Self.now()
+        guard left > .zero else { return false }
+        let pause = min(left, Self.interval)
+        var time = timespec(tv_sec: Int(pause.components.seconds), tv_nsec: Int(pause.components.attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&time, &remaining) != 0 && errno == EINTR { time = remaining }
+        return true
+    }
+
+    private static func now() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+}
+

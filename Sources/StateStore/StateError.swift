@@ -6,6 +6,11 @@ public enum StateError: Error, Equatable, CustomStringConvertible {
     case noStateDirectory
     /// The state directory is not safe to use, and why, with what to do.
     case unsafeDirectory(String, String)
+    /// Something other than a regular file (a FIFO, a device) where a state file belongs, and
+    /// what it is: never read.
+    case notRegularFile(String, String)
+    /// Another process held the state lock for longer than the wait allows.
+    case locked(String, waited: Duration)
 
     public var description: String {
         switch self {
@@ -17,6 +22,10 @@ public enum StateError: Error, Equatable, CustomStringConvertible {
             return "neither XDG_STATE_HOME nor HOME is set, so there is nowhere to keep state"
         case .unsafeDirectory(let path, let reason):
             return "the state directory \(path) is not safe to use: \(reason)"
+        case .notRegularFile(let path, let kind):
+            return "\(path) is \(kind), not a regular file; remove it"
+        case .locked(let path, let waited):
+            return "another process has held \(path) for over \(waited), so the state was left as it is"
         }
     }
 }

@@ -4,10 +4,17 @@
 /// indented four spaces) kept line by line, broken only where it is wider than the screen.
 /// Inline markup stays as written: it reads well enough as text.
 enum BodyLayout {
+    /// Past `ScreenText.textLimit` the body is cut before it is laid out, and a last line says so.
     static func lines(_ body: String, format: String?, width: Int) -> [StyledLine] {
         var builder = Builder(isOrg: format == "org", width: max(width, 8))
-        for line in ScreenText.lines(body) { builder.take(line) }
-        return builder.finish()
+        let (kept, cutBytes) = ScreenText.bounded(body)
+        for line in ScreenText.lines(kept) { builder.take(line) }
+        var lines = builder.finish()
+        if cutBytes > 0 {
+            let words = "… cut here: \((cutBytes + 1023) / 1024) KiB more, to be read in the browser"
+            lines += Wrapping.wrap(words, width: max(width, 8)).map { StyledLine($0, .dim) }
+        }
+        return lines
     }
 
     private struct Builder {
@@ -29,7 +36,9 @@ enum BodyLayout {
         var fence: String?
 
         mutating func take(_ line: String) {
-            let trimmed = line.drop { $0 == " " }
+            // Spaces are a byte, a scalar and a character each: counted as bytes.
+            let indent = line.utf8.prefix { $0 == UInt8(ascii: " ") }.count
+            let trimmed = line[line.utf8.index(line.startIndex, offsetBy: indent)...]
             if let closing = fence {
                 if Self.closes(trimmed, closing, isOrg: isOrg) {
                     fence = nil
@@ -48,7 +57,6 @@ enum BodyLayout {
                 if let last = output.last, last.width > 0 { output.append(StyledLine()) }
                 return
             }
-            let indent = line.count - trimmed.count
             if indent >= 4 && paragraph == nil {
                 code(line)
                 return

@@ -134,36 +134,44 @@ enum ItemLayout {
     }
 
     /// A styled line word-wrapped to the width: the styles carried over at each break, the
-    /// lines after the first indented by `hanging` columns.
+    /// lines after the first indented by `hanging` columns. A word that does not fit where it
+    /// would go starts the next line; one wider than any line (a long URL, a hostile run of one
+    /// character) starts where it is, after its space, and fills line after line.
     static func wrapped(_ line: StyledLine, _ width: Int, hanging: Int = 0) -> [StyledLine] {
         guard line.width > width else { return [line] }
         let indent = String(repeating: " ", count: min(hanging, width / 2))
         var lines: [StyledLine] = []
         var current = StyledLine()
+        /// Where the current line's own text starts: after the indent, on every line but the first.
+        var start = 0
         for span in line.spans {
-            for (index, word) in span.text.split(separator: " ", omittingEmptySubsequences: false).enumerated() {
-                let piece = (index > 0 ? " " : "") + word
-                if current.width + ScreenText.width(of: piece) <= width {
-                    current.append(piece, span.style)
+            for (index, word) in Wrapping.words(of: span.text, keepingEmpty: true).enumerated() {
+                let wordWidth = ScreenText.width(of: word)
+                let spaced = index > 0 ? 1 : 0
+                if current.width + spaced + wordWidth <= width {
+                    current.append((index > 0 ? " " : "") + word, span.style)
                     continue
                 }
-                if current.width > indent.count {
+                let fitsALine = wordWidth <= width - indent.count
+                if current.width > start && (fitsALine || current.width + spaced + 1 > width) {
                     lines.append(current)
                     current = StyledLine(indent)
+                    start = indent.count
+                } else if spaced > 0 && current.width > start {
+                    current.append(" ", span.style)
                 }
-                // A word wider than a line: as much as fits, line after line.
-                var rest = String(word)
-                while ScreenText.width(of: rest) > width - current.width {
-                    let piece = Wrapping.chunks(rest, width: width - current.width)[0]
+                // As much as fits, line after line: chunked once.
+                let pieces = Wrapping.chunks(word, width: width - indent.count, first: width - current.width)
+                for piece in pieces.dropLast() {
                     current.append(piece, span.style)
                     lines.append(current)
                     current = StyledLine(indent)
-                    rest.removeFirst(piece.count)
+                    start = indent.count
                 }
-                current.append(rest, span.style)
+                current.append(pieces[pieces.count - 1], span.style)
             }
         }
-        if current.width > indent.count || lines.isEmpty { lines.append(current) }
+        if current.width > start || lines.isEmpty { lines.append(current) }
         return lines
     }
 }

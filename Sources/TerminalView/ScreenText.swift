@@ -6,54 +6,125 @@
 /// is there. Both go. Widths follow how terminals lay out text: two columns for East Asian wide
 /// and emoji-presentation characters, none for combining marks.
 enum ScreenText {
-    /// One line: newlines and tabs become spaces, controls and format characters go.
+    /// The most of one text (a body, a comment, a title) that is laid out, in bytes of UTF-8:
+    /// 64 KiB, some 800 lines of 80 columns, longer than the bodies people write, so nothing real
+    /// is cut, while a hostile megabyte (a server may send 1 MiB) costs a relayout, at every
+    /// resize, of a few milliseconds. What is cut stays on the server, and the view says so
+    /// (`BodyLayout`, or "…" on a line).
+    static let textLimit = 64 * 1024
+
+    /// `text` cut to `textLimit` bytes, at a scalar's start, and how many bytes were cut.
+    static func bounded(_ text: String) -> (kept: Substring, cutBytes: Int) {
+        let utf8 = text.utf8
+        guard utf8.count > textLimit else { return (text[...], 0) }
+        var end = utf8.index(utf8.startIndex, offsetBy: textLimit)
+        // Back to the start of the scalar the limit falls in: at most three bytes.
+        while end.samePosition(in: text.unicodeScalars) == nil { end = utf8.index(before: end) }
+        return (text[..<end], utf8.distance(from: end, to: utf8.endIndex))
+    }
+
+    /// One line: newlines and tabs become spaces, controls and format characters go. Cut to
+    /// `textLimit`, with "…" marking the cut.
     static func line(_ text: String) -> String {
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            let category = scalar.properties.generalCategory
-            if scalar == "\n" || scalar == "\t" || category == .lineSeparator || category == .paragraphSeparator {
-                result.append(" ")
-            } else if category != .control && category != .format {
-                result.append(scalar)
+        let (kept, cutBytes) = bounded(text)
+        let ending = cutBytes > 0 ? "…" : ""
+        // Most text is printable ASCII, which stays as it is.
+        if kept.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return String(kept) + ending }
+        var result: [UInt8] = []
+        result.reserveCapacity(kept.utf8.count)
+        for scalar in kept.unicodeScalars {
+            switch kind(of: scalar) {
+            case .kept: UTF8.encode(scalar) { result.append($0) }
+            case .lineBreak, .tab: result.append(UInt8(ascii: " "))
+            case .dropped: continue
             }
         }
-        return String(result)
+        return String(decoding: result, as: UTF8.self) + ending
     }
 
     /// Lines of a multi-line text (a body, a comment): split at `\n`, `\r\n`, `\r` and the
     /// Unicode line and paragraph separators, each line cleaned as `line`, tabs expanded to the
     /// next multiple of four columns so indentation survives.
-    static func lines(_ text: String) -> [String] {
+    ///
+    /// One pass: the column is kept as the line grows, each stretch between two tabs measured
+    /// once when the next tab comes (a tab always ends a grapheme, so the stretches' widths add
+    /// up to the line's). Measuring the whole line at every tab made a line of n tabs cost n².
+    static func lines(_ text: some StringProtocol) -> [String] {
         var lines: [String] = []
-        var current = ""
+        // The line so far as UTF-8, and where the stretch since its last tab starts.
+        var current: [UInt8] = []
+        var stretch = 0
+        var column = 0
         var previous: Unicode.Scalar?
         for scalar in text.unicodeScalars {
             defer { previous = scalar }
-            let category = scalar.properties.generalCategory
-            if scalar == "\n" && previous == "\r" { continue }
-            if scalar == "\n" || scalar == "\r" || category == .lineSeparator || category == .paragraphSeparator {
-                lines.append(current)
-                current = ""
-            } else if scalar == "\t" {
-                current += String(repeating: " ", count: 4 - width(of: current) % 4)
-            } else if category != .control && category != .format {
-                current.unicodeScalars.append(scalar)
+            switch kind(of: scalar) {
+            case .kept:
+                UTF8.encode(scalar) { current.append($0) }
+            case .lineBreak:
+                if scalar == "\n" && previous == "\r" { continue }
+                lines.append(String(decoding: current, as: UTF8.self))
+                current.removeAll(keepingCapacity: true)
+                (stretch, column) = (0, 0)
+            case .tab:
+                column += width(ofUTF8: current[stretch...])
+                let pad = 4 - column % 4
+                current.append(contentsOf: repeatElement(UInt8(ascii: " "), count: pad))
+                column += pad
+                stretch = current.count
+            case .dropped:
+                continue
             }
         }
-        lines.append(current)
+        lines.append(String(decoding: current, as: UTF8.self))
         return lines
+    }
+
+    private enum Kind {
+        case kept, lineBreak, tab, dropped
+    }
+
+    /// What a scalar is to the screen. ASCII is told apart by its value; only the rest needs
+    /// Unicode's tables, whose lookup was most of the layout's time.
+    private static func kind(of scalar: Unicode.Scalar) -> Kind {
+        switch scalar.value {
+        case 0x20..<0x7F: return .kept
+        case 0x0A, 0x0D: return .lineBreak
+        case 0x09: return .tab
+        case 0..<0xA0: return .dropped  // the rest of C0, DEL, C1
+        default:
+            switch scalar.properties.generalCategory {
+            case .lineSeparator, .paragraphSeparator: return .lineBreak
+            case .control, .format: return .dropped
+            default: return .kept
+            }
+        }
     }
 
     // MARK: - Widths
 
-    /// Columns `text` takes on a terminal.
+    /// Columns `text` takes on a terminal: for ASCII without a carriage return (which may join
+    /// a newline in one grapheme), a column a byte.
     static func width(of text: some StringProtocol) -> Int {
-        text.reduce(0) { $0 + width(of: $1) }
+        if isPlainASCII(text.utf8) { return text.utf8.count }
+        return text.reduce(0) { $0 + width(of: $1) }
+    }
+
+    /// Columns the UTF-8 text in `bytes` takes.
+    static func width(ofUTF8 bytes: ArraySlice<UInt8>) -> Int {
+        if isPlainASCII(bytes) { return bytes.count }
+        return width(of: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// ASCII without a carriage return: a column a byte, a character a byte.
+    static func isPlainASCII(_ bytes: some Sequence<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D }
     }
 
     /// Columns one grapheme takes: 2 when any of its scalars is wide, 0 when all are combining
     /// marks (a cluster that starts with one), else 1.
     static func width(of character: Character) -> Int {
+        if character.isASCII { return 1 }
         var zeroWidth = true
         for scalar in character.unicodeScalars {
             let properties = scalar.properties

@@ -8,7 +8,7 @@ enum Wrapping {
         var lines: [String] = []
         var current = ""
         var currentWidth = 0
-        for word in text.split(separator: " ") {
+        for word in words(of: text, keepingEmpty: false) {
             let wordWidth = ScreenText.width(of: word)
             if currentWidth > 0 && currentWidth + 1 + wordWidth <= width {
                 current += " " + word
@@ -35,24 +35,49 @@ enum Wrapping {
         return lines
     }
 
-    /// `text` cut into pieces of at most `width` columns, spaces kept: for code, whose layout
-    /// is its meaning.
-    static func chunks(_ text: String, width: Int) -> [String] {
+    /// `text` cut into pieces of at most `width` columns (the first of at most `first`), spaces
+    /// kept: for code, whose layout is its meaning, and for a word longer than a line. One pass,
+    /// each character measured once. A character wider than the line still gets a piece.
+    static func chunks(_ text: some StringProtocol, width: Int, first: Int? = nil) -> [String] {
         let width = max(width, 1)
-        var pieces: [String] = []
-        var current = ""
-        var currentWidth = 0
-        for character in text {
-            let next = ScreenText.width(of: character)
-            if currentWidth + next > width && currentWidth > 0 {
-                pieces.append(current)
-                current = ""
-                currentWidth = 0
-            }
-            current.append(character)
-            currentWidth += next
+        var limit = max(first ?? width, 1)
+        if ScreenText.isPlainASCII(text.utf8) {
+            // A column a byte: pieces by count, without a grapheme's look at each.
+            let bytes = Array(text.utf8)
+            var pieces: [String] = []
+            var start = 0
+            repeat {
+                let end = min(start + limit, bytes.count)
+                pieces.append(String(decoding: bytes[start..<end], as: UTF8.self))
+                (start, limit) = (end, width)
+            } while start < bytes.count
+            return pieces
         }
-        pieces.append(current)
+        var pieces: [String] = []
+        var start = text.startIndex
+        var index = start
+        var currentWidth = 0
+        while index != text.endIndex {
+            let next = ScreenText.width(of: text[index])
+            if currentWidth + next > limit && currentWidth > 0 {
+                pieces.append(String(text[start..<index]))
+                start = index
+                currentWidth = 0
+                limit = width
+            }
+            currentWidth += next
+            index = text.index(after: index)
+        }
+        pieces.append(String(text[start...]))
         return pieces
+    }
+
+    /// `text` split at each space: for ASCII by its bytes, else by its characters (a space a
+    /// combining mark follows is no space).
+    static func words(of text: String, keepingEmpty: Bool) -> [Substring] {
+        guard ScreenText.isPlainASCII(text.utf8) else {
+            return text.split(separator: " ", omittingEmptySubsequences: !keepingEmpty)
+        }
+        return text.utf8.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: !keepingEmpty).map { Substring($0) }
     }
 }

@@ -64,7 +64,7 @@ struct AccountAdd: Command {
             let token = try TokenInput.read(prompt: "API token for \(instance.url): ")
             report = try await manager.add(instance: instance, token: token)
         }
-        print(Minting.addedLine(report))
+        Console.out(Minting.addedLine(report))
         Minting.warnAboutReplacedToken(report)
         await DaemonCall.reloadIfRunning()
         return ExitStatus.success

@@ -6,13 +6,16 @@ import Spawn
 import TerminalView
 import MainLoop
 
-/// What `show` and `inbox` read and do: the keyring's accounts (its public listing, read once),
-/// each account's items and inbox from its own instance with its own token, marking read
-/// there, and opening the browser the way a click does.
+/// What `show` and `inbox` read and do: the keyring's accounts (their names, read once, without
+/// a token), each account's items and inbox from its own instance with its own token, marking
+/// read there, and opening the browser the way a click does. A token is read from the keyring
+/// when its account first sends a request, and only its own: `show` holds one token, never
+/// every account's.
 actor AccountItems: ViewSource {
     private let keyring = Keyring()
     private let settings: ViewSettings
-    private var stored: [StoredAccount]?
+    private var stored: [Account]?
+    private var tokens: [Account: APIToken] = [:]
 
     init(settings: ViewSettings) {
         self.settings = settings
@@ -24,11 +27,11 @@ actor AccountItems: ViewSource {
     static let markReadPages = 10
 
     func accounts() async throws(ReadProblem) -> [Account] {
-        try await storedAccounts().map(\.account).sorted { $0.reference < $1.reference }
+        try await storedAccounts().sorted { $0.reference < $1.reference }
     }
 
     func account(_ reference: String) async throws(ReadProblem) -> Account {
-        let accounts = try await storedAccounts().map(\.account)
+        let accounts = try await storedAccounts()
         do {
             return try AccountReference(parsing: reference).resolve(among: accounts)
         } catch {
@@ -112,17 +115,39 @@ actor AccountItems: ViewSource {
 
     // MARK: - Requests
 
-    private func storedAccounts() async throws(ReadProblem) -> [StoredAccount] {
+    private func storedAccounts() async throws(ReadProblem) -> [Account] {
         if let stored { return stored }
         do {
-            let listing = try await keyring.list()
-            stored = listing.accounts
-            return listing.accounts
+            let accounts = try await keyring.accounts()
+            stored = accounts
+            return accounts
         } catch {
-            throw ReadProblem(
-                .noAccount, "Keyring unavailable", "cannot read the accounts: \(error)",
-                fix: "unlock the keyring (gbnotifyctl doctor says more) and reload")
+            throw Self.keyringProblem(error)
         }
+    }
+
+    /// The account's token, read from the keyring the first time and kept.
+    private func token(for account: Account) async throws(ReadProblem) -> APIToken {
+        if let token = tokens[account] { return token }
+        let token: APIToken?
+        do {
+            token = try await keyring.token(for: account)
+        } catch {
+            throw Self.keyringProblem(error)
+        }
+        guard let token else {
+            throw ReadProblem(
+                .noAccount, "No such account", "\(account.displayName) has no usable token in the keyring",
+                fix: "gbnotifyctl account add \(account.instance.url) stores a new one")
+        }
+        tokens[account] = token
+        return token
+    }
+
+    private static func keyringProblem(_ error: KeyringError) -> ReadProblem {
+        ReadProblem(
+            .noAccount, "Keyring unavailable", "cannot read the accounts: \(error)",
+            fix: "unlock the keyring (gbnotifyctl doctor says more) and reload")
     }
 
     private func inboxPage(of account: Account, cursor: String?) async throws(ReadProblem) -> InboxPage {
@@ -137,12 +162,10 @@ actor AccountItems: ViewSource {
     /// One request with the account's own token to its own instance, where the config lets a
     /// token go (plain http to another machine only with `allow-http`).
     private func send(_ command: GitbayCommand, as account: Account) async throws(ReadProblem) -> APIResult {
-        guard let token = try await storedAccounts().first(where: { $0.account == account })?.token else {
-            throw ReadProblem(.noAccount, "No such account", "\(account.displayName) is no longer in the keyring")
-        }
         guard settings.config.allowsToken(to: account.instance) else {
             throw ReadProblem.plainHTTPRefused(account, configPath: settings.configPath)
         }
+        let token = try await token(for: account)
         let client = GitbayClient(instance: account.instance, token: token, options: settings.clientOptions)
         do {
             return try await client.send(command)

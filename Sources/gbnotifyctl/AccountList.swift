@@ -1,6 +1,7 @@
 import Accounts
 import CommandKit
 import FoundationEssentials
+import PushCore
 
 struct AccountList: Command {
     static let configuration = CommandConfiguration(
@@ -29,12 +30,13 @@ struct AccountList: Command {
             let rows = accounts.map(Row.init)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+            Console.json(String(decoding: try encoder.encode(rows), as: UTF8.self))
         } else if accounts.isEmpty {
-            print("No accounts. Add one with: gbnotifyctl account add URL")
+            Console.out("No accounts. Add one with: gbnotifyctl account add URL")
         } else {
             for summary in accounts {
-                print("\(summary.account.displayName)\t\(summary.account.instance.url)\t\(summary.registration)")
+                // Tabs separate the columns: the text in them loses its own (and its newlines).
+                Console.out([summary.account.displayName, summary.account.instance.url, "\(summary.registration)"].map(\.displaySafe).joined(separator: "\t"))
             }
         }
         return ExitStatus.success

@@ -35,9 +35,9 @@ struct AccountRemove: Command {
         if case .revoked(let name) = report.revocation { done.append("revoked token \"\(name.displaySafe)\"") }
         let line = "Removed \(account.displayName)" + (done.isEmpty ? "" : " (\(done.joined(separator: ", ")))")
         if case .failed(let id, let reason) = report.deregistration {
-            print(line + ", but device \(id) could not be deregistered (\(reason)); it is harmless and can be deleted on the web.")
+            Console.out(line + ", but device \(id) could not be deregistered (\(reason)); it is harmless and can be deleted on the web.")
         } else {
-            print(line + ".")
+            Console.out(line + ".")
         }
         if case .failed = report.revocation {
             Console.error("gbnotifyctl: warning: \(report.revocation)")

@@ -63,7 +63,7 @@ enum DaemonCall {
     ) async -> Int32 {
         switch await call(member, arguments, interface: interface) {
         case .replied(let reply):
-            print(success(reply))
+            Console.out(success(reply))
             return ExitStatus.success
         case let answer:
             Console.error("gbnotifyctl: \(answer.trouble ?? "")")

@@ -77,7 +77,7 @@ struct DoctorCommand: Command {
         }
 
         let report = DoctorReport(findings)
-        print(json ? report.renderJSON() : report.renderText(), terminator: "")
+        if json { Console.json(report.renderJSON()) } else { Console.out(report.renderText(), terminator: "") }
         return report.exitStatus
     }
 }

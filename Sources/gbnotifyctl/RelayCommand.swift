@@ -40,7 +40,7 @@ struct RelayLogin: Command {
         let relay = try GitbayInstance(parsing: url)
         let token = try TokenInput.read(prompt: "Access token for the relay \(relay.url): ")
         try await Setup.keyring().storeRelayToken(token, for: relay)
-        print("Stored the access token for the relay \(relay.url).")
+        Console.out("Stored the access token for the relay \(relay.url).")
         await DaemonCall.reloadIfRunning()
         return ExitStatus.success
     }
@@ -62,10 +62,10 @@ struct RelayLogout: Command {
     func run() async throws -> Int32 {
         let relay = try GitbayInstance(parsing: url)
         if try await Setup.keyring().deleteRelayToken(for: relay) {
-            print("Deleted the access token for the relay \(relay.url).")
+            Console.out("Deleted the access token for the relay \(relay.url).")
             await DaemonCall.reloadIfRunning()
         } else {
-            print("No access token was stored for the relay \(relay.url).")
+            Console.out("No access token was stored for the relay \(relay.url).")
         }
         return ExitStatus.success
     }

@@ -34,7 +34,7 @@ struct StatusCommand: Command {
             Console.error("gbnotifyctl: gbnotifyd did not tell its status: its answer is not a status")
             return ExitStatus.failure
         }
-        print(self.json ? json : status.renderText(), terminator: self.json ? "\n" : "")
+        if self.json { Console.json(json) } else { Console.out(status.renderText(), terminator: "") }
         return ExitStatus.success
     }
 }

@@ -65,7 +65,7 @@ enum TokenInput {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else { throw .unreadable("no terminal to prompt on") }
         defer { close(tty) }
-        _ = Array(prompt.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
+        _ = Array(prompt.terminalSafe.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
         guard !echo else { return try readLine(from: tty) }
         var saved = termios()
         guard tcgetattr(tty, &saved) == 0 else { throw .unreadable("cannot read terminal settings") }

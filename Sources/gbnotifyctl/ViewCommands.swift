@@ -144,7 +144,7 @@ private struct ViewCommand {
     ) async -> Int32 {
         do {
             let (text, complete) = try await produce(source, PlainText.width(environment: environment), now)
-            print(text, terminator: "")
+            Console.out(text, terminator: "")
             return complete ? ExitStatus.success : ExitStatus.failure
         } catch {
             Console.error("gbnotifyctl: \(error)")
@@ -154,7 +154,7 @@ private struct ViewCommand {
 
     func printJSON(_ produce: (AccountItems) async throws(ReadProblem) -> [UInt8]) async -> Int32 {
         do {
-            print(String(decoding: try await produce(source), as: UTF8.self))
+            Console.json(String(decoding: try await produce(source), as: UTF8.self))
             return ExitStatus.success
         } catch {
             Console.error("gbnotifyctl: \(error)")
@@ -184,7 +184,7 @@ private struct ViewCommand {
             }
             entries.append(entry)
         }
-        print("[" + entries.joined(separator: ",") + "]")
+        Console.json("[" + entries.joined(separator: ",") + "]")
         return failed ? ExitStatus.failure : ExitStatus.success
     }
 

@@ -1,8 +1,15 @@
+import CGlibc
 import CommandKit
 import Glibc
 import MainLoop
 import PushCore
 import Terminal
+
+// First of all, before a token is read: `show` and `inbox` are long-lived and hold tokens, as
+// the daemon does, so neither a core file nor another process of the user may see them.
+if gbn_forbid_core_dumps() != 0 {
+    Console.error("gbnotifyctl: warning: cannot forbid core dumps: \(String(cString: strerror(errno)))")
+}
 
 /// `gbnotifyctl`: accounts, status and the running daemon, from the command line.
 struct Root: Command {
@@ -28,6 +35,6 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let viewCommands = [ShowCommand.configuration.name, InboxCommand.configuration.name]
 LoopMain.run(blocking: viewCommands.contains(arguments.first ?? "") ? TerminalInput.signals : []) {
     await CommandLineTool.main(
-        arguments, root: Root.self, toolName: "gbnotifyctl", version: GBNotify.version, print: { print($0) },
+        arguments, root: Root.self, toolName: "gbnotifyctl", version: GBNotify.version, print: { Console.out($0) },
         printError: { Console.error($0) })
 }

@@ -204,13 +204,13 @@ final class ScratchDirectory {
             for _ in 0..<4 {
                 group.addTask {
                     for _ in 0..<25 {
-                        try state.updateAccounts { $0.accounts["n", default: AccountRecord(deviceID: 0)].deviceID! += 1 }
+                        try state.updateAccounts { $0.accounts["n", default: AccountRecord(highWater: 0)].highWater! += 1 }
                     }
                 }
             }
             try await group.waitForAll()
         }
-        #expect(try state.loadAccounts().state.accounts["n"]?.deviceID == 100)
+        #expect(try state.loadAccounts().state.accounts["n"]?.highWater == 100)
     }
 
     @Test func aWriteThatCannotHappenIsAnErrorNotACrash() throws {

@@ -144,6 +144,38 @@ import TestSupport
         #expect(exit.restoredTheTerminal, "\(exit)")
     }
 
+    /// The view holds its account's token for as long as it runs (issue 24): gbnotifyctl makes
+    /// itself undumpable first thing, as the daemon does. Seen from outside, while `show` is on
+    /// screen: its soft core limit is 0, though it was started with none, and a process of the
+    /// same user without capabilities cannot read its /proc/PID/environ, though it reads a
+    /// bystander's. On cdd6bf3 the limit stayed unlimited and the environment was readable.
+    @Test func theViewCannotBeDumpedOrReadByOtherProcessesOfTheUser() async throws {
+        let world = try Self.world
+        try await world.standin.addItem(.build, repo: "krz/dump", data: ViewWorld.build)
+        // As root, both sides without capabilities, as a user's processes are: root's
+        // CAP_SYS_PTRACE would read anything, and a process holding capabilities the reader
+        // lacks is closed to it whatever it does. The bystander is started by the capless shell.
+        let capless = geteuid() == 0 ? ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"] : []
+        let pane = try await world.tmux.run(
+            capless + ["sh", "-c", #"ulimit -c unlimited && exec "$0" "$@""#, Ctl.executable, "show", world.account, "krz/dump/builds/88"],
+            environment: world.environment())
+        try await pane.waitFor("the build") { $0.contains(" Build #88 · test") }
+        let pid = try await world.viewPID(pane)
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
+        // "Max core file size  SOFT  HARD  bytes"
+        #expect(core.split(separator: " ").dropFirst(4).first == "0", "\(core)")
+        let bystander = try await Program.run(
+            capless + ["sh", "-c", "sleep 60 & cat /proc/$!/environ; status=$?; kill $!; exit $status"],
+            environment: world.processEnvironment())
+        #expect(bystander.status == 0 && bystander.stdout.contains("XDG_CONFIG_HOME="), "\(bystander.stderr)")
+        let view = try await Program.run(capless + ["cat", "/proc/\(pid)/environ"], environment: world.processEnvironment())
+        #expect(view.status != 0)
+        #expect(view.stderr.contains("Permission denied"), "\(view.stderr)")
+        try await pane.send("q")
+        #expect(try await pane.waitForExit().status == 0)
+    }
+
     @Test func aLostTerminalEndsTheView() async throws {
         let world = try Self.world
         try await world.standin.addItem(.build, repo: "krz/lost", data: ViewWorld.build)

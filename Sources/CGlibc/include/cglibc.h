@@ -14,7 +14,9 @@
 int gbn_spawn_closefrom(posix_spawn_file_actions_t *actions, int from);
 
 /// Makes the process undumpable (prctl PR_SET_DUMPABLE 0): no core file, and no other process
-/// of the same user may attach to it or read its memory. Returns 0, or -1 with errno set.
+/// of the same user may attach to it or read its memory; and sets its soft RLIMIT_CORE to 0, so
+/// that no core is written even where the system dumps undumpable processes (suid_dumpable 2).
+/// Returns 0, or -1 with errno set.
 int gbn_forbid_core_dumps(void);
 
 /// A descriptor for the process `pid` (pidfd_open, Linux 5.3), through which it can be signalled
