@@ -48,6 +48,9 @@ let package = Package(
         // Adding, registering, listing and removing accounts: keyring, API and state together.
         .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "Keyring", "StateStore"]),
 
+        // The system's time zone rules (localtime_r) for PushCore's wall-clock decisions: quiet
+        // hours, snoozes until a time of day.
+        .target(name: "LocalTime", dependencies: ["PushCore"]),
         // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
         .target(name: "Settings", dependencies: ["PushCore", "GitbayClient"]),
         // The daemon's log: journald priorities on standard error, one bounded line per event.
@@ -69,8 +72,8 @@ let package = Package(
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "Threads"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
-            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "Keyring", "Settings", "Spawn", "StateStore",
-            "Terminal", "TerminalView", "Threads",
+            "PushCore", "CommandKit", "Accounts", "DBus", "GitbayClient", "Keyring", "LocalTime", "Settings", "Spawn",
+            "StateStore", "Terminal", "TerminalView", "Threads",
         ]),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
