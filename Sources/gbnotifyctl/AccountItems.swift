@@ -135,7 +135,7 @@ actor AccountItems: ViewSource {
 
     /// One request with the account's own token to its own instance, where the config lets a
     /// token go (plain http to another machine only with `allow-http`).
-    private func send(_ command: GitbayCommand, as account: Account) async throws(ReadProblem) -> APIResult {
+    func send(_ command: GitbayCommand, as account: Account) async throws(ReadProblem) -> APIResult {
         guard let token = try await storedAccounts().first(where: { $0.account == account })?.token else {
             throw ReadProblem(.noAccount, "No such account", "\(account.displayName) is no longer in the keyring")
         }
@@ -150,7 +150,7 @@ actor AccountItems: ViewSource {
         }
     }
 
-    private static func problem(_ error: APIDecodingError, _ account: Account) -> ReadProblem {
+    static func problem(_ error: APIDecodingError, _ account: Account) -> ReadProblem {
         if case .notSuccess(let result) = error { return ReadProblem(result, account: account) }
         return .unexpected(account, error)
     }

@@ -37,6 +37,16 @@ import Testing
         #expect(zone.firstInstant(reaching: TestZone.local(2026, 10, 25, 3)) == utc(2026, 10, 25, 2))
     }
 
+    @Test func localDates() {
+        #expect(zone.date(of: utc(2026, 6, 1, 21, 59)) == "2026-06-01")
+        // Midnight local comes two hours before midnight UTC in summer.
+        #expect(zone.date(of: utc(2026, 6, 1, 22)) == "2026-06-02")
+        #expect(zone.date(of: utc(2028, 2, 29, 12)) == "2028-02-29")
+        #expect(zone.date(of: utc(1970, 1, 1)) == "1970-01-01")
+        #expect(ZoneOffsets.fixed(-3600).date(of: 0) == "1969-12-31")
+        #expect(TimeOfDay.of(utc(2026, 10, 25, 1, 30), zone: zone).description == "02:30")
+    }
+
     @Test func timesOfDayParseAndPrint() {
         #expect(TimeOfDay(parsing: "7:30") == TimeOfDay(hour: 7, minute: 30))
         #expect(TimeOfDay(parsing: "07:30")?.description == "07:30")

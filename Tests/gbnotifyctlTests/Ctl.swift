@@ -23,13 +23,20 @@ struct Ctl {
         return environment
     }
 
-    /// Starts gbnotifyctl without waiting for it.
-    func start(_ arguments: [String], stdin: String = "") throws -> Program {
-        try Program([Self.executable] + arguments, environment: environment, stdin: stdin)
+    var configFile: URL { home.appendingPathComponent("config/gbnotifyd/config") }
+
+    /// Starts gbnotifyctl without waiting for it; `extra` is added to its environment.
+    func start(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:]) throws -> Program {
+        try Program([Self.executable] + arguments, environment: environment.merging(extra) { $1 }, stdin: stdin)
     }
 
-    func run(_ arguments: [String], stdin: String = "") async throws -> Program.Outcome {
-        try await start(arguments, stdin: stdin).finish()
+    func run(_ arguments: [String], stdin: String = "", environment extra: [String: String] = [:]) async throws -> Program.Outcome {
+        try await start(arguments, stdin: stdin, environment: extra).finish()
+    }
+
+    func writeConfig(_ text: String) throws {
+        try FileManager.default.createDirectory(at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: configFile, atomically: true, encoding: .utf8)
     }
 
     /// Every file under this ctl's home, for "the token is nowhere on disk" checks.
