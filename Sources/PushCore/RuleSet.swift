@@ -8,6 +8,9 @@
 /// still in the badge (and, when silent, on the tray and in the inbox).
 public struct RuleSet: Sendable, Equatable {
     public private(set) var rules: [Rule]
+    /// The rules' filters, in the same order, where they are tried: a class reference each, so
+    /// trying a rule costs no copy of it.
+    private var filters: [RuleFilters]
     /// `[account ...]` sections' effects, by `RuleSubject.account` key: what a notice of that
     /// account gets where no rule says.
     var accountEffects: [String: RuleEffects]
@@ -18,6 +21,7 @@ public struct RuleSet: Sendable, Equatable {
 
     init(rules: [Rule], accountEffects: [String: RuleEffects], sound: String?) {
         self.rules = rules
+        filters = rules.map(\.filters)
         self.accountEffects = accountEffects
         self.sound = sound
     }
@@ -26,7 +30,7 @@ public struct RuleSet: Sendable, Equatable {
     /// whether and how it shows, and its sound.
     public func evaluate(_ notice: InboxItem, of account: Account) -> RuleDecision {
         let subject = RuleSubject(notice, account: account)
-        let rule = rules.first { $0.matches(subject) }
+        let rule = filters.firstIndex { $0.matches(subject) }.map { rules[$0] }
         let accountDefaults = accountEffects[subject.account] ?? RuleEffects()
         let effects = (rule?.effects ?? RuleEffects()).over(accountDefaults)
         return RuleDecision(
@@ -119,12 +123,7 @@ public struct Rule: Sendable, Equatable {
     public let name: String
     /// Where its section starts, for `rules check` and errors.
     public let line: Int
-    /// `account = USER@HOST`, as a `RuleSubject.account` key.
-    let account: String?
-    let repo: Glob?
-    let kind: ItemKind?
-    let actor: Glob?
-    let summary: Glob?
+    let filters: RuleFilters
     public let effects: RuleEffects
 
     init(
@@ -133,21 +132,40 @@ public struct Rule: Sendable, Equatable {
     ) {
         self.name = name
         self.line = line
+        filters = RuleFilters(account: account, repo: repo, kind: kind, actor: actor, summary: summary)
+        self.effects = effects
+    }
+}
+
+/// What a rule matches: immutable, and shared by reference between the rule and its `RuleSet`.
+final class RuleFilters: Sendable, Equatable {
+    /// `account = USER@HOST`, as a `RuleSubject.account` key.
+    let account: String?
+    let repo: Glob?
+    let kind: ItemKind?
+    let actor: Glob?
+    let summary: Glob?
+
+    init(account: String?, repo: Glob?, kind: ItemKind?, actor: Glob?, summary: Glob?) {
         self.account = account
         self.repo = repo
         self.kind = kind
         self.actor = actor
         self.summary = summary
-        self.effects = effects
     }
 
-    /// Cheapest filters first: most notices fail a rule on its first filter.
+    static func == (lhs: RuleFilters, rhs: RuleFilters) -> Bool {
+        (lhs.account, lhs.kind) == (rhs.account, rhs.kind) && (lhs.repo, lhs.actor, lhs.summary) == (rhs.repo, rhs.actor, rhs.summary)
+    }
+
+    /// Cheapest filters first: most notices fail a rule on its first filter. Each is used in
+    /// place (optional chaining), not bound to a copy.
     func matches(_ subject: RuleSubject) -> Bool {
-        if let account, account != subject.account { return false }
-        if let kind, kind != subject.kind { return false }
-        if let repo, !repo.matches(subject.repo) { return false }
-        if let actor, !actor.matches(subject.actor) { return false }
-        if let summary, !summary.matches(subject.summary) { return false }
+        if account != nil && account != subject.account { return false }
+        if kind != nil && kind != subject.kind { return false }
+        if repo?.matches(subject.repo) == false { return false }
+        if actor?.matches(subject.actor) == false { return false }
+        if summary?.matches(subject.summary) == false { return false }
         return true
     }
 }
