@@ -56,6 +56,20 @@ public struct RuleDecision: Sendable, Equatable, CustomStringConvertible {
         self.sound = sound
     }
 
+    /// What one notification of several notices does (a repository's group, shown as one):
+    /// it pops up if any of them would, at the highest urgency and with the sound of the first
+    /// (newest) of those that pop up; else silent if any is silent; else none. Nil for no
+    /// decisions.
+    public static func loudest(of decisions: [RuleDecision]) -> RuleDecision? {
+        guard let first = decisions.first else { return nil }
+        let popups = decisions.filter { $0.show == .popup }
+        guard let newest = popups.first else {
+            return decisions.first { $0.show == .silent } ?? first
+        }
+        let urgency: RuleUrgency = popups.contains { $0.urgency == .normal } ? .normal : .low
+        return RuleDecision(rule: newest.rule, show: .popup, urgency: urgency, sound: newest.sound)
+    }
+
     /// `popup, urgency normal, sound message-new-instant`, as `gbnotifyctl rules check` says it.
     public var description: String {
         switch show {

@@ -132,6 +132,19 @@ import Testing
         #expect(rules.rules.map(\.line) == [1, 4])
     }
 
+    @Test func aNotificationOfSeveralNoticesDoesWhatTheLoudestOfThemDoes() {
+        let silent = RuleDecision(rule: "bots", show: .silent, urgency: .normal, sound: nil)
+        let hidden = RuleDecision(rule: "builds", show: .none, urgency: .normal, sound: "bell")
+        let low = RuleDecision(rule: "work", show: .popup, urgency: .low, sound: "bell")
+        let normal = RuleDecision(rule: nil, show: .popup, urgency: .normal, sound: nil)
+        #expect(RuleDecision.loudest(of: []) == nil)
+        #expect(RuleDecision.loudest(of: [hidden, silent]) == silent)
+        #expect(RuleDecision.loudest(of: [hidden]) == hidden)
+        #expect(RuleDecision.loudest(of: [silent, low, normal]) == RuleDecision(rule: "work", show: .popup, urgency: .normal, sound: "bell"))
+        #expect(RuleDecision.loudest(of: [normal, low]) == RuleDecision(rule: nil, show: .popup, urgency: .normal, sound: nil))
+        #expect(RuleDecision.loudest(of: [low, hidden]) == low)
+    }
+
     @Test func decisionsSayWhatTheyDo() {
         #expect(RuleDecision(rule: "x", show: .silent, urgency: .normal, sound: nil).description == "silent (badge and inbox, no popup)")
         #expect(RuleDecision(rule: "x", show: .none, urgency: .low, sound: "bell").description == "none (not shown)")
