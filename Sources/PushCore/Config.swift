@@ -151,10 +151,10 @@ public struct Config: Equatable, Sendable {
                 continue
             }
             guard let key = Key(rawValue: entry.key) else {
-                if ConfigSections.isSectionKey(entry.key) {
+                if let sections = ConfigSections.sections(taking: entry.key) {
                     throw ConfigError(line: entry.line, key: entry.key, reason: """
-                        belongs in a section: a [rule NAME] (or [account USER@HOST]) section above it, or \
-                        move the line below such a header
+                        belongs in \(sections): move the line below such a header (the keys at the top are \
+                        the global ones)
                         """)
                 }
                 // A tab may sit inside a key ("poll\tinterval"); the message stays one plain line.

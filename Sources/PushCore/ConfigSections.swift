@@ -38,8 +38,14 @@ enum ConfigSections {
     /// A rule's name: what `rules check` prints and errors name.
     static let maximumNameLength = 64
 
-    static func isSectionKey(_ key: String) -> Bool {
-        AccountKey(rawValue: key) != nil || RuleKey(rawValue: key) != nil
+    /// The sections a key that is not global belongs in, in words; nil when none takes it.
+    static func sections(taking key: String) -> String? {
+        switch (RuleKey(rawValue: key) != nil, AccountKey(rawValue: key) != nil) {
+        case (true, true): "a [rule NAME] or [account USER@HOST] section"
+        case (true, false): "a [rule NAME] section"
+        case (false, true): "an [account USER@HOST] section"
+        case (false, false): nil
+        }
     }
 }
 
