@@ -71,6 +71,9 @@ let package = Package(
         // Adding, registering, listing and removing accounts: keyring, API and state together.
         .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "GitbaySSH", "Keyring", "StateStore"]),
 
+        // The system's time zone rules (localtime_r) for PushCore's wall-clock decisions: quiet
+        // hours, snoozes until a time of day.
+        .target(name: "LocalTime", dependencies: ["PushCore"]),
         // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
         .target(name: "Settings", dependencies: ["PushCore", "GitbayClient"]),
         // The daemon's log: journald priorities on standard error, one bounded line per event.
@@ -92,7 +95,8 @@ let package = Package(
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
-            "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "Settings", "Spawn", "StateStore",
+            "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "LocalTime", "Settings", "Spawn",
+            "StateStore",
             "Terminal", "TerminalView", "MainLoop",
         ]),
 

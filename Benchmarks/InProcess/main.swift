@@ -28,6 +28,12 @@
 //         The terminal view's layout of hostile issues (1 MiB bodies of tabs, of one unbroken
 //         word, that word as a system entry, tab-indented code), each laid out COUNT (default
 //         20) times after 3 unmeasured (Layout.swift); one line of JSON with each's microseconds.
+//     gbnotify-bench rules [RUNS]
+//         What deciding what pops up costs: 100 rules, parsed from a config file as gbnotifyd
+//         parses it, evaluated against 1,000 notices, all but the last rule missing nearly every
+//         notice (so most notices are tried against all of them: the worst case of first match
+//         wins). Runs it once unmeasured, then RUNS times (default 20), and prints one line of
+//         JSON: {"microseconds": [...]}, the CPU time of each run (CLOCK_THREAD_CPUTIME_ID).
 //     gbnotify-bench floor URL CA-FILE
 //         The floor under gbnotifyd's memory: the same build's runtime and libraries doing next
 //         to nothing. Connects to the session bus, GETs URL through libcurl (over TLS, trusting
@@ -46,7 +52,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA-FILE | server | layout [COUNT] | floor URL CA-FILE"
+let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA-FILE | server | layout [COUNT] | rules [RUNS] | floor URL CA-FILE"
 let warmUp = 20
 
 /// One measured piece of work, in CLOCK_MONOTONIC microseconds.
@@ -163,6 +169,51 @@ func serveNotifications() async throws {
     }
 }
 
+/// 100 rules of the four kinds of filter users write (an account, a repository, a summary with
+/// a kind, a bot), the last a catch-all; 1,000 notices of a few repositories, actors and kinds.
+func ruleCosts(runs: Int) throws -> [Int] {
+    var config = "sound = message-new-instant\n"
+    for index in 0..<99 {
+        config += "\n[rule r\(index)]\n"
+        switch index % 4 {
+        case 0: config += "account = cmc@git\(index).example.org\nshow = none\n"
+        case 1: config += "repo = team\(index)/*\nshow = silent\n"
+        case 2: config += "kind = build\nsummary = *deploy \(index) failed*\nurgency = low\n"
+        default: config += "actor = *-bot\(index)\\[bot\\]\nshow = silent\n"
+        }
+    }
+    config += "\n[rule everything-else]\nshow = popup\n"
+    let rules = try Config.parse(config).rules
+    guard rules.rules.count == 100 else { fail("\(rules.rules.count) rules, not 100") }
+    let account = try Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "cmc")
+    let actors = ["alba", "ci", "dependabot[bot]", "noor", "renovate[bot]"]
+    let notices = (1...1000).map { index in
+        let kind = ItemKind.allCases[index % ItemKind.allCases.count]
+        return InboxItem(
+            id: Int64(index), repo: "krz/repo\(index % 37)", kind: kind, actor: actors[index % actors.count],
+            summary: kind == .build ? "build #\(index) failed on main" : "opened \(kind.rawValue) #\(index)",
+            path: "krz/repo\(index % 37)/\(kind.pathSegment)/\(index)", createdAt: "2026-09-20T10:11:12.123Z", readAt: nil)
+    }
+    var popups = 0
+    var costs: [Int] = []
+    for run in 0...runs {
+        let started = threadCPUMicroseconds()
+        for notice in notices where rules.evaluate(notice, of: account).show == .popup {
+            popups += 1
+        }
+        if run > 0 { costs.append(threadCPUMicroseconds() - started) }
+    }
+    // Every notice falls through to the catch-all: the worst case, as intended.
+    guard popups == notices.count * (runs + 1) else { fail("\(popups) popups: some rule matched early") }
+    return costs
+}
+
+func threadCPUMicroseconds() -> Int {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return time.tv_sec * 1_000_000 + time.tv_nsec / 1000
+}
+
 /// Holds what gbnotifyd holds at the least (a bus connection, libcurl with a transfer done,
 /// JSON decoded) until standard input ends.
 func idleFloor(url: String, caFile: String) async throws {
@@ -249,6 +300,8 @@ LoopMain.run {
             try await serveNotifications()
         case "layout" where arguments.count <= 2:
             layoutTimes(count: arguments.count == 2 ? count(at: 1) : 20)
+        case "rules" where arguments.count <= 2:
+            printLine(Latencies(microseconds: try ruleCosts(runs: arguments.count == 2 ? count(at: 1) : 20)))
         case "floor" where arguments.count == 3:
             try await idleFloor(url: arguments[1], caFile: arguments[2])
         default:

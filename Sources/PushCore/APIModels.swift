@@ -76,6 +76,18 @@ public struct ReadResult: Sendable, Equatable, Decodable {
     }
 }
 
+/// `repo mute|watch|unwatch`: the repository and the state it is in now (`muted`, `watching`,
+/// `default`).
+public struct WatchState: Sendable, Equatable, Decodable {
+    public let repo: String
+    public let state: String
+
+    public init(repo: String, state: String) {
+        self.repo = repo
+        self.state = state
+    }
+}
+
 /// `dashboard`, of which gbnotify needs one key. `unread` is the exact unread inbox count on
 /// current servers and absent on older ones; clamped here to `OutsideCount`'s range, whatever
 /// number the server sends.

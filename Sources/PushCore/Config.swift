@@ -1,15 +1,23 @@
 /// The daemon's settings, from `$XDG_CONFIG_HOME/gbnotifyd/config`.
 ///
 /// The file is a list of `key = value` lines; `#` and `;` start comment lines; blank lines and
-/// whitespace around keys and values are ignored; a value may be wrapped in double quotes. There
-/// are no sections. Every key is optional and may appear once. A file over 64 KiB, a line over
-/// 4 KiB, an unknown or repeated key or a bad value makes the whole file invalid: the daemon
-/// says which line and key, and on a reload keeps the settings it had.
+/// whitespace around keys and values are ignored; a value may be wrapped in double quotes. The
+/// keys at the top, before any section, are global (a file of those alone is what every earlier
+/// version read). Then come sections: `[account USER@HOST]` with one account's own keys, and
+/// `[rule NAME]`, the rules for what pops up (`ConfigSections`). Every key is optional and may
+/// appear once in its section. A file over 64 KiB, a line over 4 KiB, an unknown section or key,
+/// a repeated one or a bad value makes the whole file invalid: the daemon says which line,
+/// section and key, and on a reload keeps the settings it had.
 ///
 ///     # ~/.config/gbnotifyd/config
 ///     poll-interval = 60
 ///     open-with = terminal
 ///     terminal = kitty -e
+///     quiet-hours = 22:00-07:30
+///
+///     [rule bots]
+///     actor = *\[bot\]
+///     show = silent
 public struct Config: Equatable, Sendable {
     /// `poll-interval`: seconds between two polls of one account while all is well, 10 to 3600;
     /// default 30. Each poll is one request, usually answered 304 with no body.
@@ -80,8 +88,25 @@ public struct Config: Equatable, Sendable {
     /// `false`. Booleans are `true`/`false`, `yes`/`no`, `on`/`off` or `1`/`0`.
     public private(set) var allowHTTP = false
 
-    /// Lines that were accepted but do nothing, each with what to do instead, for the log.
-    public private(set) var warnings: [String] = []
+    /// `quiet-hours`: a span of local time, `HH:MM-HH:MM`, every day, in which nothing pops up
+    /// (polls go on and the badge counts; one summary per account when it ends). It may run
+    /// across midnight (`22:00-07:30`). Default none.
+    public private(set) var quietHours: QuietHours?
+
+    /// `sound`: the sound of every popup, a name of the freedesktop sound naming spec such as
+    /// `message-new-instant`, sent as the `sound-name` hint; `none` (the default) sends
+    /// `suppress-sound`. Account sections and rules may say otherwise.
+    public internal(set) var sound: String?
+
+    /// The `[account USER@HOST]` sections, in file order.
+    public internal(set) var accountSections: [AccountSection] = []
+
+    /// The `[rule NAME]` sections with the account sections' and the global sound under them.
+    public internal(set) var rules = RuleSet.none
+
+    /// Lines that were accepted but do nothing, or likely not what was meant, each with what to
+    /// do instead, for the log.
+    public internal(set) var warnings: [String] = []
 
     /// Every key at its default: what an empty or missing file means.
     public static let defaults = Config()
@@ -119,12 +144,19 @@ public struct Config: Equatable, Sendable {
     public static func parse(_ text: String) throws(ConfigError) -> Config {
         var config = Config()
         var firstLineOfKey: [Key: Int] = [:]
-        for entry in try ConfigKeyFile.entries(of: text) {
+        let document = try ConfigKeyFile.document(of: text)
+        for entry in document.global {
             if let retired = Self.retiredKeys[entry.key] {
                 config.warnings.append("line \(entry.line): \(entry.key) is no longer read: \(retired); remove the line")
                 continue
             }
             guard let key = Key(rawValue: entry.key) else {
+                if let sections = ConfigSections.sections(taking: entry.key) {
+                    throw ConfigError(line: entry.line, key: entry.key, reason: """
+                        belongs in \(sections): move the line below such a header (the keys at the top are \
+                        the global ones)
+                        """)
+                }
                 // A tab may sit inside a key ("poll\tinterval"); the message stays one plain line.
                 throw ConfigError(line: entry.line, key: entry.key.displaySafe.truncated(to: 40), reason: """
                     not a known key; the keys are \(Key.allCases.map(\.rawValue).joined(separator: ", "))
@@ -138,6 +170,7 @@ public struct Config: Equatable, Sendable {
             firstLineOfKey[key] = entry.line
             try config.set(key, to: ConfigValue(line: entry.line, key: entry.key, raw: entry.value))
         }
+        try config.readSections(document.sections, globalKeys: Set(Key.allCases.map(\.rawValue)))
         return config
     }
 
@@ -176,6 +209,8 @@ public struct Config: Equatable, Sendable {
         case logLevel = "log-level"
         case maxNotifications = "max-notifications"
         case allowHTTP = "allow-http"
+        case quietHours = "quiet-hours"
+        case sound
     }
 
     private mutating func set(_ key: Key, to value: ConfigValue) throws(ConfigError) {
@@ -192,6 +227,8 @@ public struct Config: Equatable, Sendable {
         case .logLevel: logLevel = try value.choice(LogLevel.self)
         case .maxNotifications: maxNotifications = try value.integer(in: 1...50)
         case .allowHTTP: allowHTTP = try value.boolean()
+        case .quietHours: quietHours = try value.quietHours()
+        case .sound: sound = try value.sound().name
         }
     }
 

@@ -2,12 +2,14 @@
 /// and the key and says what would be accepted.
 struct ConfigValue {
     let line: Int
+    /// The section's header, nil for a global key.
+    var section: String? = nil
     let key: String
     /// Trimmed, quotes still in place.
     let raw: String
 
     func error(_ reason: String) -> ConfigError {
-        ConfigError(line: line, key: key, reason: reason)
+        ConfigError(line: line, section: section, key: key, reason: reason)
     }
 
     /// The value with one pair of surrounding double quotes removed, never empty.

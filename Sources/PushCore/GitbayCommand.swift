@@ -3,7 +3,8 @@
 public enum GitbayCommand: Sendable, Equatable {
     case whoami
     /// `limit` is clamped to the server's 1...200; nil asks for the bare list of up to 50.
-    case notificationsList(limit: Int?, cursor: String?)
+    /// `includingRead` adds the rows already read (`--all`).
+    case notificationsList(limit: Int?, cursor: String?, includingRead: Bool = false)
     case notificationsRead(ids: [Int64])
     case notificationsReadAll
     case dashboard
@@ -15,6 +16,27 @@ public enum GitbayCommand: Sendable, Equatable {
     case deviceRemove(id: Int64)
     /// `issue show OWNER/REPO N` (or `mr`, `build`): the item, every comment with it.
     case show(NotificationDestination)
+    /// `repo mute|watch|unwatch OWNER/REPO`: the account's watch state of a repository.
+    case repo(WatchChange, repository: String)
+
+    /// The three watch states a repository can be put in, one state per (account, repository).
+    public enum WatchChange: String, Sendable, CaseIterable {
+        /// No inbox rows (nor mail, nor push) for it any more, on every client of the account.
+        case mute
+        /// Every issue and merge request of it.
+        case watch
+        /// Back to the default, only work the account is part of; how a mute is undone.
+        case unwatch
+
+        /// The `state` the server answers with.
+        public var resultingState: String {
+            switch self {
+            case .mute: "muted"
+            case .watch: "watching"
+            case .unwatch: "default"
+            }
+        }
+    }
 
     public static let listLimitRange = 1...200
 
@@ -23,8 +45,9 @@ public enum GitbayCommand: Sendable, Equatable {
         switch self {
         case .whoami:
             return ["whoami"]
-        case .notificationsList(let limit, let cursor):
+        case .notificationsList(let limit, let cursor, let includingRead):
             var argv = ["notifications", "list"]
+            if includingRead { argv.append("--all") }
             if let limit {
                 let clamped = min(max(limit, Self.listLimitRange.lowerBound), Self.listLimitRange.upperBound)
                 argv += ["--limit", String(clamped)]
@@ -49,6 +72,8 @@ public enum GitbayCommand: Sendable, Equatable {
             return ["notifications", "device", "remove", String(id)]
         case .show(let destination):
             return [destination.kind.cliNoun, "show", destination.repository, String(destination.number)]
+        case .repo(let change, let repository):
+            return ["repo", change.rawValue, repository]
         }
     }
 
@@ -58,7 +83,7 @@ public enum GitbayCommand: Sendable, Equatable {
         switch self {
         case .whoami, .notificationsList, .dashboard, .settingsShow, .deviceList, .show:
             true
-        case .notificationsRead, .notificationsReadAll, .settingsPush, .deviceAdd, .deviceRemove:
+        case .notificationsRead, .notificationsReadAll, .settingsPush, .deviceAdd, .deviceRemove, .repo:
             false
         }
     }

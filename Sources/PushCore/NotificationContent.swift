@@ -106,16 +106,18 @@ public struct NotificationContent: Sendable, Equatable {
         _ summary: NoticeSummary, account: Account, capabilities: NotificationCapabilities
     ) -> NotificationContent {
         let number = "\(summary.count)\(summary.isAtLeast ? "+" : "")"
-        let words = switch summary.wording {
-        case .unread: "unread"
-        case .new: "new"
-        case .more: "more unread"
+        let (words, after) = switch summary.wording {
+        case .unread: ("unread", "")
+        case .new: ("new", "")
+        case .more: ("more unread", "")
+        case .whileSnoozed: ("new", " while snoozed")
+        case .duringQuietHours: ("new", " during quiet hours")
         }
+        let actions = [openAction, "Open the inbox"] + (summary.markReadIDs == nil ? [] : [markReadAction, "Mark all read"])
         return NotificationContent(
             summary: oneLine(
-                "\(number) \(words) on \(account.instance.displayName) as \(account.username)", limit: maximumSummaryLength),
-            body: "", actions: capabilities.actions ? [openAction, "Open the inbox"] : [], category: nil,
-            urgency: .normal)
+                "\(number) \(words) on \(account.instance.displayName) as \(account.username)\(after)", limit: maximumSummaryLength),
+            body: "", actions: capabilities.actions ? actions : [], category: nil, urgency: .normal)
     }
 
     /// The account's token was rejected: polling stopped until it gets a new one.

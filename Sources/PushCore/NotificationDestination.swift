@@ -31,6 +31,13 @@ public struct NotificationDestination: Hashable, Sendable {
     /// "OWNER/REPO".
     public var repository: String { "\(owner)/\(repo)" }
 
+    /// `OWNER/REPO` when `text` is one, as in a path, else nil: what `repo mute` may be sent.
+    public static func repository(parsing text: String) -> String? {
+        let segments = text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard segments.count == 2, isName(segments[0]), isName(segments[1]) else { return nil }
+        return text
+    }
+
     /// The path rebuilt from the parsed parts: `OWNER/REPO/issues/N`.
     public var path: String { "\(owner)/\(repo)/\(kind.pathSegment)/\(number)" }
 

@@ -376,6 +376,11 @@ public struct NoticeSummary: Sendable, Equatable, Codable {
         case new
         /// Notices folded away to keep within `max-notifications` ("5 more unread on ...").
         case more
+        /// What would have popped up during a snooze, when it ends ("5 new on ... while snoozed").
+        case whileSnoozed
+        /// What would have popped up during quiet hours, when they end ("5 new on ... during
+        /// quiet hours").
+        case duringQuietHours
     }
 
     /// The most row ids kept; a summary of more still counts them all.
@@ -407,6 +412,13 @@ public struct NoticeSummary: Sendable, Equatable, Codable {
         return NoticeSummary(
             count: OutsideCount.sum(count, other.count), isAtLeast: isAtLeast || other.isAtLeast, wording: wording,
             rowIDs: rowIDs + other.rowIDs.filter { !rowIDs.contains($0) })
+    }
+
+    /// The ids "Mark read" marks: exactly those the summary counts, never more. Nil when it
+    /// counts rows it does not know (past `maximumRowIDs`, or a count from the server), so no
+    /// Mark read is offered rather than one that marks only some.
+    public var markReadIDs: [Int64]? {
+        !isAtLeast && !rowIDs.isEmpty && rowIDs.count == count ? rowIDs : nil
     }
 
     /// Without the rows of `read`; nil when nothing is left.

@@ -106,11 +106,20 @@ public struct StateDirectory: Sendable {
     public func updateAccounts<Result>(
         _ change: (inout PersistedAccounts) -> Result
     ) throws(StateError) -> (result: Result, warning: String?) {
+        try update(accountsFile, loading: loadAccounts, change)
+    }
+
+    /// Reads a state file with `load`, changes it and writes it back if it changed, under the
+    /// directory's lock.
+    func update<Value: Equatable, Result>(
+        _ file: JSONStateFile<Value>, loading load: () throws(StateError) -> (Value, String?),
+        _ change: (inout Value) -> Result
+    ) throws(StateError) -> (result: Result, warning: String?) {
         try withLock { () throws(StateError) in
-            var (state, warning) = try loadAccounts()
-            let before = state
-            let result = change(&state)
-            if state != before { try accountsFile.save(state) }
+            var (value, warning) = try load()
+            let before = value
+            let result = change(&value)
+            if value != before { try file.save(value) }
             return (result, warning)
         }
     }

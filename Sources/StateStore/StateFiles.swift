@@ -50,6 +50,17 @@ public final class StateFiles: Sendable {
         try await worker.run { () throws(StateError) in try self.directory.loadScreen() }
     }
 
+    /// The mutes and snoozes `gbnotifyctl` (or the daemon's Mute) noted.
+    public func loadNoise() async throws(StateError) -> (record: NoiseRecord, warning: String?) {
+        try await worker.run { () throws(StateError) in try self.directory.loadNoise() }
+    }
+
+    /// Changes the noise record under the directory's lock; returns the warning, if any, about
+    /// a record that had to be set aside.
+    public func updateNoise(_ change: @escaping @Sendable (inout NoiseRecord) -> Void) async throws(StateError) -> String? {
+        try await worker.run { () throws(StateError) in try self.directory.updateNoise(change).warning }
+    }
+
     public func saveRelayCursor(_ cursor: RelayCursor, failed: @escaping @Sendable (StateError) -> Void) {
         save(.relayCursor, failed: failed) { () throws(StateError) in try self.directory.saveRelayCursor(cursor) }
     }

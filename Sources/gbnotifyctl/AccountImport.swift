@@ -53,7 +53,7 @@ struct AccountImport: Command {
             return ExitStatus.usage
         }
         if config.instances.isEmpty {
-            print("\(path) names no instances.")
+            Console.out("\(path) names no instances.")
             return ExitStatus.success
         }
         let manager = try Setup.accountManager()
@@ -66,22 +66,22 @@ struct AccountImport: Command {
             do {
                 web = try GitbayInstance(parsing: urls[instance.name] ?? "https://\(Self.urlHost(instance.remote.host))")
             } catch {
-                print("\(name): failed: its web address: \(error)")
+                Console.out("\(name): failed: its web address: \(error)")
                 failed = true
                 continue
             }
             if let existing = inKeyring.first(where: { $0.instance == web }) {
-                print("\(name): skipped: \(existing.displayName) is in the keyring already")
+                Console.out("\(name): skipped: \(existing.displayName) is in the keyring already")
                 continue
             }
             do {
                 let report = try await Minting.mint(instance: web, remote: instance.remote, tokenName: nil, manager: manager)
-                print("\(name): \(Minting.addedLine(report))")
+                Console.out("\(name): \(Minting.addedLine(report))")
                 Minting.warnAboutReplacedToken(report)
                 inKeyring.append(report.account)
                 added = true
             } catch {
-                print("\(name): failed: \(error)")
+                Console.out("\(name): failed: \(error)")
                 failed = true
             }
         }

@@ -161,7 +161,7 @@ actor AccountItems: ViewSource {
 
     /// One request with the account's own token to its own instance, where the config lets a
     /// token go (plain http to another machine only with `allow-http`).
-    private func send(_ command: GitbayCommand, as account: Account) async throws(ReadProblem) -> APIResult {
+    func send(_ command: GitbayCommand, as account: Account) async throws(ReadProblem) -> APIResult {
         guard settings.config.allowsToken(to: account.instance) else {
             throw ReadProblem.plainHTTPRefused(account, configPath: settings.configPath)
         }
@@ -174,7 +174,7 @@ actor AccountItems: ViewSource {
         }
     }
 
-    private static func problem(_ error: APIDecodingError, _ account: Account) -> ReadProblem {
+    static func problem(_ error: APIDecodingError, _ account: Account) -> ReadProblem {
         if case .notSuccess(let result) = error { return ReadProblem(result, account: account) }
         return .unexpected(account, error)
     }

@@ -54,3 +54,18 @@ struct ConfigSettings {
         if let problem { Console.error("gbnotifyctl: warning: \(problem); using the default settings") }
     }
 }
+
+extension Setup {
+    /// The accounts and their instances for the commands that act on one (mute, read, rules
+    /// check): the config file read as gbnotifyd reads it, an unusable one said once.
+    static func accountItems(environment: [String: String] = ProcessInfo.processInfo.environment) -> AccountItems {
+        let read = settings(environment: environment)
+        read.warnIfUnusable()
+        return AccountItems(settings: ViewSettings(read, environment: environment))
+    }
+
+    /// The state directory the daemon reads: where the noise record is.
+    static func stateDirectory() throws(StateError) -> StateDirectory {
+        try StateDirectory(environment: ProcessInfo.processInfo.environment)
+    }
+}

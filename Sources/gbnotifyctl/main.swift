@@ -23,7 +23,8 @@ struct Root: Command {
         options: [("--version", "Print the version.")],
         subcommands: [
             AccountCommand.self, RelayCommand.self, StatusCommand.self, ShowCommand.self, InboxCommand.self, TestCommand.self,
-            OpenCommand.self, DeliverCommand.self, DoctorCommand.self,
+            OpenCommand.self, DeliverCommand.self, DoctorCommand.self, MuteCommand.self, UnmuteCommand.self, WatchCommand.self,
+            MutesCommand.self, ReadCommand.self, RulesCommand.self, SnoozeCommand.self,
         ]
     )
 }

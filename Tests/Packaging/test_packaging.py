@@ -179,18 +179,30 @@ class ManPages(unittest.TestCase):
             self.assertIn(option.replace("-", "\\-"), page, option)
 
     def test_config_page_describes_every_key(self):
-        # The daemon lists its keys when it meets one it does not know, before it needs a bus.
+        # The daemon lists the keys of the top (or of a section) when it meets one it does not
+        # know there, before it needs a bus.
         config = Path(tempfile.mkdtemp(prefix="gbnotify-config-"))
         self.addCleanup(shutil.rmtree, config)
-        (config / "config").write_text("no-such-key = 1\n")
-        result = run([DEB_SOURCE / ".build/release/gbnotifyd", "--config", config / "config"], check=False)
-        self.assertEqual(result.returncode, 1)
-        keys = re.search(r"the keys are (.*)$", result.stderr, re.MULTILINE).group(1).split(", ")
-        self.assertIn("poll-interval", keys)
+
+        def keys(text, listed):
+            (config / "config").write_text(text + "no-such-key = 1\n")
+            result = run([DEB_SOURCE / ".build/release/gbnotifyd", "--config", config / "config"], check=False)
+            self.assertEqual(result.returncode, 1)
+            return re.search(rf"{listed} (.*)$", result.stderr, re.MULTILINE).group(1).split(", ")
+
+        top = keys("", "the keys are")
+        rule = keys("[rule x]\n", "its keys are")
+        account = keys("[account cmc@gitbay.org]\n", "its keys are")
+        self.assertIn("poll-interval", top)
+        self.assertIn("quiet-hours", top)
+        self.assertIn("actor", rule)
+        self.assertIn("enabled", account)
         page = (REPO / "packaging/man/gbnotifyd.conf.5").read_text()
-        for key in keys:
+        for key in top + rule + account:
             in_roff = re.escape(key.replace("-", "\\-"))
             self.assertRegex(page, rf'\n\.B[IR]? "{in_roff} = ', key)
+        for section in ('.BI "[rule " name ]', '.BI "[account " user @ host ]'):
+            self.assertIn(section, page)
 
 
 class Completions(unittest.TestCase):

@@ -12,6 +12,8 @@ import Testing
          "argv=notifications&argv=list&argv=--limit&argv=50&argv=--cursor&argv=abc"),
         (.notificationsList(limit: nil, cursor: "c2Vlaw=="), ["notifications", "list", "--cursor", "c2Vlaw=="], true,
          "argv=notifications&argv=list&argv=--cursor&argv=c2Vlaw%3D%3D"),
+        (.notificationsList(limit: 20, cursor: nil, includingRead: true), ["notifications", "list", "--all", "--limit", "20"], true,
+         "argv=notifications&argv=list&argv=--all&argv=--limit&argv=20"),
         (.notificationsRead(ids: [42]), ["notifications", "read", "42"], false, "argv=notifications&argv=read&argv=42"),
         (.notificationsRead(ids: [1, 2, 9_223_372_036_854_775_807]),
          ["notifications", "read", "1", "2", "9223372036854775807"], false,
@@ -35,6 +37,9 @@ import Testing
         (.show(NotificationDestination(path: "krz/gitbay/builds/9223372036854775807")!),
          ["build", "show", "krz/gitbay", "9223372036854775807"], true,
          "argv=build&argv=show&argv=krz%2Fgitbay&argv=9223372036854775807"),
+        (.repo(.mute, repository: "krz/gitbay"), ["repo", "mute", "krz/gitbay"], false, "argv=repo&argv=mute&argv=krz%2Fgitbay"),
+        (.repo(.watch, repository: "krz/gitbay"), ["repo", "watch", "krz/gitbay"], false, "argv=repo&argv=watch&argv=krz%2Fgitbay"),
+        (.repo(.unwatch, repository: "o.x/r_y"), ["repo", "unwatch", "o.x/r_y"], false, "argv=repo&argv=unwatch&argv=o.x%2Fr_y"),
     ])
     func argvAndEndpoint(_ command: GitbayCommand, _ argv: [String], _ isReadOnly: Bool, _ query: String) {
         #expect(command.argv == argv)

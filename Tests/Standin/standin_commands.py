@@ -229,6 +229,23 @@ def device_remove(call):
     return Outcome(EXIT_OK, data={"status": "removed"})
 
 
+def repo_watch(change):
+    """`repo mute|watch|unwatch OWNER/REPO`: the account's watch state of the repository."""
+    usage_line = f"usage: repo {change} <owner/name>"
+
+    def run(call):
+        if len(call.args) != 1 or call.args[0].startswith("-"):
+            return usage(usage_line)
+        repo = call.args[0]
+        state = call.store.set_watch_state(call.account.username, repo, change)
+        # A repository the caller may not read answers exactly as a missing one.
+        if state is None:
+            return Outcome(EXIT_NOT_FOUND, error=f"repository {repo} not found")
+        return Outcome(EXIT_OK, data={"repo": repo, "state": state})
+
+    return run
+
+
 # Fields the contract says are omitted when empty.
 ISSUE_OPTIONAL = ("milestone", "labels", "assignees", "body", "body_format", "reactions", "comments")
 MR_OPTIONAL = ISSUE_OPTIONAL + ("checks_combined",)
@@ -317,6 +334,9 @@ COMMANDS = [
     Command(("issue", "show"), False, item_show("issue"), "issue show <owner/name> <n>"),
     Command(("mr", "show"), False, item_show("mr"), "mr show <owner/name> <n>"),
     Command(("build", "show"), False, item_show("build"), "build show <owner/name> <n>"),
+    Command(("repo", "mute"), True, repo_watch("mute"), "repo mute <owner/name>"),
+    Command(("repo", "watch"), True, repo_watch("watch"), "repo watch <owner/name>"),
+    Command(("repo", "unwatch"), True, repo_watch("unwatch"), "repo unwatch <owner/name>"),
 ]
 _BY_PATH = {command.path: command for command in COMMANDS}
 _GROUPS = {command.path[:i] for command in COMMANDS for i in range(1, len(command.path))}

@@ -72,7 +72,8 @@ def add_notice(server, body, query):
         kind=body.get("kind", "issue"), actor=body.get("actor", "cmc"),
         summary=body.get("summary"), path=body.get("path"), notice_id=body.get("id"),
         read=optional_bool(body, "read", False), created_at=body.get("created_at"))
-    return {"id": notice.id}
+    # A repository the user muted files nothing.
+    return {"id": None if notice is None else notice.id}
 
 
 def add_notices(server, body, query):
@@ -82,8 +83,9 @@ def add_notices(server, body, query):
     username, repo = required(body, "username"), body.get("repo", "krz/gitbay")
     store = server.store
     with store.lock:
-        ids = [store.add_notice(username, repo=repo, kind=KINDS[i % len(KINDS)]).id
-               for i in range(count)]
+        notices = [store.add_notice(username, repo=repo, kind=KINDS[i % len(KINDS)])
+                   for i in range(count)]
+    ids = [notice.id for notice in notices if notice is not None]
     return {"ids": ids}
 
 

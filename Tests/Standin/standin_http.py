@@ -38,8 +38,6 @@ INVALID_TOKEN = "invalid or expired token"
 BAD_BODY = 'body must be JSON: {"argv": [...], "stdin": "..."}'
 ARGV_REQUIRED = "argv is required"
 BUSY = "server busy; retry later"
-READ_ONLY_TOKEN = ("this token is read-only; mint a full one over SSH: "
-                   "token create --name <n> --scope full")
 WEB_ITEM = re.compile(r"/([^/]+)/([^/]+)/(issues|mrs|builds)/([1-9][0-9]*)")
 EXIT_STATUS = {0: 200, 2: 400, 3: 404, 4: 403}
 
@@ -379,8 +377,9 @@ class StandinHandler(http.server.BaseHTTPRequestHandler):
                 return Answer(304, tagged, None)
         if command.changes_state:
             if token.scope != "full":
-                return outcome_answer(commands.Outcome(commands.EXIT_DENIED,
-                                                       error=READ_ONLY_TOKEN), tagged)
+                return outcome_answer(commands.Outcome(
+                    commands.EXIT_DENIED,
+                    error=f"this token is read-only; {command.name} modifies state"), tagged)
             retry = store.admit_write(account)
             if retry is not None:
                 limit = store.config["writes_per_minute"]

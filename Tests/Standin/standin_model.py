@@ -41,6 +41,8 @@ DEFAULT_CONFIG = {
 }
 LIMIT_KEYS = ("read_burst", "read_refill", "write_burst", "write_refill", "writes_per_minute")
 PUSH_FORMATS = ("current", "no_badge", "oldest")
+# `repo CHANGE` -> the state it leaves, as its output names it.
+WATCH_STATES = {"mute": "muted", "watch": "watching", "unwatch": "default"}
 # What Retry-After says when a bucket never refills.
 NEVER_REFILLS_SECONDS = 3600
 WRITE_WINDOW_SECONDS = 60.0
@@ -106,6 +108,8 @@ class Account:
     status: str = "active"
     settings: dict = dataclasses.field(
         default_factory=lambda: {"mail": True, "watch": True, "push": True})
+    # `repo mute|watch|unwatch`: repository -> "muted" or "watching"; the default leaves no trace.
+    watch_states: dict = dataclasses.field(default_factory=dict)
 
     def etag(self):
         return '"' + hashlib.md5(f"{self.salt}:{self.version}".encode()).hexdigest() + '"'
@@ -194,6 +198,12 @@ class ItemStore:
             self.repositories[name] = Repository(name, None if readers is None else set(readers))
             self._changed(name, old)
             return self.repositories[name]
+
+    def note_repository(self, name):
+        """A notice's repository exists, readable by everyone, if nothing said otherwise. No ETag
+        changes: it has no items yet, and the notice itself changes its account's."""
+        if name not in self.repositories and REPO_PATTERN.fullmatch(name):
+            self.repositories[name] = Repository(name, None)
 
     def add_item(self, kind, repo, data):
         if kind not in ITEM_KINDS:
@@ -435,6 +445,10 @@ class Store:
             raise ModelError("id must be an integer")
         with self.lock:
             account = self.account(username)
+            # A muted repository files no inbox row (nor push) for that account.
+            if account.watch_states.get(repo) == "muted":
+                return None
+            self.items.note_repository(repo)
             if path is None or summary is None:
                 self.path_numbers[(repo, kind)] += 1
                 number = self.path_numbers[(repo, kind)]
@@ -556,6 +570,24 @@ class Store:
             if device_id is None or not self.remove_device(device_id):
                 raise ModelError("no such device", status=404)
 
+    # Watch states
+
+    def set_watch_state(self, username, repo, change):
+        """`repo CHANGE REPO` for the account; returns the state it is in now, or None when the
+        account may not read the repository (or it does not exist). Not part of any read answer,
+        so no ETag changes."""
+        with self.lock:
+            account = self.account(username)
+            repository = self.items.repositories.get(repo)
+            if repository is None or not repository.readable_by(username):
+                return None
+            state = WATCH_STATES[change]
+            if state == "default":
+                account.watch_states.pop(repo, None)
+            else:
+                account.watch_states[repo] = state
+            return state
+
     # Settings
 
     def update_settings(self, username, changes):
@@ -584,6 +616,9 @@ class Store:
                             else iso_timestamp(t.expires_wall),
                             "revoked": t.revoked} for t in self.tokens.values()],
                 "settings": {a.username: dict(a.settings) for a in self.accounts.values()},
+                "watch_states": [{"username": a.username, "repo": repo, "state": state}
+                                 for a in self.accounts.values()
+                                 for repo, state in sorted(a.watch_states.items())],
                 "devices": [dataclasses.asdict(d) for d in sorted(self.devices.values(),
                                                                   key=lambda d: d.id)],
                 "notifications": [dict(n.row(), username=n.username, read_at=n.read_at)

@@ -510,12 +510,11 @@ class ScopeTests(StandinCase):
         self.reader = self.s.control("tokens", {"username": "cmc", "scope": "read"})["token"]
 
     def test_read_only_token_cannot_write(self):
-        for argv in (["notifications", "read", "--all"],
-                     ["notifications", "device", "add", "--label", "x"]):
+        for argv, name in ((["notifications", "read", "--all"], "notifications read"),
+                           (["notifications", "device", "add", "--label", "x"], "notifications device add")):
             with self.subTest(argv=argv):
                 reply = self.cmd(*argv, token=self.reader, stdin="tok")
-                self.assertEnvelope(reply, 403, 4)
-                self.assertTrue(reply.json["error"].startswith("this token is read-only; "))
+                self.assertEnvelope(reply, 403, 4, f"this token is read-only; {name} modifies state")
 
     def test_read_only_token_can_poll(self):
         self.notice()
@@ -878,6 +877,111 @@ class ItemShowTests(StandinCase):
             with self.subTest(body=body):
                 reply = self.s.request("POST", "/_standin/items", {}, json.dumps(body).encode())
                 self.assertEqual(reply.status, 400, reply.body)
+
+
+class RepoWatchTests(StandinCase):
+    """`repo mute|watch|unwatch`: one watch state per (account, repository)."""
+
+    def watch_states(self):
+        return self.s.control("state")["watch_states"]
+
+    def test_each_change_answers_the_state_it_leaves(self):
+        self.notice(repo="krz/gitbay")
+        for change, state in (("mute", "muted"), ("watch", "watching"), ("unwatch", "default")):
+            with self.subTest(change=change):
+                reply = self.cmd("repo", change, "krz/gitbay")
+                self.assertEnvelope(reply, 200, 0)
+                self.assertEqual(reply.json["data"], {"repo": "krz/gitbay", "state": state})
+        # The default leaves no trace; a second unwatch is still fine.
+        self.assertEqual(self.watch_states(), [])
+        self.assertEqual(self.cmd("repo", "unwatch", "krz/gitbay").json["data"]["state"], "default")
+
+    def test_states_are_per_account(self):
+        alba = self.user_with_token("alba")
+        self.s.control("repos", {"repo": "krz/gitbay"})
+        self.cmd("repo", "mute", "krz/gitbay")
+        self.cmd("repo", "watch", "krz/gitbay", token=alba)
+        self.assertEqual(self.watch_states(), [
+            {"username": "cmc", "repo": "krz/gitbay", "state": "muted"},
+            {"username": "alba", "repo": "krz/gitbay", "state": "watching"}])
+
+    def test_a_muted_repository_files_no_new_rows_for_that_user(self):
+        alba = self.user_with_token("alba")
+        kept = self.notice(repo="krz/gitbay")
+        self.cmd("repo", "mute", "krz/gitbay")
+        before = len(self.s.control("state")["notifications"])
+        self.assertEqual(self.s.control("notifications", {"username": "cmc", "repo": "krz/gitbay"}),
+                         {"id": None})
+        self.assertEqual(self.s.control("notifications/bulk",
+                                        {"username": "cmc", "count": 3, "repo": "krz/gitbay"}),
+                         {"ids": []})
+        self.assertEqual(len(self.s.control("state")["notifications"]), before)
+        # What was there stays, unread: a mute reads nothing.
+        self.assertEqual([row["id"] for row in self.read("notifications", "list").json["data"]], [kept])
+        # Other repositories, and other users of this one, still file rows.
+        self.assertIsNotNone(self.notice(repo="ops/infra"))
+        self.assertIsNotNone(self.notice("alba", repo="krz/gitbay"))
+        self.assertEqual(len(self.read("notifications", "list", token=alba).json["data"]), 1)
+        # Unwatch undoes the mute.
+        self.cmd("repo", "unwatch", "krz/gitbay")
+        self.assertIsNotNone(self.notice(repo="krz/gitbay"))
+
+    def test_a_muted_repository_sends_no_push(self):
+        self.cmd("notifications", "device", "add", "--label", "laptop", stdin="token-1")
+        self.notice(repo="krz/gitbay")
+        self.cmd("repo", "mute", "krz/gitbay")
+        self.s.control("notifications", {"username": "cmc", "repo": "krz/gitbay"})
+        self.assertEqual(len(self.s.control("state")["pushes"]), 1)
+
+    def test_a_missing_or_unreadable_repository_is_404_with_the_same_words(self):
+        self.s.control("repos", {"repo": "krz/secret", "readers": ["alice"]})
+        for repo in ("krz/secret", "krz/nothing"):
+            for change in ("mute", "watch", "unwatch"):
+                with self.subTest(repo=repo, change=change):
+                    self.assertEnvelope(self.cmd("repo", change, repo), 404, 3,
+                                        f"repository {repo} not found")
+        alice = self.user_with_token("alice")
+        self.assertEnvelope(self.cmd("repo", "mute", "krz/secret", token=alice), 200, 0)
+        self.assertEqual(self.watch_states(), [{"username": "alice", "repo": "krz/secret", "state": "muted"}])
+
+    def test_a_notices_repository_exists_without_being_seeded(self):
+        self.notice(repo="ops/infra")
+        self.assertEnvelope(self.cmd("repo", "mute", "ops/infra"), 200, 0)
+
+    def test_usage_errors(self):
+        for argv in (["repo", "mute"], ["repo", "mute", "krz/gitbay", "extra"], ["repo", "watch", "--all"]):
+            with self.subTest(argv=argv):
+                self.assertEnvelope(self.cmd(*argv), 400, 2, f"usage: repo {argv[1]} <owner/name>")
+        self.assertEnvelope(self.cmd("repo"), 404, 3, "unknown command repo")
+        self.assertEnvelope(self.cmd("repo", "ignore", "krz/gitbay"), 404, 3, "unknown command repo ignore")
+
+    def test_they_are_writes(self):
+        self.notice(repo="krz/gitbay")
+        self.assertEnvelope(self.read("repo", "mute", "krz/gitbay"), 400, 2,
+                            "repo mute changes state; POST it to /api/v1/cmd")
+        reader = self.s.control("tokens", {"username": "cmc", "scope": "read"})["token"]
+        self.assertEnvelope(self.cmd("repo", "mute", "krz/gitbay", token=reader), 403, 4,
+                            "this token is read-only; repo mute modifies state")
+        self.assertEqual(self.watch_states(), [])
+
+    def test_they_draw_on_the_write_buckets(self):
+        self.notice(repo="krz/gitbay")
+        self.s.control("config", {"write_burst": 1})
+        self.assertEqual(self.cmd("repo", "mute", "krz/gitbay").status, 200)
+        reply = self.cmd("repo", "unwatch", "krz/gitbay")
+        self.assertEqual((reply.status, reply.headers["Retry-After"]), (429, "5"))
+        self.s.control("config", {"write_burst": 100, "writes_per_minute": 1})
+        self.assertEqual(self.cmd("repo", "unwatch", "krz/gitbay").status, 200)
+        reply = self.cmd("repo", "mute", "krz/gitbay")
+        self.assertEnvelope(reply, 403, 4)
+        self.assertTrue(reply.json["error"].startswith("too many writes"))
+        self.assertEqual(self.watch_states(), [])
+
+    def test_a_watch_state_changes_no_etag(self):
+        self.notice(repo="krz/gitbay")
+        etag = self.etag()
+        self.cmd("repo", "mute", "krz/gitbay")
+        self.assertEqual(self.etag(), etag)
 
 
 class WebRouteTests(StandinCase):

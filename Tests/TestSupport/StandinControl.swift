@@ -7,6 +7,11 @@ extension Standin {
         public let description: String
     }
 
+    /// `addNotification` filed no row: the user muted the repository (`repo mute`).
+    public struct NotFiled: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     public func addUser(_ username: String, admin: Bool = false) async throws {
         struct Body: Encodable { let username: String; let admin: Bool }
         try await control.post("users", Body(username: username, admin: admin))
@@ -32,7 +37,8 @@ extension Standin {
         return try await addToken(for: username, scope: scope)
     }
 
-    /// Adds one inbox row; unset fields take the stand-in's defaults. Returns its id.
+    /// Adds one inbox row; unset fields take the stand-in's defaults. Returns its id; throws
+    /// `NotFiled` when the user muted its repository, which then files no row.
     /// - Parameter id: the row's id as given, even one going backwards or repeating; the next
     ///   id above all used so far when nil.
     @discardableResult
@@ -46,10 +52,13 @@ extension Standin {
             let id: Int?
             let read: Bool
         }
-        struct Reply: Decodable { let id: Int }
+        struct Reply: Decodable { let id: Int? }
         let reply: Reply = try await control.post("notifications", Body(
             username: username, repo: repo, kind: kind, actor: actor, summary: summary, path: path, id: id, read: read))
-        return reply.id
+        guard let filed = reply.id else {
+            throw NotFiled(description: "\(username) muted \(repo ?? "krz/gitbay"): the stand-in filed no row")
+        }
+        return filed
     }
 
     /// Adds `count` unread rows; returns their ids, ascending.

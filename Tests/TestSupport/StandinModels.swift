@@ -195,6 +195,19 @@ extension Standin {
             public let readAt: String?
         }
 
+        public struct WatchState: Sendable, Decodable, Equatable {
+            public let username: String
+            public let repo: String
+            /// `muted` or `watching`.
+            public let state: String
+
+            public init(username: String, repo: String, state: String) {
+                self.username = username
+                self.repo = repo
+                self.state = state
+            }
+        }
+
         /// A push payload the server would have sent to a device.
         public struct Push: Sendable, Decodable {
             public struct Payload: Sendable, Decodable {
@@ -235,5 +248,7 @@ extension Standin {
         public let devices: [Device]
         public let notifications: [Notification]
         public let pushes: [Push]
+        /// Every repository a user muted or watches (`repo mute|watch`); the default is absent.
+        public let watchStates: [WatchState]
     }
 }

@@ -23,6 +23,8 @@ struct Ctl {
         return environment
     }
 
+    var configFile: URL { home.appendingPathComponent("config/gbnotifyd/config") }
+
     /// Starts gbnotifyctl without waiting for it; `adding` goes into its environment too.
     func start(_ arguments: [String], stdin: String = "", adding extra: [String: String] = [:]) throws -> Program {
         try Program([Self.executable] + arguments, environment: environment.merging(extra) { $1 }, stdin: stdin)
@@ -30,6 +32,11 @@ struct Ctl {
 
     func run(_ arguments: [String], stdin: String = "", adding extra: [String: String] = [:]) async throws -> Program.Outcome {
         try await start(arguments, stdin: stdin, adding: extra).finish()
+    }
+
+    func writeConfig(_ text: String) throws {
+        try FileManager.default.createDirectory(at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: configFile, atomically: true, encoding: .utf8)
     }
 
     /// Every file under this ctl's home, for "the token is nowhere on disk" checks.

@@ -12,7 +12,7 @@ _gbnotifyctl() {
             *)
                 if [[ -z $command ]]; then
                     command=${words[i]}
-                elif [[ $command == account || $command == relay ]] && [[ -z $subcommand ]]; then
+                elif [[ $command == account || $command == relay || $command == rules ]] && [[ -z $subcommand ]]; then
                     subcommand=${words[i]}
                 fi
                 ;;
@@ -20,12 +20,12 @@ _gbnotifyctl() {
     done
 
     case $prev in
-        --user) return ;;
+        --user | --account | --rows) return ;;
     esac
 
     local words_to_offer
     case $command in
-        "") words_to_offer="account relay status show inbox test open deliver doctor --help --version" ;;
+        "") words_to_offer="account relay status show inbox test open deliver doctor mute unmute watch mutes read rules snooze --help --version" ;;
         account)
             case $subcommand in
                 "") words_to_offer="add import list remove --help" ;;
@@ -41,11 +41,19 @@ _gbnotifyctl() {
                 *) words_to_offer="--help" ;;
             esac
             ;;
+        rules)
+            case $subcommand in
+                "") words_to_offer="check --help" ;;
+                check) words_to_offer="--rows --help" ;;
+            esac
+            ;;
         status | doctor | show | inbox) words_to_offer="--json --help" ;;
-        test | open | deliver) words_to_offer="--help" ;;
+        read) words_to_offer="--all --help" ;;
+        snooze) words_to_offer="--account --help" ;;
+        test | open | deliver | mute | unmute | watch | mutes) words_to_offer="--help" ;;
     esac
-    # After a command, only options: its other arguments are URLs, accounts and paths.
-    [[ $cur == -* || -z $command || (($command == account || $command == relay) && -z $subcommand) ]] || return
+    # After a command, only options: its other arguments are URLs, accounts, paths and lengths.
+    [[ $cur == -* || -z $command || (($command == account || $command == relay || $command == rules) && -z $subcommand) ]] || return
     mapfile -t COMPREPLY < <(compgen -W "$words_to_offer" -- "$cur")
 }
 

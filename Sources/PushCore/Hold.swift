@@ -1,0 +1,86 @@
+/// Popups held back for an account: by a snooze or by quiet hours, until one moment. Polls go on
+/// and the badge still counts; what would have popped up meanwhile comes as one summary per
+/// account when the hold ends (`HeldNotices`).
+public struct Hold: Sendable, Equatable {
+    public enum Reason: String, Sendable, Codable {
+        case snoozed
+        case quietHours
+    }
+
+    /// Why popups are held now (a snooze, when both hold); a hold that runs on from one into
+    /// the other keeps the name of its start.
+    public let reason: Reason
+    /// When popups may show again, in seconds since the Unix epoch: the end of every snooze
+    /// and quiet span that meet, so one timer serves the whole hold.
+    public let until: Int64
+
+    public init(reason: Reason, until: Int64) {
+        self.reason = reason
+        self.until = until
+    }
+
+    /// `snoozed until 15:30`, `quiet hours until tomorrow 07:30`, `snoozed until Sat 09:00`,
+    /// in local time as seen at `now`.
+    public func description(at now: Int64, zone: ZoneOffsets) -> String {
+        let words = reason == .snoozed ? "snoozed" : "quiet hours"
+        return "\(words) until \(Self.localTime(until, at: now, zone: zone))"
+    }
+
+    /// `15:30` today, `tomorrow 07:30`, else the weekday: a hold is at most a week long.
+    public static func localTime(_ instant: Int64, at now: Int64, zone: ZoneOffsets) -> String {
+        let time = TimeOfDay.of(instant, zone: zone)
+        let days = zone.day(of: instant) - zone.day(of: now)
+        switch days {
+        case ...0: return "\(time)"
+        case 1: return "tomorrow \(time)"
+        default:
+            // 1970-01-01 was a Thursday.
+            let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+            let day = zone.day(of: instant)
+            return "\(weekdays[Int(((day % 7) + 7) % 7)]) \(time)"
+        }
+    }
+}
+
+/// What decides whether an account's popups are held: the config's quiet hours, the snoozes of
+/// the noise record, and the local time zone's rules.
+public struct HoldRules: Sendable {
+    public let quietHours: QuietHours?
+    public let snoozes: [NoiseRecord.Snooze]
+    public let zone: ZoneOffsets
+
+    /// Meeting snoozes and quiet nights are followed this far at most; a hold still going then
+    /// is decided again when this part of it ends.
+    static let maximumLinks = 16
+
+    public init(quietHours: QuietHours?, snoozes: [NoiseRecord.Snooze], zone: ZoneOffsets) {
+        self.quietHours = quietHours
+        self.snoozes = snoozes
+        self.zone = zone
+    }
+
+    /// Whether `account`'s popups are held at `now`, and until when.
+    public func hold(for account: Account, at now: Int64) -> Hold? {
+        let snoozeEnd = snoozes.filter { $0.covers(account) }.map(\.until).max() ?? now
+        var reason: Hold.Reason?
+        var end = now
+        for _ in 0..<Self.maximumLinks {
+            if end < snoozeEnd {
+                reason = reason ?? .snoozed
+                end = snoozeEnd
+            } else if let span = quietHours?.span(containing: end, zone: zone) {
+                reason = reason ?? .quietHours
+                end = span.upperBound
+            } else {
+                break
+            }
+        }
+        return reason.map { Hold(reason: $0, until: end) }
+    }
+
+    /// The soonest end of the holds of `accounts` at `now`: the one timer the daemon needs, at
+    /// which it decides again. Nil when none is held.
+    public func nextEnd(of accounts: [Account], at now: Int64) -> Int64? {
+        accounts.compactMap { hold(for: $0, at: now)?.until }.min()
+    }
+}

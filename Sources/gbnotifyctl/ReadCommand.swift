@@ -1,0 +1,62 @@
+import CommandKit
+import PushCore
+
+/// `gbnotifyctl read ACCOUNT --all` and `gbnotifyctl read ACCOUNT PATH`: marking read on the
+/// account's own instance, as the web would.
+struct ReadCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "read",
+        abstract: "Mark an account's notices read: all of them, or one item's.",
+        usage: "ACCOUNT (--all | OWNER/REPO/(issues|mrs|builds)/N)",
+        discussion: """
+            With --all, runs gitbay's notifications read --all with the account's token: every
+            unread notice of the account is read, on every client. With an item's path, marks the
+            unread notices of that item read (looking through the newest 2,000 unread). A running
+            gbnotifyd is told to reload, so its badge falls and its notifications of them go.
+            """,
+        options: [("--all", "Every unread notice of the account.")]
+    )
+
+    enum Scope: Equatable {
+        case all
+        case item(NotificationDestination)
+    }
+
+    let account: String
+    let scope: Scope
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        let all = arguments.flag("--all")
+        account = try arguments.positional("ACCOUNT")
+        switch (all, arguments.optionalPositional()) {
+        case (true, nil):
+            scope = .all
+        case (false, let path?):
+            guard let destination = NotificationDestination(path: path) else {
+                throw UsageError("'\(path.displaySafe.truncated(to: 200))' names no item; use OWNER/REPO/issues/N, OWNER/REPO/mrs/N or OWNER/REPO/builds/N")
+            }
+            scope = .item(destination)
+        case (true, _?):
+            throw UsageError("give --all or an item's path, not both")
+        case (false, nil):
+            throw UsageError("missing --all or OWNER/REPO/(issues|mrs|builds)/N")
+        }
+    }
+
+    func run() async throws -> Int32 {
+        let source = Setup.accountItems()
+        let account = try await source.account(self.account)
+        switch scope {
+        case .all:
+            let read = try await source.markAllRead(of: account)
+            print(read == 0 ? "Nothing unread on \(account.displayName)." : "Marked \(read.counted("notice")) read on \(account.displayName).")
+        case .item(let destination):
+            let read = try await source.markRead(destination.path, of: account)
+            print(read == 0
+                ? "Nothing unread of \(destination.path) on \(account.displayName)."
+                : "Marked \(read.counted("notice")) of \(destination.path) read on \(account.displayName).")
+        }
+        await DaemonCall.reloadIfRunning()
+        return ExitStatus.success
+    }
+}

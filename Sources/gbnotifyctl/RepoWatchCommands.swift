@@ -1,0 +1,163 @@
+import CommandKit
+import LocalTime
+import PushCore
+import StateStore
+
+/// `gbnotifyctl mute ACCOUNT OWNER/REPO`: no more notices of a repository, on the server.
+struct MuteCommand: RepoWatchCommand {
+    static let configuration = CommandConfiguration(
+        name: "mute",
+        abstract: "Mute a repository on the account's server: no new notices of it anywhere.",
+        usage: "ACCOUNT OWNER/REPO",
+        discussion: """
+            Runs gitbay's repo mute with the account's token: the server files no more inbox rows
+            (nor mail, nor push) for the repository, on every client of the account. Nothing is
+            marked read. gbnotify notes the mute, since gitbay lists none ('gbnotifyctl mutes'
+            shows them), and a running gbnotifyd is told to reload. Undo with 'gbnotifyctl
+            unmute'.
+            """
+    )
+
+    static let change = GitbayCommand.WatchChange.mute
+    let target: RepoWatch
+
+    func done(_ account: Account) -> String {
+        """
+        Muted \(target.repository) on \(account.displayName): no new notices of it, on any client of \(account.username). \
+        Undo: gbnotifyctl unmute \(account.reference) \(target.repository)
+        """
+    }
+}
+
+/// `gbnotifyctl unmute ACCOUNT OWNER/REPO`: `repo unwatch`, back to the default.
+struct UnmuteCommand: RepoWatchCommand {
+    static let configuration = CommandConfiguration(
+        name: "unmute",
+        abstract: "Undo a mute: the repository's notices come again (gitbay's default).",
+        usage: "ACCOUNT OWNER/REPO",
+        discussion: """
+            Runs gitbay's repo unwatch with the account's token, which puts the repository back to
+            the default: notices of the work the account is part of. It is also how a watch is
+            undone. A running gbnotifyd is told to reload.
+            """
+    )
+
+    static let change = GitbayCommand.WatchChange.unwatch
+    let target: RepoWatch
+
+    func done(_ account: Account) -> String {
+        "Unmuted \(target.repository) on \(account.displayName): back to the default, notices of the work \(account.username) is part of."
+    }
+}
+
+/// `gbnotifyctl watch ACCOUNT OWNER/REPO`: `repo watch`, every issue and merge request.
+struct WatchCommand: RepoWatchCommand {
+    static let configuration = CommandConfiguration(
+        name: "watch",
+        abstract: "Watch a repository: a notice of every issue and merge request of it.",
+        usage: "ACCOUNT OWNER/REPO",
+        discussion: """
+            Runs gitbay's repo watch with the account's token. A muted repository is no longer
+            muted afterwards. 'gbnotifyctl unmute' puts it back to the default.
+            """
+    )
+
+    static let change = GitbayCommand.WatchChange.watch
+    let target: RepoWatch
+
+    func done(_ account: Account) -> String {
+        "Watching \(target.repository) on \(account.displayName): a notice of every issue and merge request of it."
+    }
+}
+
+/// `mute`, `unmute` and `watch`: one watch change each, and what to say when it is done.
+protocol RepoWatchCommand: Command {
+    static var change: GitbayCommand.WatchChange { get }
+    var target: RepoWatch { get }
+    init(target: RepoWatch)
+    func done(_ account: Account) -> String
+}
+
+extension RepoWatchCommand {
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        self.init(target: try RepoWatch(parsing: &arguments))
+    }
+
+    func run() async throws -> Int32 {
+        try await target.run(Self.change, done: done)
+    }
+}
+
+/// What `mute`, `unmute` and `watch` share: the account and repository they name, the request,
+/// the record of mutes, and the reload.
+struct RepoWatch: Sendable {
+    let account: String
+    let repository: String
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        account = try arguments.positional("ACCOUNT")
+        let text = try arguments.positional("OWNER/REPO")
+        guard let repository = NotificationDestination.repository(parsing: text) else {
+            throw UsageError("'\(text.displaySafe.truncated(to: 200))' names no repository; use OWNER/REPO")
+        }
+        self.repository = repository
+    }
+
+    /// Sends `change` and prints what `done` says of it; the record notes a mute and forgets
+    /// one on anything else.
+    func run(_ change: GitbayCommand.WatchChange, done: (Account) -> String) async throws -> Int32 {
+        let source = Setup.accountItems()
+        let account = try await source.account(self.account)
+        _ = try await source.setWatch(change, of: repository, for: account)
+        print(done(account))
+        var status = ExitStatus.success
+        do {
+            let (noted, warning) = try Setup.stateDirectory().updateNoise { [repository] (record: inout NoiseRecord) -> Bool in
+                guard change == .mute else {
+                    record.forgetMute(of: repository, account: account)
+                    return true
+                }
+                return record.recordMute(of: repository, account: account, at: SystemZone.now())
+            }
+            if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+            if !noted {
+                Console.error("gbnotifyctl: warning: the record of mutes is full (\(NoiseRecord.maximumMutes)); 'gbnotifyctl mutes' will not list this one")
+            }
+        } catch {
+            Console.error("gbnotifyctl: the server did it, but the record of mutes could not be written: \(error)")
+            status = ExitStatus.failure
+        }
+        await DaemonCall.reloadIfRunning()
+        return status
+    }
+}
+
+/// `gbnotifyctl mutes`: the repositories gbnotify muted, from its own record.
+struct MutesCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "mutes",
+        abstract: "List the repositories muted with gbnotify, account by account.",
+        discussion: """
+            gitbay has no command that lists an account's mutes, so this is gbnotify's own record
+            of what 'gbnotifyctl mute' (or a notification's Mute) muted and has not unmuted since;
+            a mute made on the web or with the gitbay CLI is not in it. One line each: the account,
+            the repository, and when it was muted (local time).
+            """
+    )
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {}
+
+    func run() async throws -> Int32 {
+        let (record, warning) = try Setup.stateDirectory().loadNoise()
+        if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+        guard !record.mutes.isEmpty else {
+            print("No repository muted with gbnotify. Mute one with: gbnotifyctl mute ACCOUNT OWNER/REPO")
+            return ExitStatus.success
+        }
+        let zone = SystemZone.offsets
+        for mute in record.mutes {
+            print("\(mute.account.reference)\t\(mute.repo)\tmuted \(zone.date(of: mute.at)) \(TimeOfDay.of(mute.at, zone: zone))")
+        }
+        return ExitStatus.success
+    }
+}

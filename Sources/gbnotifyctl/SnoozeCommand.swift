@@ -1,0 +1,62 @@
+import CommandKit
+import LocalTime
+import PushCore
+
+/// `gbnotifyctl snooze 1h|30m|until HH:MM|off [--account A]`: popups held for a while, the record
+/// of it in the state directory so that it outlives a restart.
+struct SnoozeCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "snooze",
+        abstract: "Hold popups for a while (or until a time), for every account or one.",
+        usage: "(LENGTH | until HH:MM | off) [--account ACCOUNT]",
+        discussion: """
+            LENGTH is hours and minutes, such as 1h, 30m or 1h30m (a minute to a week); until HH:MM
+            is the next time the local clock shows it (today, or tomorrow once it has passed); off
+            ends the snooze (with --account, that account's own: a snooze of every account still
+            holds it). While snoozed nothing pops up: polls go on and the badge still counts, and
+            at the end one summary per account says what came meanwhile. The snooze is kept in the
+            state directory, so it outlives a restart of gbnotifyd, which is told to reload.
+            """,
+        options: [("--account ACCOUNT", "Snooze (or end the snooze of) this account only.")]
+    )
+
+    let request: SnoozeRequest
+    let account: String?
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        account = try arguments.option("--account")
+        var words: [String] = []
+        while let word = arguments.optionalPositional() { words.append(word) }
+        do {
+            request = try SnoozeRequest(parsing: words)
+        } catch {
+            throw UsageError("\(error)")
+        }
+    }
+
+    func run() async throws -> Int32 {
+        var account: Account?
+        if let reference = self.account { account = try await Setup.accountItems().account(reference) }
+        let whom = account?.displayName ?? "every account"
+        let (zone, now) = (SystemZone.offsets, SystemZone.now())
+        let state = try Setup.stateDirectory()
+        if let end = request.end(from: now, zone: zone) {
+            let warning = try state.updateNoise { [account] in $0.snooze(account, until: end, now: now) }.warning
+            if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+            print("Snoozed \(whom) until \(Hold.localTime(end, at: now, zone: zone)).")
+        } else {
+            let (ended, warning) = try state.updateNoise { [account] in $0.endSnooze(account, now: now) }
+            if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+            print(ended ? "Snooze off for \(whom)." : account.map { "\($0.displayName) was not snoozed." } ?? "Nothing was snoozed.")
+        }
+        switch await DaemonCall.call("Reload") {
+        case .replied:
+            break
+        case .notRunning, .noBus:
+            print("gbnotifyd is not running; it will read the snooze when it starts.")
+        case .failed(let reason):
+            Console.error("gbnotifyctl: warning: the running gbnotifyd did not reload: \(reason)")
+        }
+        return ExitStatus.success
+    }
+}
