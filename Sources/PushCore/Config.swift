@@ -80,6 +80,12 @@ public struct Config: Equatable, Sendable {
     /// `false`. Booleans are `true`/`false`, `yes`/`no`, `on`/`off` or `1`/`0`.
     public private(set) var allowHTTP = false
 
+    /// `tray`: the tray item (a StatusNotifierItem with the unread count and the inbox in its
+    /// menu), `auto` (the default: shown while a tray host, a StatusNotifierWatcher, is on the
+    /// bus), `on` (the same, and its absence is logged as a warning) or `off` (none: gbnotifyd
+    /// leaves the tray's names and objects alone).
+    public private(set) var tray = Tray.auto
+
     /// Lines that were accepted but do nothing, each with what to do instead, for the log.
     public private(set) var warnings: [String] = []
 
@@ -92,6 +98,12 @@ public struct Config: Equatable, Sendable {
     public enum OpenWith: String, CaseIterable, Sendable {
         case browser
         case terminal
+    }
+
+    public enum Tray: String, CaseIterable, Sendable {
+        case auto
+        case on
+        case off
     }
 
     /// The levels of syslog and journald that the daemon logs at.
@@ -176,6 +188,7 @@ public struct Config: Equatable, Sendable {
         case logLevel = "log-level"
         case maxNotifications = "max-notifications"
         case allowHTTP = "allow-http"
+        case tray
     }
 
     private mutating func set(_ key: Key, to value: ConfigValue) throws(ConfigError) {
@@ -192,6 +205,7 @@ public struct Config: Equatable, Sendable {
         case .logLevel: logLevel = try value.choice(LogLevel.self)
         case .maxNotifications: maxNotifications = try value.integer(in: 1...50)
         case .allowHTTP: allowHTTP = try value.boolean()
+        case .tray: tray = try value.choice(Tray.self)
         }
     }
 
