@@ -18,6 +18,8 @@ let package = Package(
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
+        // librsvg for the tray icon's SVG; its pkg-config brings cairo, which draws the count.
+        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev", "libcairo2-dev"])]),
         // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action and prctl.
         .target(name: "CGlibc"),
         // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children.
@@ -55,6 +57,9 @@ let package = Package(
         // The desktop stage: notifications on screen (and taken over after a restart), the
         // launcher badge, and what a click opens.
         .target(name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Spawn", "Threads"]),
+        // The tray item (StatusNotifierItem and its dbusmenu) on the daemon's connection: the
+        // unread count on its icon, the inbox in its menu, choices handed out as requests.
+        .target(name: "Tray", dependencies: ["PushCore", "DBus", "Logging", "CRsvg"]),
         // The terminal on standard input and output: raw mode and back, its size, keys and signals.
         .target(name: "Terminal", dependencies: ["Threads"]),
         // gbnotify's terminal view of items and the inbox: layout, keys and state (pure), and the
@@ -106,5 +111,8 @@ let package = Package(
         // The rigs themselves (Tests/TestSupport/Rigs), proven with plain tools: notify-send,
         // gdbus, systemd-inhibit, and subscribers on the bus.
         .testTarget(name: "RigTests", dependencies: ["TestSupport", "DesktopSuites", "DBus"]),
+        // The tray item on a private bus, then on the real tray hosts (Plasma, Xfce's panel,
+        // GNOME Shell with the AppIndicator extension).
+        .testTarget(name: "TrayTests", dependencies: ["Tray", "PushCore", "DBus", "Logging", "TestSupport", "DesktopSuites"]),
     ]
 )

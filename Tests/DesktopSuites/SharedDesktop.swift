@@ -16,6 +16,7 @@ import Testing
 public struct SharedDesktop: SuiteTrait, TestScoping {
     public let server: DesktopSession.Server
     public let installed: DesktopData?
+    public let tray: Bool
 
     @TaskLocal static var current: Shared?
 
@@ -58,7 +59,7 @@ public struct SharedDesktop: SuiteTrait, TestScoping {
             try installed.install(directory)
         }
         defer { if let data { try? FileManager.default.removeItem(at: data) } }
-        let suite = Shared(session: try await DesktopSession.start(server, dataDirectory: data?.path))
+        let suite = Shared(session: try await DesktopSession.start(server, dataDirectory: data?.path, tray: tray))
         do {
             try await Self.$current.withValue(suite) { try await function() }
         } catch {
@@ -95,8 +96,8 @@ public struct DesktopData: Sendable {
 extension Trait where Self == SharedDesktop {
     /// The suite runs on one session of `server`, with `installed` in its data directory; with
     /// nothing installed it has no data directory at all, as a build tree that was never
-    /// installed.
-    public static func desktop(_ server: DesktopSession.Server, installing installed: DesktopData? = nil) -> Self {
-        SharedDesktop(server: server, installed: installed)
+    /// installed. With `tray`, the desktop's tray host runs too (`DesktopSession.start(tray:)`).
+    public static func desktop(_ server: DesktopSession.Server, installing installed: DesktopData? = nil, tray: Bool = false) -> Self {
+        SharedDesktop(server: server, installed: installed, tray: tray)
     }
 }

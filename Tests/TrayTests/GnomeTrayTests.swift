@@ -1,0 +1,37 @@
+import DesktopSuites
+import TestSupport
+import Testing
+
+/// The tray item on GNOME Shell 43 with the AppIndicator extension: read from the host, chosen from through its own menu.
+@Suite(.serialized, .desktop(.gnomeShell, tray: true))
+struct GnomeTrayTests {
+    let scenarios: TrayScenarios
+
+    init() throws {
+        scenarios = TrayScenarios(try SharedDesktop.session())
+    }
+
+    @Test func theItemAppears() async throws {
+        try await scenarios.theItemAppears()
+    }
+
+    @Test func theCountChanges() async throws {
+        try await scenarios.theCountChanges()
+    }
+
+    @Test func choosingANoticeOpensIt() async throws {
+        try await scenarios.choosingANoticeOpensIt()
+    }
+
+    @Test func markAllReadMarksTheListedRows() async throws {
+        try await scenarios.markAllReadMarksTheListedRows()
+    }
+
+    @Test func aNewNoticeIsShownInTheMenuTheHostFetchesAgain() async throws {
+        try await scenarios.aNewNoticeIsShownInTheMenuTheHostFetchesAgain()
+    }
+
+    @Test func theItemSurvivesTheHostsRestart() async throws {
+        try await scenarios.theItemSurvivesTheHostsRestart()
+    }
+}

@@ -1,0 +1,44 @@
+import DesktopSuites
+import TestSupport
+import Testing
+
+/// The tray item on Plasma 5.27's system tray (plasmashell, kded5's watcher): read from the host, chosen from through its own menu.
+@Suite(.serialized, .desktop(.plasma, tray: true))
+struct PlasmaTrayTests {
+    let scenarios: TrayScenarios
+
+    init() throws {
+        scenarios = TrayScenarios(try SharedDesktop.session())
+    }
+
+    @Test func theItemAppears() async throws {
+        try await scenarios.theItemAppears()
+    }
+
+    @Test func theCountChanges() async throws {
+        try await scenarios.theCountChanges()
+    }
+
+    @Test func choosingANoticeOpensIt() async throws {
+        try await scenarios.choosingANoticeOpensIt()
+    }
+
+    @Test func markAllReadMarksTheListedRows() async throws {
+        try await scenarios.markAllReadMarksTheListedRows()
+    }
+
+    @Test func aNewNoticeIsShownInTheMenuTheHostFetchesAgain() async throws {
+        try await scenarios.aNewNoticeIsShownInTheMenuTheHostFetchesAgain()
+    }
+
+    @Test func theItemSurvivesTheHostsRestart() async throws {
+        try await scenarios.theItemSurvivesTheHostsRestart()
+    }
+}
+
+extension PlasmaTrayTests {
+    /// Plasma's watcher is kded5's, apart from plasmashell: it can go alone.
+    @Test func theItemRegistersWithANewWatcher() async throws {
+        try await scenarios.theItemRegistersWithANewWatcher()
+    }
+}
