@@ -12,7 +12,8 @@ import Foundation
 ///   opened with a real right click and chosen from with the keyboard.
 /// - GNOME Shell 43 with the AppIndicator extension: each item is an actor in the top bar
 ///   (`Main.panel.statusArea`), read with `Eval`; its menu is the extension's PopupMenu, built
-///   from the item's dbusmenu when it opens, and an item is chosen by its own `activate`.
+///   from the item's dbusmenu, opened by a real click, and an item is chosen by its own
+///   `activate`, with a button release, as a click runs it.
 public struct TrayHost: Sendable {
     public let session: DesktopSession
 
@@ -77,12 +78,23 @@ public struct TrayHost: Sendable {
         }
     }
 
-    /// Opens the item's menu as a user does: a real right click on X11 (the host then asks for
-    /// the layout, `AboutToShow` and `GetLayout`), `menu.open()` of the indicator on GNOME.
+    /// Opens the item's menu as a user does, with a real click (the host then asks for the
+    /// layout, `AboutToShow` and `GetLayout`): the right button on X11; the left one on GNOME,
+    /// where the AppIndicator extension opens the menu on a single click and sends
+    /// `Activate` on a double one.
     public func openMenu(of item: Item, service: String) async throws {
         switch session.server {
         case .gnomeShell:
-            _ = try await GnomeShell(session).eval("\(Self.indicatorJS(service)).menu.open(); 'opened'")
+            let isOpen = "\(Self.indicatorJS(service)).menu.isOpen"
+            let open: Bool = try await evalJSON(isOpen)
+            guard !open else { return }
+            // Where it is now: the panel moves its items as others come and go.
+            let now = try await self.item(of: service) ?? item
+            try await GnomeShell(session).pointerClick(at: now.area.center)
+            _ = try await poll("the menu of \(service) open", timeout: .seconds(60)) {
+                let open: Bool = try await evalJSON(isOpen)
+                return open ? true : nil
+            }
         default:
             let point = item.area.center
             try await session.runChecked(["xdotool", "mousemove", String(point.x), String(point.y), "click", "3"])
@@ -93,31 +105,55 @@ public struct TrayHost: Sendable {
     /// menus are not on AT-SPI), once it has at least `count`.
     public func menuLabels(of service: String, atLeast count: Int, timeout: Duration = .seconds(60)) async throws -> [String] {
         try await poll("the menu of \(service) with \(count) items", timeout: timeout) {
-            let answer = try await GnomeShell(session).eval("""
-                JSON.stringify(\(Self.indicatorJS(service)).menu._getMenuItems()
-                    .filter(item => item.label).map(item => item.label.text))
+            let labels: [String] = try await evalJSON("""
+                \(Self.indicatorJS(service)).menu._getMenuItems().filter(item => item.label).map(item => item.label.text)
                 """)
-            let labels = try JSONDecoder().decode([String].self, from: Data(answer.utf8))
             return labels.count >= count ? labels : nil
+        }
+    }
+
+    /// Closes the open menu (GNOME: its own `close`), for the next test.
+    public func closeMenu(service: String) async throws {
+        switch session.server {
+        case .gnomeShell:
+            _ = try await GnomeShell(session).eval("\(Self.indicatorJS(service)).menu.close()")
+        default:
+            try await session.runChecked(["xdotool", "key", "Escape"])
+        }
+    }
+
+    /// Waits until the host holds `status` for the item (GNOME, the one host that says).
+    public func waitForStatus(_ status: String, of service: String, timeout: Duration = .seconds(60)) async throws {
+        _ = try await poll("the item of \(service) \(status)", timeout: timeout) {
+            try await item(of: service)?.status == status ? true : nil
         }
     }
 
     /// Chooses an item of the open menu as a user does: on X11 the keyboard (Down `position`
     /// times, which skips separators and disabled items, then Return); on GNOME the menu item
-    /// labelled `label`'s own `activate`.
+    /// labelled `label`, activated as a click on it is.
     public func choose(position: Int, label: String, service: String) async throws {
         switch session.server {
         case .gnomeShell:
-            let answer = try await GnomeShell(session).eval("""
-                (() => {
-                    const item = \(Self.indicatorJS(service)).menu._getMenuItems()
-                        .find(item => item.label && item.label.text === \(try GnomeShell.javaScript(label)));
-                    if (!item) return 'missing';
-                    item.activate(imports.gi.Clutter.get_current_event());
-                    return 'chosen';
-                })()
-                """)
-            guard answer == "chosen" else { throw DesktopSession.Failure(description: "the menu has no item \(label)") }
+            // The extension fills the menu in from GetLayout once it opens: the item is chosen
+            // once it is there, by its own `activate` with a button release, as a click runs
+            // it. (A pointer click lands wherever the menu is on that frame, sometimes still
+            // settling, and so now and then on no item.)
+            _ = try await poll("the menu item \(label)", timeout: .seconds(60)) {
+                let chosen: Bool = try await evalJSON("""
+                    (() => {
+                        const item = \(Self.indicatorJS(service)).menu._getMenuItems()
+                            .find(item => item.label && item.label.text === \(try GnomeShell.javaScript(label)));
+                        if (!item) return false;
+                        const Clutter = imports.gi.Clutter;
+                        const release = Clutter.Event.new(Clutter.EventType.BUTTON_RELEASE);
+                        release.set_time(Math.floor(imports.gi.GLib.get_monotonic_time() / 1000) % 0x100000000);
+                        item.activate(release);
+                        return true;
+                    })()
+                    """)
+                return chosen ? true : nil
+            }
         default:
             // The menu takes the keyboard once it is mapped; until then keys go nowhere, so
             // the first Down is sent when the menu's window is there.
@@ -136,7 +172,7 @@ public struct TrayHost: Sendable {
         case .gnomeShell:
             _ = try await GnomeShell(session).eval("""
                 (() => { const m = imports.ui.main.extensionManager; m.disableExtension('\(Self.appIndicator)');
-                         m.enableExtension('\(Self.appIndicator)'); return 'restarted'; })()
+                         m.enableExtension('\(Self.appIndicator)'); })()
                 """)
         default:
             try await session.kill(owner: TrayWatcher.name)
@@ -167,24 +203,31 @@ public struct TrayHost: Sendable {
     }
 
     private func gnomeItem(of service: String) async throws -> Item? {
-        let answer = try await GnomeShell(session).eval("""
-            (() => {
-                const button = \(Self.indicatorJS(service));
-                if (!button || !button.visible || !button.container.visible) return 'null';
-                const [x, y] = button.get_transformed_position();
-                const [width, height] = button.get_transformed_size();
-                const indicator = button._indicator;
-                return JSON.stringify({title: indicator.title, status: indicator.status,
-                    area: {x: Math.round(x), y: Math.round(y), width: Math.round(width), height: Math.round(height)}});
-            })()
-            """)
         struct Found: Decodable {
             let title: String?
             let status: String?
             let area: ScreenArea
         }
-        guard let found = try JSONDecoder().decode(Found?.self, from: Data(answer.utf8)) else { return nil }
+        let found: Found? = try await evalJSON("""
+            (() => {
+                const button = \(Self.indicatorJS(service));
+                if (!button || !button.visible || !button.container.visible) return null;
+                const [x, y] = button.get_transformed_position();
+                const [width, height] = button.get_transformed_size();
+                // Not laid out yet: not on screen.
+                if (![x, y, width, height].every(Number.isFinite) || width === 0 || height === 0) return null;
+                const indicator = button._indicator;
+                return {title: indicator.title, status: indicator.status,
+                    area: {x: Math.round(x), y: Math.round(y), width: Math.round(width), height: Math.round(height)}};
+            })()
+            """)
+        guard let found else { return nil }
         return Item(title: found.title, status: found.status, area: found.area)
+    }
+
+    /// What `javaScript` returns, as gnome-shell's `Eval` hands it back: JSON.
+    private func evalJSON<Value: Decodable>(_ javaScript: String) async throws -> Value {
+        try JSONDecoder().decode(Value.self, from: Data(try await GnomeShell(session).eval(javaScript).utf8))
     }
 
     private struct Button: Decodable {

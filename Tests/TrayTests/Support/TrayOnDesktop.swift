@@ -31,6 +31,21 @@ final class TrayOnDesktop: Sendable {
         TrayState(shelves: [TrayState.Shelf(account: account, unread: .exact(unread ?? rows.count), newest: rows)])
     }
 
+    /// `body` with a tray on `session`, stopped after it; returns once the watcher has let it
+    /// go, so that the next test's item takes its place in the panel and not beside it.
+    static func with(on session: DesktopSession, _ body: (TrayOnDesktop) async throws -> Void) async throws {
+        let tray = try await start(on: session)
+        do {
+            try await body(tray)
+        } catch {
+            await tray.stop()
+            throw error
+        }
+        let service = tray.connection.uniqueName
+        await tray.stop()
+        try await TrayWatcher(session).waitUntilGone(service)
+    }
+
     static func start(on session: DesktopSession, mode: Config.Tray = .auto) async throws -> TrayOnDesktop {
         let connection = try await session.connect()
         return try await start(on: connection, mode: mode)

@@ -25,112 +25,123 @@ struct TrayScenarios {
 
     /// The item appears with its title, its icon drawn by the host from our pixmaps.
     func theItemAppears() async throws {
-        let tray = try await TrayOnDesktop.start(on: session)
-        defer { Task { await tray.stop() } }
-        await tray.tray.show(Self.seven)
-        let item = try await host.waitForItem(of: tray.connection.uniqueName, titled: title("7 unread on cmc@gitbay.org"))
-        let colours = try await session.colours(in: item.area)
-        // The icon's flat blue, and the white of the bell and the digits.
-        #expect(colours["#2F5D8A", default: 0] > 0, "\(colours)")
-        #expect(colours["#FFFFFF", default: 0] > 0, "\(colours)")
+        try await TrayOnDesktop.with(on: session) { tray in
+            await tray.tray.show(Self.seven)
+            let item = try await host.waitForItem(of: tray.connection.uniqueName, titled: title("7 unread on cmc@gitbay.org"))
+            // The icon's flat blue, the badge's red, and the white of the bell and the digits.
+            _ = try await waitForPixels(in: item.area) { colours in
+                ["#2F5D8A", "#E8563F", "#FFFFFF"].allSatisfy { Self.pixels(near: $0, in: colours) > 0 }
+            }
+        }
     }
 
     /// A new count redraws the icon and retitles the item; at 0 the item is Passive, and the
     /// host tucks it away.
     func theCountChanges() async throws {
-        let tray = try await TrayOnDesktop.start(on: session)
-        defer { Task { await tray.stop() } }
-        let service = tray.connection.uniqueName
-        await tray.tray.show(Self.seven)
-        let seven = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
-        let drawnSeven = try await session.colours(in: seven.area)
+        try await TrayOnDesktop.with(on: session) { tray in
+            let service = tray.connection.uniqueName
+            await tray.tray.show(Self.seven)
+            let seven = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
+            let drawnSeven = try await session.colours(in: seven.area)
 
-        await tray.tray.show(TrayOnDesktop.state(unread: 8, Self.rows))
-        let eight = try await host.waitForItem(of: service, titled: title("8 unread on cmc@gitbay.org"))
-        let drawnEight = try await waitForPixels(in: eight.area) { $0 != drawnSeven }
-        #expect(drawnEight != drawnSeven)
+            await tray.tray.show(TrayOnDesktop.state(unread: 8, Self.rows))
+            let eight = try await host.waitForItem(of: service, titled: title("8 unread on cmc@gitbay.org"))
+            let drawnEight = try await waitForPixels(in: eight.area) { $0 != drawnSeven }
+            #expect(drawnEight != drawnSeven)
 
-        await tray.tray.show(TrayOnDesktop.state(unread: 0, []))
-        try await host.waitUntilNotShown(service, titled: "8 unread on cmc@gitbay.org")
-        // Not shown under its new title either: tucked away, not merely retitled.
-        #expect(try await host.item(of: service, titled: "Nothing unread") == nil)
+            await tray.tray.show(TrayOnDesktop.state(unread: 0, []))
+            try await host.waitUntilNotShown(service, titled: "8 unread on cmc@gitbay.org")
+            // Not shown under its new title either: tucked away, not merely retitled.
+            #expect(try await host.item(of: service, titled: "Nothing unread") == nil)
+        }
     }
 
     /// Choosing a notice in the host's menu asks to open exactly that notice.
     func choosingANoticeOpensIt() async throws {
-        let tray = try await TrayOnDesktop.start(on: session)
-        defer { Task { await tray.stop() } }
-        let service = tray.connection.uniqueName
-        await tray.tray.show(Self.seven)
-        let item = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
-        try await host.openMenu(of: item, service: service)
-        try await host.choose(position: 2, label: "krz/docs — bo opened issue #11", service: service)
-        let request = try await tray.request(after: 0)
-        guard case .open(let target, _) = request else {
-            Issue.record("asked for \(request), not to open a notice")
-            return
+        try await TrayOnDesktop.with(on: session) { tray in
+            let service = tray.connection.uniqueName
+            await tray.tray.show(Self.seven)
+            let item = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
+            try await host.openMenu(of: item, service: service)
+            try await host.choose(position: 2, label: "krz/docs — bo opened issue #11", service: service)
+            let request = try await tray.request(after: 0)
+            guard case .open(let target, _) = request else {
+                Issue.record("asked for \(request), not to open a notice")
+                return
+            }
+            #expect(target == PushTarget(account: Self.cmc, destination: NotificationDestination(path: "krz/docs/issues/11")))
         }
-        #expect(target == PushTarget(account: Self.cmc, destination: NotificationDestination(path: "krz/docs/issues/11")))
     }
 
     /// "Mark all read" in the host's menu asks to mark the rows it listed.
     func markAllReadMarksTheListedRows() async throws {
-        let tray = try await TrayOnDesktop.start(on: session)
-        defer { Task { await tray.stop() } }
-        let service = tray.connection.uniqueName
-        await tray.tray.show(Self.seven)
-        let item = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
-        try await host.openMenu(of: item, service: service)
-        try await host.choose(position: 3, label: "Mark all read", service: service)
-        #expect(try await tray.request(after: 0) == .markAllRead(Self.cmc, rowIDs: [12, 11]))
+        try await TrayOnDesktop.with(on: session) { tray in
+            let service = tray.connection.uniqueName
+            await tray.tray.show(Self.seven)
+            let item = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
+            try await host.openMenu(of: item, service: service)
+            try await host.choose(position: 3, label: "Mark all read", service: service)
+            #expect(try await tray.request(after: 0) == .markAllRead(Self.cmc, rowIDs: [12, 11]))
+        }
     }
 
     /// A notice that came while the menu was shut makes the item ask for attention, until the
     /// host opens the menu; then the menu shows the new notice too.
     func aNewNoticeIsShownInTheMenuTheHostFetchesAgain() async throws {
-        let tray = try await TrayOnDesktop.start(on: session)
-        defer { Task { await tray.stop() } }
-        let service = tray.connection.uniqueName
-        await tray.tray.show(Self.seven)
-        let item = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
-        await tray.tray.show(TrayOnDesktop.state(unread: 8, [TrayOnDesktop.row(13, actor: "cy")] + Self.rows))
-        _ = try await host.waitForItem(of: service, titled: title("8 unread on cmc@gitbay.org"))
-        try await host.openMenu(of: item, service: service)
-        try await host.choose(position: 1, label: "krz/gitbay — cy opened issue #13", service: service)
-        guard case .open(let target, _) = try await tray.request(after: 0) else {
-            Issue.record("asked for \(tray.requests), not to open a notice")
-            return
+        try await TrayOnDesktop.with(on: session) { tray in
+            let service = tray.connection.uniqueName
+            await tray.tray.show(Self.seven)
+            let item = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
+            await tray.tray.show(TrayOnDesktop.state(unread: 8, [TrayOnDesktop.row(13, actor: "cy")] + Self.rows))
+            _ = try await host.waitForItem(of: service, titled: title("8 unread on cmc@gitbay.org"))
+            try await host.openMenu(of: item, service: service)
+            try await host.choose(position: 1, label: "krz/gitbay — cy opened issue #13", service: service)
+            guard case .open(let target, _) = try await tray.request(after: 0) else {
+                Issue.record("asked for \(tray.requests), not to open a notice")
+                return
+            }
+            #expect(target.destination?.number == 13)
         }
-        #expect(target.destination?.number == 13)
     }
 
     /// The host restarts (a crash and a new start): the item is back, and its menu works.
     func theItemSurvivesTheHostsRestart() async throws {
-        let tray = try await TrayOnDesktop.start(on: session)
-        defer { Task { await tray.stop() } }
-        let service = tray.connection.uniqueName
-        await tray.tray.show(Self.seven)
-        _ = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
-        try await host.restart()
-        await tray.tray.show(TrayOnDesktop.state(unread: 9, Self.rows))
-        let item = try await host.waitForItem(of: service, titled: title("9 unread on cmc@gitbay.org"), timeout: .seconds(240))
-        try await host.openMenu(of: item, service: service)
-        try await host.choose(position: 3, label: "Mark all read", service: service)
-        #expect(try await tray.request(after: 0) == .markAllRead(Self.cmc, rowIDs: [12, 11]))
+        try await TrayOnDesktop.with(on: session) { tray in
+            let service = tray.connection.uniqueName
+            await tray.tray.show(Self.seven)
+            _ = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
+            try await host.restart()
+            await tray.tray.show(TrayOnDesktop.state(unread: 9, Self.rows))
+            let item = try await host.waitForItem(of: service, titled: title("9 unread on cmc@gitbay.org"), timeout: .seconds(240))
+            try await host.openMenu(of: item, service: service)
+            try await host.choose(position: 3, label: "Mark all read", service: service)
+            #expect(try await tray.request(after: 0) == .markAllRead(Self.cmc, rowIDs: [12, 11]))
+        }
     }
 
     /// The watcher leaves and a new one comes: the tray registers with it by itself.
     func theItemRegistersWithANewWatcher() async throws {
-        let tray = try await TrayOnDesktop.start(on: session)
-        defer { Task { await tray.stop() } }
-        let service = tray.connection.uniqueName
-        await tray.tray.show(Self.seven)
-        _ = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
-        let before = try await TrayWatcher(session).owner()
-        try await host.restartWatcher()
-        try await TrayWatcher(session).waitForItem(of: service, timeout: .seconds(240))
-        #expect(try await TrayWatcher(session).owner() != before)
-        _ = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"), timeout: .seconds(240))
+        try await TrayOnDesktop.with(on: session) { tray in
+            let service = tray.connection.uniqueName
+            await tray.tray.show(Self.seven)
+            _ = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
+            let before = try await TrayWatcher(session).owner()
+            try await host.restartWatcher()
+            try await TrayWatcher(session).waitForItem(of: service, timeout: .seconds(240))
+            #expect(try await TrayWatcher(session).owner() != before)
+            _ = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"), timeout: .seconds(240))
+        }
+    }
+
+    /// The pixels within 24 of `colour` in each channel: GNOME Shell draws panel icons a little
+    /// darker (#2F5D8A as #2C5882), the X11 hosts as they are.
+    static func pixels(near colour: String, in colours: [String: Int]) -> Int {
+        func channels(_ hex: String) -> [Int] {
+            let digits = Array(hex.dropFirst())
+            return stride(from: 0, to: 6, by: 2).map { Int(String(digits[$0...$0 + 1]), radix: 16) ?? -999 }
+        }
+        let target = channels(colour)
+        return colours.filter { entry in zip(channels(entry.key), target).allSatisfy { abs($0 - $1) <= 24 } }.values.reduce(0, +)
     }
 
     /// The host redraws on its own schedule, and says nothing when it has: the picture is
