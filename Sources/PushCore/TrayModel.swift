@@ -79,8 +79,8 @@ public struct TrayModel: Sendable {
 
     // MARK: - What the host does
 
-    /// The menu is opening (`AboutToShow` of the root, or its `opened` event): what it lists
-    /// is no longer new.
+    /// The menu opened (as the host says it: the root's `opened` event, or libdbusmenu-gtk's
+    /// `AboutToShowGroup`): what it lists is no longer new.
     public mutating func menuOpened() -> Changes {
         for shelf in state.shelves {
             if let newest = shelf.newest.first?.id, newest > seen[shelf.account, default: 0] {

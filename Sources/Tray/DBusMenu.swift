@@ -64,7 +64,7 @@ enum DBusMenu {
                 },
                 DBusMethod("AboutToShowGroup", input: "ai", output: "aiai") { call in
                     var updates: [DBusValue] = []
-                    for id in call.arguments[0].arrayValue?.compactMap(\.int32Value) ?? [] where await core.aboutToShow(id) {
+                    for id in call.arguments[0].arrayValue?.compactMap(\.int32Value) ?? [] where await core.aboutToShow(id, opening: true) {
                         updates.append(.int32(id))
                     }
                     return [.array(elementSignature: "i", updates), .array(elementSignature: "i", [])]

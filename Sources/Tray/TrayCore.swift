@@ -90,9 +90,15 @@ actor TrayCore {
         model.lastLayout ?? model.layout()
     }
 
-    /// `AboutToShow`: true when the host's copy of the menu is older than what it would show.
-    func aboutToShow(_ id: Int32) -> Bool {
-        if id == 0 { send(model.menuOpened()) }
+    /// `AboutToShow` (or one id of `AboutToShowGroup`): true when the host's copy of the menu
+    /// is older than what it would show. `opening` says the host opens the root menu now.
+    ///
+    /// Hosts say that they open the menu in different ways: libdbusmenu-qt (Plasma) and the
+    /// AppIndicator extension (GNOME) send the root's `opened` event, libdbusmenu-gtk (Xfce's
+    /// panel) only `AboutToShowGroup([0])`. A lone `AboutToShow(0)` says nothing: the extension
+    /// sends one as soon as it sets the menu up, long before anyone opens it.
+    func aboutToShow(_ id: Int32, opening: Bool = false) -> Bool {
+        if opening, id == 0 { send(model.menuOpened()) }
         return model.lastLayout?.revision != model.revision
     }
 

@@ -76,3 +76,9 @@ extension GnomeTrayTests {
         }
     }
 }
+
+extension GnomeTrayTests {
+    @Test func openingTheMenuEndsTheAttention() async throws {
+        try await scenarios.openingTheMenuEndsTheAttention()
+    }
+}

@@ -42,3 +42,9 @@ extension PlasmaTrayTests {
         try await scenarios.theItemRegistersWithANewWatcher()
     }
 }
+
+extension PlasmaTrayTests {
+    @Test func openingTheMenuEndsTheAttention() async throws {
+        try await scenarios.openingTheMenuEndsTheAttention()
+    }
+}

@@ -35,3 +35,9 @@ struct XfceTrayTests {
         try await scenarios.theItemSurvivesTheHostsRestart()
     }
 }
+
+extension XfceTrayTests {
+    @Test func openingTheMenuEndsTheAttention() async throws {
+        try await scenarios.openingTheMenuEndsTheAttention()
+    }
+}

@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 import PushCore
 import TestSupport
@@ -156,6 +157,29 @@ struct TrayScenarios {
                 if done(colours) { return colours }
                 try await Task.sleep(for: .milliseconds(100))
             }
+        }
+    }
+}
+
+extension TrayScenarios {
+    /// The host's opening of the menu (its `opened` event) ends the attention a new notice
+    /// asked for: the item says so with `NewStatus`.
+    func openingTheMenuEndsTheAttention() async throws {
+        try await TrayOnDesktop.with(on: session) { tray in
+            let service = tray.connection.uniqueName
+            let statuses = try await session.connect()
+            defer { Task { await statuses.close() } }
+            let news = try await statuses.signals(matching: DBusMatchRule(
+                sender: service, path: "/StatusNotifierItem", interface: "org.kde.StatusNotifierItem", member: "NewStatus"))
+            await tray.tray.show(Self.seven)
+            let item = try await host.waitForItem(of: service, titled: title("7 unread on cmc@gitbay.org"))
+            try await host.openMenu(of: item, service: service)
+            // Throws unless it comes.
+            try await withDeadline(.seconds(60), "NewStatus(Active) after the menu opened") {
+                for await signal in news where signal.arguments.first?.stringValue == "Active" { return }
+                throw CancellationError()
+            }
+            try await host.closeMenu(service: service)
         }
     }
 }
