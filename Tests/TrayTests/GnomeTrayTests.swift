@@ -82,3 +82,9 @@ extension GnomeTrayTests {
         try await scenarios.openingTheMenuEndsTheAttention()
     }
 }
+
+extension GnomeTrayTests {
+    @Test func doctorNamesTheHost() async throws {
+        try await scenarios.doctorNamesTheHost("gnome-shell")
+    }
+}

@@ -48,3 +48,9 @@ extension PlasmaTrayTests {
         try await scenarios.openingTheMenuEndsTheAttention()
     }
 }
+
+extension PlasmaTrayTests {
+    @Test func doctorNamesTheHost() async throws {
+        try await scenarios.doctorNamesTheHost("kded5")
+    }
+}

@@ -41,3 +41,10 @@ extension XfceTrayTests {
         try await scenarios.openingTheMenuEndsTheAttention()
     }
 }
+
+extension XfceTrayTests {
+    @Test func doctorNamesTheHost() async throws {
+        // The Status Tray runs in a wrapper process of its own, named for the plugin.
+        try await scenarios.doctorNamesTheHost("panel-1-systray")
+    }
+}

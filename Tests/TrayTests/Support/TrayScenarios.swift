@@ -183,3 +183,29 @@ extension TrayScenarios {
         }
     }
 }
+
+extension TrayScenarios {
+    /// `gbnotifyctl doctor` names the program that owns the watcher.
+    func doctorNamesTheHost(_ program: String) async throws {
+        var environment = session.environment
+        // A config of its own: doctor reads `tray` from it, and nothing of the user's.
+        let config = FileManager.default.temporaryDirectory.appending(path: "tray-doctor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: config) }
+        environment["XDG_CONFIG_HOME"] = config.path
+        let run = try await Program.run([Program.built("gbnotifyctl"), "doctor", "--json"], environment: environment)
+        struct Report: Decodable {
+            struct Finding: Decodable {
+                let check: String
+                let verdict: String
+                let finding: String
+            }
+
+            let findings: [Finding]
+        }
+        let report = try JSONDecoder().decode(Report.self, from: Data(run.stdout.utf8))
+        let tray = try #require(report.findings.first { $0.check == "tray" }, "\(run.stdout)")
+        #expect(tray.verdict == "ok")
+        #expect(tray.finding.hasPrefix("a tray host is present: org.kde.StatusNotifierWatcher is owned by \(program) (:1."), "\(tray.finding)")
+    }
+}
