@@ -80,6 +80,8 @@ let package = Package(
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
         .executableTarget(name: "gbnotify-bench", dependencies: ["Curl", "DBus", "PushCore", "TestSupport", "Threads"], path: "Benchmarks/InProcess"),
+        // What the tray item costs in memory, on against off (Benchmarks/README.md).
+        .executableTarget(name: "gbnotify-tray-bench", dependencies: ["DBus", "Logging", "PushCore", "Tray"], path: "Benchmarks/Tray"),
 
         // Starts and scripts the stand-ins (Tests/Standin) for Swift tests, and the rigs they
         // stand on: desktop sessions with real notification servers, a stand-in system bus.

@@ -10,3 +10,4 @@
 static inline void gbn_rsvg_handle_free(RsvgHandle *handle) {
     g_object_unref(handle);
 }
+

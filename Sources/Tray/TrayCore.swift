@@ -42,7 +42,7 @@ actor TrayCore {
         let looks = model.looks
         let pixmapValue = DBusValue.array(
             elementSignature: "(iiay)",
-            pixmaps.map { .struct([.int32(Int32($0.size)), .int32(Int32($0.size)), .array(elementSignature: "y", $0.argb.map(DBusValue.byte))]) })
+            pixmaps.map { .struct([.int32(Int32($0.size)), .int32(Int32($0.size)), .bytes($0.argb)]) })
         // Hosts draw IconName when they find it in a theme and ignore the pixmaps, so the
         // name is given only while there is no count to draw.
         let iconName = pixmaps.isEmpty || looks.countText.isEmpty ? StatusNotifierItem.iconName : ""
