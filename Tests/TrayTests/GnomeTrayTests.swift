@@ -88,3 +88,9 @@ extension GnomeTrayTests {
         try await scenarios.doctorNamesTheHost("gnome-shell")
     }
 }
+
+extension GnomeTrayTests {
+    @Test func theREADMEPicture() async throws {
+        try await scenarios.theREADMEPicture("screenshot-tray-gnome.png", area: ScreenArea(x: 820, y: 0, width: 460, height: 540))
+    }
+}

@@ -54,3 +54,9 @@ extension PlasmaTrayTests {
         try await scenarios.doctorNamesTheHost("kded5")
     }
 }
+
+extension PlasmaTrayTests {
+    @Test func theREADMEPicture() async throws {
+        try await scenarios.theREADMEPicture("screenshot-tray-plasma.png", area: ScreenArea(x: 820, y: 400, width: 460, height: 400))
+    }
+}

@@ -48,3 +48,9 @@ extension XfceTrayTests {
         try await scenarios.doctorNamesTheHost("panel-1-systray")
     }
 }
+
+extension XfceTrayTests {
+    @Test func theREADMEPicture() async throws {
+        try await scenarios.theREADMEPicture("screenshot-tray-xfce.png", area: ScreenArea(x: 0, y: 0, width: 460, height: 320))
+    }
+}
