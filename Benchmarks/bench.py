@@ -1423,7 +1423,7 @@ def write_report(path, lines):
 
 # `wakeup` stops dunst: it stays last.
 SCENARIOS = ("notify", "start", "idle", "tls", "hundred", "baseline_polls", "bursts", "latency", "laptop", "mailnag",
-             "wakeup", "tray")
+             "tray", "wakeup")
 
 
 def main():
