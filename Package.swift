@@ -34,6 +34,9 @@ let package = Package(
         .systemLibrary(name: "CSecret", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // librsvg for the tray icon's SVG, which brings cairo, which draws the count. (Its
+        // headers are found through `headerSearchPaths` in the one target that imports it.)
+        .systemLibrary(name: "CRsvg", providers: [.apt(["librsvg2-dev", "libcairo2-dev"])]),
         // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action, prctl,
         // timerfd, signalfd, thread names.
         .target(name: "CGlibc"),
@@ -81,6 +84,11 @@ let package = Package(
         // The desktop stage: notifications on screen (and taken over after a restart), the
         // launcher badge, and what a click opens.
         .target(name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Spawn", "MainLoop"]),
+        // The tray item (StatusNotifierItem and its dbusmenu) on the daemon's connection: the
+        // unread count on its icon, the inbox in its menu, choices handed out as requests.
+        .target(
+            name: "Tray", dependencies: ["PushCore", "DBus", "Logging", "CRsvg"],
+            swiftSettings: headerSearchPaths("librsvg-2.0")),
         // The terminal on standard input and output: raw mode and back, its size, keys and signals.
         .target(name: "Terminal", dependencies: ["MainLoop"]),
         // gbnotify's terminal view of items and the inbox: layout, keys and state (pure), and the
@@ -104,6 +112,8 @@ let package = Package(
         .executableTarget(
             name: "gbnotify-bench", dependencies: ["Curl", "DBus", "MainLoop", "PushCore", "TerminalView", "TestSupport"],
             path: "Benchmarks/InProcess"),
+        // What the tray item costs in memory, on against off (Benchmarks/README.md).
+        .executableTarget(name: "gbnotify-tray-bench", dependencies: ["DBus", "Logging", "MainLoop", "PushCore", "Tray"], path: "Benchmarks/Tray"),
 
         // Starts and scripts the stand-ins (Tests/Standin) for Swift tests, and the rigs they
         // stand on: desktop sessions with real notification servers, a stand-in system bus.
@@ -137,5 +147,8 @@ let package = Package(
         // The rigs themselves (Tests/TestSupport/Rigs), proven with plain tools: notify-send,
         // gdbus, systemd-inhibit, and subscribers on the bus.
         .testTarget(name: "RigTests", dependencies: ["TestSupport", "DesktopSuites", "DBus"]),
+        // The tray item on a private bus, then on the real tray hosts (Plasma, Xfce's panel,
+        // GNOME Shell with the AppIndicator extension).
+        .testTarget(name: "TrayTests", dependencies: ["Tray", "PushCore", "DBus", "Logging", "TestSupport", "DesktopSuites"]),
     ]
 )

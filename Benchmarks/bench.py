@@ -763,6 +763,17 @@ class Bench:
         self.log(f"start to ready: {median(ready):.1f} ms")
 
     # Idle with 10 accounts: the default interval, and between polls.
+    def tray(self):
+        """The tray item's Private_Dirty, on against off, in one process (gbnotify-tray-bench): the
+        objects exported, the icon rendered, 50 counts drawn and 50 asked for by gdbus as a host."""
+        runs = []
+        for _ in range(self.arguments.repeat):
+            output = subprocess.run(
+                [os.path.join(self.arguments.bin, "gbnotify-tray-bench"), os.path.join(ROOT, "packaging/gbnotify.svg")],
+                check=True, capture_output=True, text=True).stdout
+            runs.append(json.loads(output))
+        self.results["tray"] = runs
+
     def idle(self):
         users = USERS[:10]
         seconds = self.arguments.idle_seconds
@@ -1386,6 +1397,15 @@ def report(results, arguments, command, ca):
         row("The floor under those: the same build doing next to nothing (`gbnotify-bench floor`: session bus "
             "connected, one libcurl transfer over TLS, a little JSON decoded), median of runs",
             memory_cell(median_memory(r["start"]["floor_memory"])))
+    if "tray" in r:
+        t = r["tray"]
+        part = lambda name: median([run[name] for run in t])
+        row(f"The tray item's Private_Dirty, tray off → on (`gbnotify-tray-bench`: one process, the tray started, "
+            f"50 counts drawn, 50 asked for by a host), median of {len(t)} runs; of which the start (librsvg's "
+            f"render) / drawing the counts / answering the host",
+            f"{part('off_kib')} → {part('on_kib')} KiB, +{part('growth_kib')} KiB; "
+            f"+{part('started_kib') - part('off_kib')} / +{part('drawn_kib') - part('started_kib')} / "
+            f"+{part('on_kib') - part('drawn_kib')} KiB", target="at most +256 KiB")
     if "burst" in r:
         cycles = r["burst"]
         cpu = median([c["cpu_ms"] for c in cycles])
@@ -1440,7 +1460,7 @@ def write_report(path, lines):
 
 # `wakeup` stops dunst: it stays last.
 SCENARIOS = ("notify", "layout", "rules", "start", "idle", "tls", "hundred", "baseline_polls", "bursts", "latency", "laptop", "mailnag",
-             "wakeup")
+             "tray", "wakeup")
 
 
 def main():

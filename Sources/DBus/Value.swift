@@ -23,6 +23,10 @@ public enum DBusValue: Sendable, Hashable {
     case signature(String)
     /// `a` + `elementSignature`; every element must have exactly that signature.
     case array(elementSignature: String, [DBusValue])
+    /// An `ay` to send, held and written as its bytes: as `.array("y", ...)` each byte is a
+    /// value of its own, some 30 times the size, which a picture (a tray icon's pixels) makes
+    /// megabytes of. Received, an `ay` is an `.array` as ever.
+    case bytes([UInt8])
     /// `a{KV}`; the key signature must be a basic type. Entries keep their order on the wire.
     case dictionary(keySignature: String, valueSignature: String, [DBusDictEntry])
     case `struct`([DBusValue])
@@ -46,6 +50,7 @@ public enum DBusValue: Sendable, Hashable {
         case .objectPath: "o"
         case .signature: "g"
         case .array(let elementSignature, _): "a" + elementSignature
+        case .bytes: "ay"
         case .dictionary(let keySignature, let valueSignature, _): "a{" + keySignature + valueSignature + "}"
         case .struct(let fields): "(" + fields.map(\.signature).joined() + ")"
         case .variant: "v"

@@ -65,6 +65,16 @@ private struct ValueWriter {
                     try writer.append(element, to: &sub, depth: depth + 1)
                 }
             }
+        case .bytes(let bytes):
+            try appendContainer(CDBUS_TYPE_ARRAY, "y", to: &iter, depth: depth) {
+                (writer: inout ValueWriter, sub: inout DBusMessageIter) throws(DBusError) in
+                try writer.spend(bytes.count)
+                let appended = bytes.withUnsafeBufferPointer { buffer in
+                    var start = buffer.baseAddress
+                    return dbus_message_iter_append_fixed_array(&sub, CDBUS_TYPE_BYTE, &start, Int32(buffer.count))
+                }
+                guard appended != 0 else { throw DBusError.outOfMemory }
+            }
         case .dictionary(let keySignature, let valueSignature, let entries):
             let entrySignature = "{" + keySignature + valueSignature + "}"
             // Validating the whole `a{..}` also checks that the key is a basic type.

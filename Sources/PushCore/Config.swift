@@ -104,6 +104,12 @@ public struct Config: Equatable, Sendable {
     /// The `[rule NAME]` sections with the account sections' and the global sound under them.
     public internal(set) var rules = RuleSet.none
 
+    /// `tray`: the tray item (a StatusNotifierItem with the unread count and the inbox in its
+    /// menu), `auto` (the default: shown while a tray host, a StatusNotifierWatcher, is on the
+    /// bus), `on` (the same, and its absence is logged as a warning) or `off` (none: gbnotifyd
+    /// leaves the tray's names and objects alone).
+    public private(set) var tray = Tray.auto
+
     /// Lines that were accepted but do nothing, or likely not what was meant, each with what to
     /// do instead, for the log.
     public internal(set) var warnings: [String] = []
@@ -117,6 +123,12 @@ public struct Config: Equatable, Sendable {
     public enum OpenWith: String, CaseIterable, Sendable {
         case browser
         case terminal
+    }
+
+    public enum Tray: String, CaseIterable, Sendable {
+        case auto
+        case on
+        case off
     }
 
     /// The levels of syslog and journald that the daemon logs at.
@@ -211,6 +223,7 @@ public struct Config: Equatable, Sendable {
         case allowHTTP = "allow-http"
         case quietHours = "quiet-hours"
         case sound
+        case tray
     }
 
     private mutating func set(_ key: Key, to value: ConfigValue) throws(ConfigError) {
@@ -229,6 +242,7 @@ public struct Config: Equatable, Sendable {
         case .allowHTTP: allowHTTP = try value.boolean()
         case .quietHours: quietHours = try value.quietHours()
         case .sound: sound = try value.sound().name
+        case .tray: tray = try value.choice(Tray.self)
         }
     }
 

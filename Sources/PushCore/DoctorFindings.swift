@@ -70,6 +70,26 @@ extension DoctorFinding {
         return DoctorFinding("dock", .ok, "a dock that shows badges is present (com.canonical.Unity)")
     }
 
+    /// The tray host, as the StatusNotifierWatcher's owner: `host` is its program's name
+    /// (kded5 for Plasma, gnome-shell with the AppIndicator extension, panel-1-systray for the
+    /// Status Tray of Xfce's panel, which runs in a wrapper of its own), nil when
+    /// nothing owns the watcher's name.
+    public static func tray(mode: Config.Tray, host: String?, owner: String?) -> DoctorFinding {
+        if mode == .off {
+            return DoctorFinding("tray", .ok, "off (tray = off): gbnotifyd shows no tray item")
+        }
+        guard let owner else {
+            return DoctorFinding(
+                "tray", .warning,
+                "no tray host (nothing owns org.kde.StatusNotifierWatcher), so the tray item shows nowhere until one starts",
+                fix: """
+                    KDE Plasma's system tray and Xfce's panel (its Status Tray plugin) are tray hosts; on GNOME                     Shell: apt install gnome-shell-extension-appindicator, then enable it in Extensions
+                    """)
+        }
+        let name = host.map { "\($0.displaySafe.truncated(to: 40)) (\(owner))" } ?? owner
+        return DoctorFinding("tray", .ok, "a tray host is present: org.kde.StatusNotifierWatcher is owned by \(name)")
+    }
+
     /// How a click brings the browser to the front. On Wayland a window may take focus only
     /// with an activation token: the OpenURI portal passes one on (and starts the browser
     /// itself); without a portal only a notification server that sends `ActivationToken` with

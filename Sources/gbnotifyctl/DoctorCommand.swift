@@ -14,7 +14,9 @@ struct DoctorCommand: Command {
         usage: "[ACCOUNT] [--json]",
         discussion: """
             Checks, one line each: the session bus; the notification server, and whether it shows
-            actions and body markup; a dock that shows badges (a warning only); the Secret Service,
+            actions and body markup; a dock that shows badges (a warning only); the tray host, the
+            program that owns org.kde.StatusNotifierWatcher (a warning only; none with tray =
+            off); the Secret Service,
             present and unlocked; how a click brings the browser to the front (the OpenURI
             portal, or a note on Wayland without one); systemd-logind and NetworkManager on the
             system bus (notes when missing: gbnotifyd then cannot poll at once after a resume or
@@ -62,6 +64,7 @@ struct DoctorCommand: Command {
         if let desktop {
             findings.append(await desktop.notificationServer())
             findings.append(await desktop.dock())
+            findings.append(await desktop.tray(mode: config.config.tray))
             findings.append(await desktop.focus(wayland: environment["WAYLAND_DISPLAY"] != nil))
         }
         findings.append(await DoctorDesktop.system())

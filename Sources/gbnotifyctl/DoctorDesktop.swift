@@ -1,4 +1,5 @@
 import DBus
+import Foundation
 import PushCore
 
 /// doctor's session-bus checks. Each name is looked up before anything is called on it, and
@@ -28,6 +29,27 @@ struct DoctorDesktop {
     func dock() async -> DoctorFinding {
         // A bus that cannot answer NameHasOwner has failed the session-bus check in all but name.
         .dock(present: (try? await connection.nameHasOwner("com.canonical.Unity")) == true)
+    }
+
+    /// The tray host: who owns the StatusNotifierWatcher, by its program's name. Nothing is
+    /// asked of the watcher itself, so no check starts one.
+    func tray(mode: Config.Tray) async -> DoctorFinding {
+        guard mode != .off else { return .tray(mode: mode, host: nil, owner: nil) }
+        guard let owner = try? await connection.nameOwner("org.kde.StatusNotifierWatcher") else {
+            return .tray(mode: mode, host: nil, owner: nil)
+        }
+        let pid = try? await call(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+            [.string(owner)]
+        ).first?.uint32Value
+        return .tray(mode: mode, host: pid.flatMap(Self.programName), owner: owner)
+    }
+
+    /// What /proc says the process is called (`comm`): kded5, gnome-shell, panel-1-systray.
+    private static func programName(_ pid: UInt32) -> String? {
+        guard let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// Whether a click can go through the OpenURI portal, running or startable.

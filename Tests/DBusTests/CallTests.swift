@@ -33,6 +33,18 @@ struct CallTests {
         await service.connection.close()
     }
 
+    @Test("bytes go out as an ay, and come back as the array of them")
+    func bytesAreSentAsAnArrayOfBytes() async throws {
+        let service = try await EchoService.start()
+        let client = try await connectToTestBus()
+        let bytes = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let reply = try await service.call("EchoVariant", [.variant(.bytes(bytes))], from: client)
+        #expect(reply == [.variant(.array(elementSignature: "y", bytes.map(DBusValue.byte)))])
+        #expect(DBusValue.bytes([]).signature == "ay")
+        await client.close()
+        await service.connection.close()
+    }
+
     @Test("every value type round-trips inside a variant", arguments: EchoService.everyType)
     func everyTypeInAVariant(_ value: DBusValue) async throws {
         let service = try await EchoService.start()

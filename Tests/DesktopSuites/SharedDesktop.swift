@@ -17,6 +17,7 @@ public struct SharedDesktop: SuiteTrait, TestScoping {
     public let server: DesktopSession.Server
     public let activation: DesktopSession.Activation
     public let installed: DesktopData?
+    public let tray: Bool
 
     @TaskLocal static var current: Shared?
 
@@ -59,7 +60,7 @@ public struct SharedDesktop: SuiteTrait, TestScoping {
             try installed.install(directory)
         }
         defer { if let data { try? FileManager.default.removeItem(at: data) } }
-        let suite = Shared(session: try await DesktopSession.start(server, activation: activation, dataDirectory: data?.path))
+        let suite = Shared(session: try await DesktopSession.start(server, activation: activation, dataDirectory: data?.path, tray: tray))
         do {
             try await Self.$current.withValue(suite) { try await function() }
         } catch {
@@ -96,10 +97,12 @@ public struct DesktopData: Sendable {
 extension Trait where Self == SharedDesktop {
     /// The suite runs on one session of `server`, started as `activation` says, with
     /// `installed` in its data directory; with nothing installed it has no data directory at
-    /// all, as a build tree that was never installed.
+    /// all, as a build tree that was never installed. With `tray`, the desktop's tray host runs
+    /// too (`DesktopSession.start(tray:)`).
     public static func desktop(
-        _ server: DesktopSession.Server, activation: DesktopSession.Activation = .none, installing installed: DesktopData? = nil
+        _ server: DesktopSession.Server, activation: DesktopSession.Activation = .none, installing installed: DesktopData? = nil,
+        tray: Bool = false
     ) -> Self {
-        SharedDesktop(server: server, activation: activation, installed: installed)
+        SharedDesktop(server: server, activation: activation, installed: installed, tray: tray)
     }
 }

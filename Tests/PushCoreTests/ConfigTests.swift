@@ -46,6 +46,7 @@ import Testing
         #expect(config.relayKeepaliveSeconds == 45)
         #expect(config.logLevel == .info)
         #expect(config.allowHTTP == false)
+        #expect(config.tray == .auto)
     }
 
     @Test func everyKeyInOneFile() throws {
@@ -65,6 +66,7 @@ import Testing
             relay-keepalive = 30
             log-level = debug
             allow-http = yes
+            tray = off
             """)
         #expect(config.pollIntervalSeconds == 60)
         #expect(config.backoffCapSeconds == 1800)
@@ -80,6 +82,17 @@ import Testing
         #expect(config.relayKeepaliveSeconds == 30)
         #expect(config.logLevel == .debug)
         #expect(config.allowHTTP == true)
+        #expect(config.tray == .off)
+    }
+
+    @Test(arguments: [("auto", Config.Tray.auto), ("on", .on), ("off", .off)])
+    func tray(_ value: String, _ expected: Config.Tray) throws {
+        #expect(try Self.parse("tray = \(value)").tray == expected)
+    }
+
+    @Test func trayTakesOnlyItsThreeWords() {
+        #expect(Self.error(parsing: "tray = always") == #"line 1: tray: "always" is not one of auto, on, off"#)
+        #expect(Self.error(parsing: "tray = yes") == #"line 1: tray: "yes" is not one of auto, on, off"#)
     }
 
     @Test func windowsLineEndingsAreAccepted() throws {
@@ -97,14 +110,14 @@ import Testing
          #"line 3: "poll-interval 30" is not a "key = value" line (or a comment starting with # or ;)"#),
         ("; c\n= 30", #"line 2: the line has no key before "=""#),
         ("# c\n\n# c\n\npol-interval = 30",
-         "line 5: pol-interval: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http, quiet-hours, sound"),
+         "line 5: pol-interval: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http, quiet-hours, sound, tray"),
         ("Poll-Interval = 30",
-         "line 1: Poll-Interval: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http, quiet-hours, sound"),
+         "line 1: Poll-Interval: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http, quiet-hours, sound, tray"),
         ("\(String(repeating: "k", count: 50)) = 1",
-         "line 1: \(String(repeating: "k", count: 39))…: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http, quiet-hours, sound"),
+         "line 1: \(String(repeating: "k", count: 39))…: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http, quiet-hours, sound, tray"),
         // Found by Fuzz/Targets/config.swift: the tab inside an unknown key reached the message.
         ("poll_interval\t&= 30",
-         "line 1: poll_interval &: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http, quiet-hours, sound"),
+         "line 1: poll_interval &: not a known key; the keys are poll-interval, backoff-cap, ca-file, open-with, terminal, terminal-command, relay-url, relay-poll-interval, relay-keepalive, log-level, max-notifications, allow-http, quiet-hours, sound, tray"),
         ("poll-interval = 30\n# c\n\npoll-interval = 60",
          "line 4: poll-interval: set a second time (first on line 1); keep one of the two lines"),
         ("poll-interval = 3\u{1B}[0m0", "line 1: the line contains a control character; write keys and values as plain text"),

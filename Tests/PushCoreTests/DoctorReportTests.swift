@@ -91,6 +91,22 @@ import Testing
         #expect(DoctorFinding.dock(present: false).finding.contains("com.canonical.Unity"))
     }
 
+    @Test func theTrayHostIsNamedAndItsAbsenceIsAWarningOnly() {
+        let present = DoctorFinding.tray(mode: .auto, host: "kded5", owner: ":1.14")
+        #expect(present.verdict == .ok)
+        #expect(present.finding == "a tray host is present: org.kde.StatusNotifierWatcher is owned by kded5 (:1.14)")
+        #expect(DoctorFinding.tray(mode: .on, host: nil, owner: ":1.9").finding.hasSuffix("owned by :1.9"))
+        for mode in [Config.Tray.auto, .on] {
+            let missing = DoctorFinding.tray(mode: mode, host: nil, owner: nil)
+            #expect(missing.verdict == .warning)
+            #expect(missing.fix?.contains("gnome-shell-extension-appindicator") == true)
+        }
+        #expect(DoctorFinding.tray(mode: .off, host: nil, owner: nil).verdict == .ok)
+        #expect(DoctorFinding.tray(mode: .off, host: nil, owner: nil).finding.hasPrefix("off"))
+        // A process name is the owner's own text.
+        #expect(!DoctorFinding.tray(mode: .auto, host: "x\u{1b}[2J", owner: ":1.2").finding.contains("\u{1b}"))
+    }
+
     @Test func withoutAPortalOnlyWaylandGetsANote() {
         #expect(DoctorFinding.focus(portal: true, wayland: true).verdict == .ok)
         #expect(DoctorFinding.focus(portal: false, wayland: false).verdict == .ok)

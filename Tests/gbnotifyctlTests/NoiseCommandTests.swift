@@ -290,20 +290,20 @@ struct NoiseCommandTests {
         let world = try await World.start()
         let utc = ["TZ": "UTC0"]
         let before = Int64(Date().timeIntervalSince1970)
-        let all = try await world.ctl.run(["snooze", "1h"], environment: utc)
+        let all = try await world.ctl.run(["snooze", "1h"], adding: utc)
         #expect(all.status == 0, "\(all.stderr)")
         let until = try #require(try world.record().snoozes.first { $0.account == nil }?.until)
         #expect((before + 3600...Int64(Date().timeIntervalSince1970) + 3600).contains(until))
         #expect(all.stdout == "Snoozed every account until \(Hold.localTime(until, at: until - 3600, zone: Self.utc)).\n" + Self.noDaemon)
         #expect(all.stderr.isEmpty)
 
-        let one = try await world.ctl.run(["snooze", "30m", "--account", world.account], environment: utc)
+        let one = try await world.ctl.run(["snooze", "30m", "--account", world.account], adding: utc)
         #expect(one.status == 0, "\(one.stderr)")
         let own = try #require(try world.record().snoozes.first { $0.account != nil })
         #expect(own.account?.reference == world.account)
         #expect(one.stdout == "Snoozed \(world.account) until \(Hold.localTime(own.until, at: own.until - 1800, zone: Self.utc)).\n" + Self.noDaemon)
 
-        let morning = try await world.ctl.run(["snooze", "until", "7:05", "--account", world.account], environment: utc)
+        let morning = try await world.ctl.run(["snooze", "until", "7:05", "--account", world.account], adding: utc)
         #expect(morning.status == 0, "\(morning.stderr)")
         let next = try #require(try world.record().snoozes.first { $0.account != nil }?.until)
         let now = Int64(Date().timeIntervalSince1970)

@@ -61,3 +61,19 @@ CONF
     wait_for_bus_name org.gbnotify.test.GnomeShell gnome-shell 180
     wait_for_bus_name org.freedesktop.Notifications gnome-shell 180
 }
+
+# --tray: Debian's AppIndicator extension (gnome-shell-extension-appindicator), which owns
+# org.kde.StatusNotifierWatcher inside gnome-shell and puts each item in the top bar.
+appindicator_extension=ubuntu-appindicators@ubuntu.com
+tray_tools=()
+
+prepare_tray() {
+    [[ -d /usr/share/gnome-shell/extensions/$appindicator_extension ]] ||
+        die "no $appindicator_extension (apt install gnome-shell-extension-appindicator)"
+    sed -i "s/^enabled-extensions=.*/enabled-extensions=['$gnome_extension', '$appindicator_extension']/" \
+        "$XDG_CONFIG_HOME/glib-2.0/settings/keyfile"
+}
+
+start_tray() {
+    wait_for_bus_name org.kde.StatusNotifierWatcher gnome-shell 180
+}

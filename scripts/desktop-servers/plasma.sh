@@ -54,3 +54,15 @@ start_server() {
     [[ $(plasma_probe '{"seq":0,"op":"ping"}' 2>>"$session_root/logs/plasmashell.log") == '{"seq":0}' ]] ||
         fail_start plasmashell "has a probe applet that does not answer"
 }
+
+# --tray: Plasma's system tray is in the default panel, and the StatusNotifierWatcher it
+# registers with is kded5's (started by plasmashell).
+tray_tools=()
+
+prepare_tray() {
+    :
+}
+
+start_tray() {
+    wait_for_bus_name org.kde.StatusNotifierWatcher plasmashell 180
+}

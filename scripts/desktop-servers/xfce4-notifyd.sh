@@ -18,3 +18,43 @@ start_server() {
     service_pids+=("$!")
     wait_for_bus_name org.freedesktop.Notifications xfce4-notifyd
 }
+
+# --tray: Xfce's panel (xfce4-panel 4.18) along the top of the display with one plugin, the
+# Status Tray (systray), which is the StatusNotifierWatcher and shows each item. The panel's
+# settings are written before xfconfd starts, so it starts as configured, without its
+# first-start dialog.
+tray_tools=(xfce4-panel)
+
+prepare_tray() {
+    local channel=$XDG_CONFIG_HOME/xfce4/xfconf/xfce-perchannel-xml
+    mkdir -p "$channel"
+    cat >"$channel/xfce4-panel.xml" <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<channel name="xfce4-panel" version="1.0">
+  <property name="configver" type="int" value="2"/>
+  <property name="panels" type="array">
+    <value type="int" value="1"/>
+    <property name="panel-1" type="empty">
+      <property name="position" type="string" value="p=6;x=0;y=0"/>
+      <property name="length" type="uint" value="100"/>
+      <property name="position-locked" type="bool" value="true"/>
+      <property name="size" type="uint" value="32"/>
+      <property name="plugin-ids" type="array">
+        <value type="int" value="1"/>
+      </property>
+    </property>
+  </property>
+  <property name="plugins" type="empty">
+    <property name="plugin-1" type="string" value="systray">
+      <property name="square-icons" type="bool" value="true"/>
+    </property>
+  </property>
+</channel>
+XML
+}
+
+start_tray() {
+    xfce4-panel </dev/null >>"$session_root/logs/xfce4-panel.log" 2>&1 &
+    service_pids+=("$!")
+    wait_for_bus_name org.kde.StatusNotifierWatcher xfce4-panel 180
+}

@@ -98,13 +98,16 @@ public final class DesktopSession: Sendable {
     ///     (gbnotify.desktop, for Plasma's badge and the `desktop-entry` hint).
     ///   - environment: what desktop-session and so the server start with (PATH matters to
     ///     GNOME's `desktop-entry` lookup).
+    ///   - tray: the desktop's tray host too (`desktop-session --tray`): GNOME Shell's
+    ///     AppIndicator extension, Xfce's panel beside xfce4-notifyd; Plasma has its own anyway.
     public static func start(
         _ server: Server, activation: Activation = .none, keyring: PrivateSession.Keyring = .gnome,
-        dataDirectory: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        dataDirectory: String? = nil, tray: Bool = false, environment: [String: String] = ProcessInfo.processInfo.environment,
         readyTimeout: Duration = .seconds(400)
     ) async throws -> DesktopSession {
         precondition(activation == .none || server.serviceFile != nil, "\(server) cannot be started by the bus")
         var argv = [script, "--server", server.rawValue, "--activation", activation.rawValue, "--keyring=\(keyring.rawValue)"]
+        if tray { argv.append("--tray") }
         if let dataDirectory { argv += ["--data-dir", dataDirectory] }
         // The command prints what the test needs, then waits for the lifeline to close.
         argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "${WAYLAND_DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec cat >/dev/null"#]

@@ -1,0 +1,82 @@
+/// What the tray item shows, handed over whole by the desktop stage: every account's unread
+/// count and its newest unread notices, and whether notifications are snoozed.
+public struct TrayState: Sendable, Equatable {
+    public struct Shelf: Sendable, Equatable {
+        public var account: Account
+        public var unread: UnreadCount
+        /// Newest first, each inbox id once; the menu lists the first `TrayMenu.noticesPerAccount`.
+        public var newest: [InboxItem]
+
+        public init(account: Account, unread: UnreadCount, newest: [InboxItem]) {
+            self.account = account
+            self.unread = unread
+            self.newest = newest
+        }
+    }
+
+    /// In the order the menu lists them.
+    public var shelves: [Shelf]
+    /// Notifications are held: the menu's "Resume notifications" is enabled.
+    public var isSnoozed: Bool
+
+    public init(shelves: [Shelf] = [], isSnoozed: Bool = false) {
+        self.shelves = shelves
+        self.isSnoozed = isSnoozed
+    }
+
+    /// Every account's unread count added up (saturating, as the badge's).
+    public var total: Int {
+        var tally = UnreadTally()
+        for shelf in shelves { tally.set(shelf.unread.badgeCount, for: shelf.account) }
+        return tally.total
+    }
+
+    /// Some account's count is only a floor ("50+").
+    public var isAtLeast: Bool {
+        shelves.contains { $0.unread.isAtLeast && $0.unread.badgeCount > 0 }
+    }
+}
+
+/// The tray's state kept from what the desktop stage already hears, the same `AccountUpdate`s
+/// its notifications come from: new rows join their account's shelf, rows read anywhere
+/// leave it, and the latest unread count replaces the last one. Rows the daemon never saw as
+/// rows (what a start sums up as "27 unread") are counted, not listed.
+public struct TrayInbox: Sendable, Equatable {
+    /// Rows kept per account: more than the menu lists, so that reading some elsewhere still
+    /// leaves the next ones to list, and bounded, whatever an inbox holds.
+    public static let keptPerAccount = 50
+
+    public private(set) var state = TrayState()
+
+    public init() {}
+
+    public mutating func take(_ update: AccountUpdate) {
+        let rows = update.notices.compactMap { notice -> InboxItem? in
+            if case .item(let row) = notice { row } else { nil }
+        }
+        let index = state.shelves.firstIndex { $0.account == update.account }
+        let held = index.map { state.shelves[$0].newest } ?? []
+        var byID: [Int64: InboxItem] = [:]
+        for row in held + rows where !update.read.contains(row.id) {
+            byID[row.id] = row
+        }
+        // Nothing unread means nothing to list, whatever the rows said.
+        let newest = update.unread.badgeCount == 0
+            ? [] : Array(byID.values.sorted { $0.id > $1.id }.prefix(Self.keptPerAccount))
+        let shelf = TrayState.Shelf(account: update.account, unread: update.unread, newest: newest)
+        if let index {
+            state.shelves[index] = shelf
+        } else {
+            state.shelves.append(shelf)
+        }
+    }
+
+    /// The accounts polled now: the others' shelves go.
+    public mutating func keep(only accounts: [Account]) {
+        state.shelves.removeAll { !accounts.contains($0.account) }
+    }
+
+    public mutating func setSnoozed(_ isSnoozed: Bool) {
+        state.isSnoozed = isSnoozed
+    }
+}

@@ -1,0 +1,162 @@
+import DBus
+import Logging
+import PushCore
+
+/// The tray's one owner of state: the model, the drawn icon, and the host's activation token.
+/// Both exported objects' handlers and `Tray.show` go through it, one at a time; it sends the
+/// item's signals itself and hands requests on to the stream.
+actor TrayCore {
+    private let connection: DBusConnection
+    private let icon: TrayIcon?
+    private let iconThemePath: String
+    private let requests: AsyncStream<TrayRequest>.Continuation
+    private let logger: Logger
+    private var model = TrayModel()
+    /// The icon for the current count, drawn when the count changes.
+    private var pixmaps: [TrayIcon.Pixmap] = []
+    /// From `ProvideXdgActivationToken`, for the next request that opens something.
+    private var activationToken: String?
+
+    init(
+        connection: DBusConnection, icon: TrayIcon?, iconThemePath: String,
+        requests: AsyncStream<TrayRequest>.Continuation, logger: Logger
+    ) {
+        self.connection = connection
+        self.icon = icon
+        self.iconThemePath = iconThemePath
+        self.requests = requests
+        self.logger = logger
+    }
+
+    // MARK: - From the daemon
+
+    func show(_ state: TrayState) {
+        let changes = model.show(state)
+        if changes.contains(.icon) { drawIcon() }
+        send(changes)
+    }
+
+    // MARK: - The item's properties
+
+    var itemProperties: [String: DBusValue] {
+        let looks = model.looks
+        let pixmapValue = DBusValue.array(
+            elementSignature: "(iiay)",
+            pixmaps.map { .struct([.int32(Int32($0.size)), .int32(Int32($0.size)), .bytes($0.argb)]) })
+        // Hosts draw IconName when they find it in a theme and ignore the pixmaps, so the
+        // name is given only while there is no count to draw.
+        let iconName = pixmaps.isEmpty || looks.countText.isEmpty ? StatusNotifierItem.iconName : ""
+        return [
+            "Id": .string(StatusNotifierItem.id),
+            "Category": .string("Communications"),
+            "Title": .string(looks.title),
+            "Status": .string(looks.status.rawValue),
+            "WindowId": .int32(0),
+            "IconThemePath": .string(iconThemePath),
+            "IconName": .string(iconName),
+            "IconPixmap": pixmapValue,
+            "AttentionIconName": .string(iconName),
+            "AttentionIconPixmap": pixmapValue,
+            "OverlayIconName": .string(""),
+            "OverlayIconPixmap": .array(elementSignature: "(iiay)", []),
+            "AttentionMovieName": .string(""),
+            "ToolTip": .struct([
+                .string(StatusNotifierItem.iconName), .array(elementSignature: "(iiay)", []), .string(looks.title),
+                .string(looks.toolTipBody),
+            ]),
+            "ItemIsMenu": .bool(false),
+            "Menu": .objectPath(DBusMenu.path),
+        ]
+    }
+
+    // MARK: - What the host does
+
+    func activated() {
+        requests.yield(.openInbox(activationToken: takeToken()))
+    }
+
+    func provide(activationToken token: String) {
+        // Bounded: a token is a short string, and a peer may send anything.
+        activationToken = token.utf8.count <= 4096 ? token : nil
+    }
+
+    /// The menu built anew from the state, for `GetLayout`.
+    func layout() -> TrayMenu {
+        model.layout()
+    }
+
+    /// The menu the host was given last, for questions about its items.
+    func shownLayout() -> TrayMenu {
+        model.lastLayout ?? model.layout()
+    }
+
+    /// `AboutToShow` (or one id of `AboutToShowGroup`): true when the host's copy of the menu
+    /// is older than what it would show. `opening` says the host opens the root menu now.
+    ///
+    /// Hosts say that they open the menu in different ways: libdbusmenu-qt (Plasma) and the
+    /// AppIndicator extension (GNOME) send the root's `opened` event, libdbusmenu-gtk (Xfce's
+    /// panel) only `AboutToShowGroup([0])`. A lone `AboutToShow(0)` says nothing: the extension
+    /// sends one as soon as it sets the menu up, long before anyone opens it.
+    func aboutToShow(_ id: Int32, opening: Bool = false) -> Bool {
+        if opening, id == 0 { send(model.menuOpened()) }
+        return model.lastLayout?.revision != model.revision
+    }
+
+    /// One `Event`: true when the id is an item of the menu the host was given.
+    @discardableResult
+    func event(_ id: Int32, _ name: String) -> Bool {
+        switch name {
+        case "clicked":
+            guard let item = model.lastLayout?.item(id: id) else { return false }
+            guard item.isEnabled, let action = item.action else { return true }
+            requests.yield(action.request(activationToken: takeToken()))
+        case "opened" where id == 0:
+            send(model.menuOpened())
+        default:
+            break
+        }
+        return id == 0 || model.lastLayout?.item(id: id) != nil
+    }
+
+    // MARK: - Internals
+
+    private func takeToken() -> String? {
+        defer { activationToken = nil }
+        return activationToken
+    }
+
+    private func drawIcon() {
+        guard let icon else { return }
+        do {
+            pixmaps = try icon.pixmaps(count: model.looks.countText)
+        } catch {
+            pixmaps = []
+            logger.warning("the tray shows its icon without the count: \(error)")
+        }
+    }
+
+    private func send(_ changes: TrayModel.Changes) {
+        var signals: [(path: String, interface: String, member: String, arguments: [DBusValue])] = []
+        let item = StatusNotifierItem.self
+        if changes.contains(.title) { signals.append((item.path, item.interface, "NewTitle", [])) }
+        if changes.contains(.toolTip) { signals.append((item.path, item.interface, "NewToolTip", [])) }
+        if changes.contains(.icon) {
+            signals.append((item.path, item.interface, "NewIcon", []))
+            signals.append((item.path, item.interface, "NewAttentionIcon", []))
+        }
+        if changes.contains(.status) {
+            signals.append((item.path, item.interface, "NewStatus", [.string(model.looks.status.rawValue)]))
+        }
+        if changes.contains(.layout) {
+            signals.append((DBusMenu.path, DBusMenu.interface, "LayoutUpdated", [.uint32(model.revision), .int32(0)]))
+        }
+        for signal in signals {
+            do {
+                try connection.emitSignal(
+                    path: signal.path, interface: signal.interface, member: signal.member, arguments: signal.arguments)
+            } catch {
+                logger.warning("cannot send the tray's \(signal.member): \(error)")
+            }
+        }
+    }
+}
