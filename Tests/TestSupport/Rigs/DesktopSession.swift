@@ -7,9 +7,9 @@ import Glibc
 /// notification-daemon or xfce4-notifyd, started by `scripts/desktop-session --server NAME` as
 /// a child of the test process (see `README.md` beside this file).
 ///
-/// Nothing outlives the test process: the session's command holds a lifeline pipe from this
-/// process, and `scripts/desktop-session` stops everything once it closes (`stop()`, `deinit`,
-/// or the kernel when this process dies in any way). The shells' own views and clicks are in
+/// Nothing outlives the test process: `scripts/desktop-session --lifeline` holds a lifeline pipe
+/// from this process and stops everything once it closes (`stop()`, `deinit`, or the kernel when
+/// this process dies in any way; see `LifelineProcess`). The shells' own views and clicks are in
 /// `GnomeShell`, `PlasmaShell` and `OnScreen`.
 public final class DesktopSession: Sendable {
     public enum Server: String, Sendable, CaseIterable {
@@ -62,10 +62,10 @@ public final class DesktopSession: Sendable {
         _ server: Server, keyring: PrivateSession.Keyring = .gnome, dataDirectory: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment, readyTimeout: Duration = .seconds(400)
     ) async throws -> DesktopSession {
-        var argv = [script, "--server", server.rawValue, "--keyring=\(keyring.rawValue)"]
+        var argv = [script, "--lifeline", "--server", server.rawValue, "--keyring=\(keyring.rawValue)"]
         if let dataDirectory { argv += ["--data-dir", dataDirectory] }
-        // The command prints what the test needs, then waits for the lifeline to close.
-        argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec cat >/dev/null"#]
+        // The command prints what the test needs, then waits for the session to end with the lifeline.
+        argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec sleep infinity"#]
         let command = argv
         let start: @Sendable () async throws -> DesktopSession = {
             try await offCooperativePool {
