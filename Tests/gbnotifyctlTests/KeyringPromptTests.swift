@@ -16,21 +16,23 @@ struct KeyringPromptTests {
             try await SecretTool.store(instance: "https://waited.example", user: "patient", token: "gb_waitedforthirtyseconds")
             try await SecretServiceControl.lockKeePassXC()
 
-            let started = ContinuousClock.now
-            let list = try Ctl().start(["account", "list"])
-            // The 25 s to outlast are GDBus's own timer inside gbnotifyctl, which only real time
-            // moves: the user takes half a minute of it to type the password.
-            let outcome = try await SecretServiceControl.answer(
+            let (saidAfter, outcome) = try await SecretServiceControl.answer(
                 .keepassxcUnlock, within: .seconds(30) + SecretServiceControl.dialogLimit,
                 by: {
-                    let saidAfter = try await Self.waitForStderr(of: list, containing: Self.waitingLine, from: started)
-                    #expect(saidAfter < .seconds(2), "the waiting line came after \(saidAfter)")
-                    try await Task.sleep(until: started + .seconds(30))
+                    // The user takes half a minute to type the password. The 25 s to outlast are
+                    // GDBus's own timer inside gbnotifyctl, which only real time moves.
+                    try await Task.sleep(for: .seconds(30))
                     try await SecretServiceControl.focus(.keepassxcUnlock)
                     try await SecretServiceControl.type(SecretServiceControl.password)
                     try await SecretServiceControl.press("Return")
                 },
-                during: { await list.finish() })
+                during: {
+                    let started = ContinuousClock.now
+                    let list = try Ctl().start(["account", "list"])
+                    let saidAfter = try await Self.waitForStderr(of: list, containing: Self.waitingLine, from: started)
+                    return (saidAfter, await list.finish())
+                })
+            #expect(saidAfter < .seconds(2), "the waiting line came after \(saidAfter)")
             #expect(outcome.status == 0, "\(outcome.stderr)")
             #expect(outcome.stdout.hasPrefix("patient@waited.example\thttps://waited.example\t"), "\(outcome.stdout)")
             let lines = outcome.stderr.split(separator: "\n")
