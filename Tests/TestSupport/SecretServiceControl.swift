@@ -198,8 +198,24 @@ public enum SecretServiceControl {
             let why = error is TimedOut ? "not done within \(limit)" : Task.isCancelled ? "cancelled" : "\(error)"
             // Not cancelled with the caller, so that a test at its time limit still says this.
             let windows = await Task { await screen() }.value
-            throw Failure(description: "\(dialog): \(why), \(step.current.describe(dialog)); on screen:\n\(windows)")
+            throw Failure(description: """
+                \(dialog): \(why), \(step.current.describe(dialog)); on screen:
+                \(windows)
+                the end of the Secret Service's log:
+                \(secretServiceLog)
+                """)
         }
+    }
+
+    /// The last lines of the session's Secret Service's log (`scripts/desktop-session` keeps it
+    /// in the session's logs/).
+    private static var secretServiceLog: String {
+        let environment = ProcessInfo.processInfo.environment
+        let names = ["gnome": "gnome-keyring-daemon", "keepassxc": "keepassxc", "keepassxc-confirm": "keepassxc", "kwallet": "kwalletd5"]
+        guard let session = environment["PRIVATE_DESKTOP_SESSION"], let name = environment["PRIVATE_DESKTOP_KEYRING"].flatMap({ names[$0] }),
+              let log = try? String(contentsOfFile: "\(session)/logs/\(name).log", encoding: .utf8)
+        else { return "(none)" }
+        return log.split(separator: "\n", omittingEmptySubsequences: false).suffix(30).joined(separator: "\n")
     }
 
     /// The process that owns `org.freedesktop.secrets` on the session bus: the dialogs are its
