@@ -80,8 +80,10 @@ struct LockedKeyringTests {
             let unlocked = try await SecretServiceControl.answer(dialog, by: {
                 try await SecretServiceControl.type(SecretServiceControl.password)
                 try await SecretServiceControl.press("Return")
-            }, during: { await outcome { try await keyring.token(for: account) } })
-            #expect(try unlocked.get() == token)
+            }, during: { await outcome { try await keyring.list() } })
+            let listing = try unlocked.get()
+            #expect(listing.accounts.first { $0.account == account }?.token == token,
+                    "accounts \(listing.accounts.map(\.account)), skipped \(listing.skipped)")
         }
     }
 
