@@ -64,7 +64,8 @@ struct SecretServiceCalls {
 
     private enum Reading {
         case items([KeyringItem])
-        /// The service answered, but not with the items: locked, or access refused.
+        /// The service answered, but not with the items: locked, access refused, or secrets
+        /// this session cannot read.
         case unreadable(KeyringError)
     }
 
@@ -100,7 +101,7 @@ struct SecretServiceCalls {
                 return .unreadable(stillLocked ? .locked : .accessRefused)
             }
         }
-        return .items(try read(unlocked))
+        return try read(unlocked)
     }
 
     /// The object paths of the unlocked and the locked items of `schema`.
@@ -124,10 +125,11 @@ struct SecretServiceCalls {
         }
     }
 
-    /// The items' secrets, labels, attributes and modification times. An item the service gives
-    /// no secret or no properties for went away after the search: it is left out.
-    private func read(_ paths: [String]) throws(GLibError) -> [KeyringItem] {
-        guard !paths.isEmpty else { return [] }
+    /// The items' secrets, labels, attributes and modification times. An item the service has
+    /// no object for any more went away after the search: it is left out. One that is there
+    /// but came without its secret is unreadable in this session (`failed`, for a new one).
+    private func read(_ paths: [String]) throws(GLibError) -> Reading {
+        guard !paths.isEmpty else { return .items([]) }
         let secrets = try waits.during(.answer) { () throws(GLibError) in
             try Self.withPaths(paths) { paths throws(GLibError) in
                 try GLibBridge.call { error in
@@ -136,9 +138,15 @@ struct SecretServiceCalls {
             }
         }
         defer { if let secrets { g_hash_table_unref(secrets) } }
-        guard let secrets else { return [] }
-        let loads = try ItemLoads(paths.filter { g_hash_table_lookup(secrets, $0) != nil }, of: service, cancellable: cancellation.cancellable)
-        return paths.compactMap { path -> KeyringItem? in
+        guard let secrets else { return .items([]) }
+        let loads = try ItemLoads(paths, of: service, cancellable: cancellation.cancellable)
+        // libsecret drops, without a word, a secret it cannot decrypt with the session's key, and
+        // kwalletd5 5.103 derives another key than libsecret whenever their shared secret starts
+        // with a zero byte (about one session in 200): every secret of such a session is lost.
+        if paths.contains(where: { loads.items[$0] != nil && g_hash_table_lookup(secrets, $0) == nil }) {
+            return .unreadable(.failed("the keyring's secrets could not be decrypted in this session"))
+        }
+        return .items(paths.compactMap { path -> KeyringItem? in
             guard let value = g_hash_table_lookup(secrets, path), let item = loads.items[path] else { return nil }
             var length = 0
             let bytes = secret_value_get(OpaquePointer(value), &length)
@@ -147,7 +155,7 @@ struct SecretServiceCalls {
                 attributes: secret_item_get_attributes(item).map(GLibBridge.takeAttributes) ?? [:],
                 modified: UInt64(secret_item_get_modified(item)),
                 secret: bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? "")
-        }
+        })
     }
 
     /// The object paths of the collections that are locked now, each asked afresh: a proxy
