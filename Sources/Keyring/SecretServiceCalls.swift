@@ -76,7 +76,8 @@ struct SecretServiceCalls {
 
     private enum Reading {
         case items([KeyringItem])
-        /// The service answered, but not with the items: locked, or access refused.
+        /// The service answered, but not with the items: locked, access refused, or secrets
+        /// this session cannot read.
         case unreadable(KeyringError)
     }
 
@@ -115,7 +116,7 @@ struct SecretServiceCalls {
                 return .unreadable(stillLocked ? .locked : .accessRefused)
             }
         }
-        return .items(try await read(unlocked, readsSecret: readsSecret))
+        return try await read(unlocked, readsSecret: readsSecret)
     }
 
     /// The object paths of the unlocked and the locked items of `schema` with the `matching`
@@ -145,10 +146,11 @@ struct SecretServiceCalls {
 
     /// The items' labels, attributes and modification times, and the secrets of those that
     /// `readsSecret` picks by them: the properties come first, so the service hands over no
-    /// secret that is not wanted. An item the service gives no properties for, or no secret when
-    /// one was asked for, went away after the search: it is left out.
-    private func read(_ paths: [String], readsSecret: (KeyringItem) -> Bool) async throws(GLibError) -> [KeyringItem] {
-        guard !paths.isEmpty else { return [] }
+    /// secret that is not wanted. An item the service has no object for any more went away
+    /// after the search: it is left out. One that is there but came without the secret asked
+    /// for is unreadable in this session (`failed`, for a new one).
+    private func read(_ paths: [String], readsSecret: (KeyringItem) -> Bool) async throws(GLibError) -> Reading {
+        guard !paths.isEmpty else { return .items([]) }
         let loads = try await ItemLoads(paths, of: service, cancellable: cancellation.cancellable)
         let found = paths.compactMap { path -> KeyringItem? in
             guard let item = loads.items[path] else { return nil }
@@ -158,7 +160,7 @@ struct SecretServiceCalls {
                 modified: UInt64(secret_item_get_modified(item)), secret: "")
         }
         let wanted = Set(found.filter(readsSecret).map(\.path))
-        guard !wanted.isEmpty else { return found }
+        guard !wanted.isEmpty else { return .items(found) }
         let secrets = try await waits.during(.answer) { () async throws(GLibError) in
             let array = PathArray(paths.filter(wanted.contains))
             return try await GLibBridge.await { callback, data in
@@ -168,13 +170,18 @@ struct SecretServiceCalls {
             }
         }
         defer { if let secrets { g_hash_table_unref(secrets) } }
-        return found.compactMap { item -> KeyringItem? in
-            guard wanted.contains(item.path) else { return item }
-            guard let secrets, let value = g_hash_table_lookup(secrets, item.path) else { return nil }
+        // libsecret drops, without a word, a secret it cannot decrypt with the session's key, and
+        // kwalletd5 5.103 derives another key than libsecret whenever their shared secret starts
+        // with a zero byte (about one session in 200): every secret of such a session is lost.
+        guard let secrets, wanted.allSatisfy({ g_hash_table_lookup(secrets, $0) != nil }) else {
+            return .unreadable(.failed("the keyring's secrets could not be decrypted in this session"))
+        }
+        return .items(found.map { item -> KeyringItem in
+            guard wanted.contains(item.path), let value = g_hash_table_lookup(secrets, item.path) else { return item }
             var length = 0
             let bytes = secret_value_get(OpaquePointer(value), &length)
             return item.with(secret: bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? "")
-        }
+        })
     }
 
     /// The object paths of the collections that are locked now, each asked afresh: a proxy

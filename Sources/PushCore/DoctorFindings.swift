@@ -83,7 +83,7 @@ extension DoctorFinding {
                 "tray", .warning,
                 "no tray host (nothing owns org.kde.StatusNotifierWatcher), so the tray item shows nowhere until one starts",
                 fix: """
-                    KDE Plasma's system tray and Xfce's panel (its Status Tray plugin) are tray hosts; on GNOME                     Shell: apt install gnome-shell-extension-appindicator, then enable it in Extensions
+                    KDE Plasma's system tray and Xfce's panel (its Status Tray plugin) are tray hosts; on GNOME Shell: apt install gnome-shell-extension-appindicator, then enable it in Extensions
                     """)
         }
         let name = host.map { "\($0.displaySafe.truncated(to: 40)) (\(owner))" } ?? owner

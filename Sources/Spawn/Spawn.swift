@@ -27,10 +27,11 @@ public enum Spawn {
     }
 
     /// Starts `argv` (looked up in `PATH`) and returns its pid; `environment` nil passes the
-    /// caller's own.
+    /// caller's own. With `ownProcessGroup`, the child leads a new process group (its id the
+    /// child's pid), which what it starts joins, so that all of it can be signalled at once.
     public static func start(
         _ argv: [String], environment: [String: String]?,
-        stdin: Stream, stdout: Stream, stderr: Stream
+        stdin: Stream, stdout: Stream, stderr: Stream, ownProcessGroup: Bool = false
     ) throws(Failure) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -57,7 +58,12 @@ public enum Spawn {
         sigfillset(&allSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if ownProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let arguments = argv.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }

@@ -41,7 +41,7 @@ import Testing
 
             let readiness = try NotifySocket(path: home.notifySocket)
             let daemon = try RunningDaemon(environment: home.environment)
-            try await SecretServiceControl.focusWindow(titled: "Unlock Database")
+            try await SecretServiceControl.focus(.keepassxcUnlock)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Waiting for the keyring")
             try await daemon.waitForLine(containing: "waiting for the keyring: waiting for the keyring to be unlocked")
             let waiting = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))

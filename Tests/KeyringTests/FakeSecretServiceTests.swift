@@ -25,6 +25,19 @@ struct FakeSecretServiceTests {
         }
     }
 
+    /// libsecret drops a secret it cannot decode without a word (kwalletd5's, in about one
+    /// session in 200, see `SecretServiceCalls`): such a session is not a keyring without
+    /// accounts, and the listing is read again in a new one.
+    @Test func secretsTheSessionCannotDecodeAreReadAgainInANewSession() async throws {
+        try await PrivateSession.run(keyring: .none) {
+            let service = try await FakeSecretService.start(undecodableSecretsInFirstSession: true)
+            let listing = try await Keyring().list()
+
+            #expect(listing.accounts.map(\.token.secret) == [FakeSecretService.storedSecret])
+            #expect(service.seen.sessions == [FakeSecretService.session, FakeSecretService.secondSession])
+        }
+    }
+
     @Test func storeCreatesTheDefaultCollectionThroughItsPrompt() async throws {
         try await PrivateSession.run(keyring: .none) {
             let service = try await FakeSecretService.start()
@@ -62,6 +75,8 @@ final class FakeSecretService: Sendable {
     /// Where `CreateItem` with no collection named goes: the object the default alias names.
     static let defaultAlias = "\(root)/aliases/default"
     static let session = "\(root)/session/plain1"
+    /// The session a keyring that dropped the first one opens next.
+    static let secondSession = "\(root)/session/plain2"
     static let unlockPrompt = "\(root)/prompt/unlock"
     static let createPrompt = "\(root)/prompt/create"
     static let storedSecret = "gb_fromthefakeservice"
@@ -78,21 +93,28 @@ final class FakeSecretService: Sendable {
         var algorithms: [String] = []
         var prompts: [String] = []
         var created: [Created] = []
+        /// The plain sessions opened, in order.
+        var sessions: [String] = []
         var itemUnlocked = false
         var collectionExists = false
     }
 
     let connection: DBusConnection
+    private let undecodableSecretsInFirstSession: Bool
     private let state = Mutex(Seen())
 
     var seen: Seen { state.withLock { $0 } }
 
-    private init(connection: DBusConnection) {
+    private init(connection: DBusConnection, undecodableSecretsInFirstSession: Bool) {
         self.connection = connection
+        self.undecodableSecretsInFirstSession = undecodableSecretsInFirstSession
     }
 
-    static func start() async throws -> FakeSecretService {
-        let service = FakeSecretService(connection: try await DBusConnection.connect())
+    /// - Parameter undecodableSecretsInFirstSession: the secrets of the first session come with
+    ///   parameters, which a `plain` secret must not have: libsecret cannot decode them.
+    static func start(undecodableSecretsInFirstSession: Bool = false) async throws -> FakeSecretService {
+        let service = FakeSecretService(
+            connection: try await DBusConnection.connect(), undecodableSecretsInFirstSession: undecodableSecretsInFirstSession)
         try await service.exportAll()
         try #require(try await service.connection.requestName("org.freedesktop.secrets"))
         return service
@@ -111,7 +133,11 @@ final class FakeSecretService: Sendable {
                 guard algorithm == "plain" else {
                     throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported", message: "plain only")
                 }
-                return [.variant(.string("")), .objectPath(Self.session)]
+                let session = self.state.withLock { seen in
+                    seen.sessions.append(seen.sessions.isEmpty ? Self.session : Self.secondSession)
+                    return seen.sessions.last!
+                }
+                return [.variant(.string("")), .objectPath(session)]
             },
             DBusMethod("SearchItems", input: "a{ss}", output: "aoao") { _ in
                 let unlocked = self.state.withLock { $0.itemUnlocked }
@@ -122,9 +148,11 @@ final class FakeSecretService: Sendable {
             DBusMethod("Unlock", input: "ao", output: "aoo") { _ in
                 [.array(elementSignature: "o", []), .objectPath(Self.unlockPrompt)]
             },
-            DBusMethod("GetSecrets", input: "aoo", output: "a{o(oayays)}") { _ in
+            DBusMethod("GetSecrets", input: "aoo", output: "a{o(oayays)}") { call in
+                let session = call.arguments[1].objectPathValue ?? ""
+                let undecodable = self.undecodableSecretsInFirstSession && session == Self.session
                 let secret = DBusValue.struct([
-                    .objectPath(Self.session), .array(elementSignature: "y", []),
+                    .objectPath(session), .array(elementSignature: "y", undecodable ? [.byte(1)] : []),
                     .array(elementSignature: "y", Array(Self.storedSecret.utf8).map(DBusValue.byte)),
                     .string("text/plain"),
                 ])
@@ -189,7 +217,9 @@ final class FakeSecretService: Sendable {
                 ])]
             },
         ])
-        try await export(Self.session, "org.freedesktop.Secret.Session", [DBusMethod("Close") { _ in [] }])
+        for session in [Self.session, Self.secondSession] {
+            try await export(session, "org.freedesktop.Secret.Session", [DBusMethod("Close") { _ in [] }])
+        }
     }
 
     /// `Completed`, sent to the caller alone, as gnome-keyring does.

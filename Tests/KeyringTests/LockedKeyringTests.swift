@@ -32,44 +32,58 @@ struct LockedKeyringTests {
     /// when the dialog is closed: that is "locked", not an empty keyring.
     @Test func keepassxcUnlockClosedIsLockedAndUnlockingThroughItsDialogIsFollowed() async throws {
         try await PrivateSession.run(keyring: .keepassxc) {
-            try await expectUnlockThroughDialog(titled: "Unlock Database", lock: SecretServiceControl.lockKeePassXC)
+            try await expectUnlockThroughDialog(.keepassxcUnlock, lock: SecretServiceControl.lockKeePassXC)
         }
     }
 
     /// KWallet asks for the wallet's password in a prompt of its own.
     @Test func kwalletUnlockClosedIsLockedAndUnlockingThroughItsDialogIsFollowed() async throws {
         try await PrivateSession.run(keyring: .kwallet) {
-            try await expectUnlockThroughDialog(titled: "KDE Wallet Service", lock: SecretServiceControl.lockDefaultCollection)
+            try await expectUnlockThroughDialog(.kwalletUnlock, lock: SecretServiceControl.lockDefaultCollection)
         }
     }
 
     /// An account stored by secret-tool is a change; locked with `lock`, a listing waits for
-    /// the unlock dialog titled `title` as long as its caller lets it (`timedOut` after that);
-    /// the dialog closed, it is `locked`; answered, the account is read and the unlock is a change.
-    private func expectUnlockThroughDialog(titled title: String, lock: () async throws -> Void) async throws {
+    /// `dialog` as long as its caller lets it (`timedOut` once the caller's clock says its time is
+    /// up, the dialog still on screen); the dialog closed, it is `locked`; answered, the account
+    /// is read and the unlock is a change. Each step's dialog is its own call's (see
+    /// `SecretServiceControl`).
+    private func expectUnlockThroughDialog(
+        _ dialog: SecretServiceControl.Dialog, lock: () async throws -> Void
+    ) async throws {
         let connection = try await DBusConnection.connect()
         let (account, token) = try await storedBySecretTool("dialogued", on: "https://dialog.example", connection)
         try await lock()
 
-        // The caller decides how long a call may wait for the user: here less than the dialog.
-        let impatient = Keyring(answerWithin: .milliseconds(500))
-        await #expect(throws: KeyringError.timedOut) { try await impatient.list() }
+        // The caller decides how long a call may wait for the user: here its time runs out by
+        // its own clock while the dialog is up.
+        let clock = ManualClock()
+        let impatient = Keyring(answerWithin: .seconds(1), clock: clock)
+        let gaveUp = try await SecretServiceControl.answer(dialog, by: {
+            try await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(1))
+        }, during: { await outcome { try await impatient.list() } })
+        #expect(throws: KeyringError.timedOut) { try gaveUp.get() }
         #expect(KeyringError.timedOut.isWaitingForKeyring)
+        // Neither KeePassXC nor KWallet takes its dialog down when the call gives up on it.
+        try await SecretServiceControl.close(dialog)
 
         let waits = WaitRecorder()
         let keyring = Keyring(reportingWaits: KeyringWaitReport(after: .zero) { waits.add($0) })
-        let closed = Task { try await keyring.list() }
-        try await SecretServiceControl.focusWindow(titled: title)
-        try await SecretServiceControl.press("Escape")
-        await #expect(throws: KeyringError.locked) { try await closed.value }
+        let closed = try await SecretServiceControl.answer(dialog, by: {
+            try await SecretServiceControl.press("Escape")
+        }, during: { await outcome { try await keyring.list() } })
+        #expect(throws: KeyringError.locked) { try closed.get() }
         #expect(waits.seen.contains(.unlock) && !waits.seen.contains(.access))
 
         try await expectChange(on: connection, "an unlock through its dialog") {
-            let unlocked = Task { try await keyring.token(for: account) }
-            try await SecretServiceControl.focusWindow(titled: title)
-            try await SecretServiceControl.type(SecretServiceControl.password)
-            try await SecretServiceControl.press("Return")
-            #expect(try await unlocked.value == token)
+            let unlocked = try await SecretServiceControl.answer(dialog, by: {
+                try await SecretServiceControl.type(SecretServiceControl.password)
+                try await SecretServiceControl.press("Return")
+            }, during: { await outcome { try await keyring.list() } })
+            let listing = try unlocked.get()
+            #expect(listing.accounts.first { $0.account == account }?.token == token,
+                    "accounts \(listing.accounts.map(\.account)), skipped \(listing.skipped)")
         }
     }
 
@@ -98,25 +112,38 @@ struct LockedKeyringTests {
 
             let waits = WaitRecorder()
             let keyring = Keyring(reportingWaits: KeyringWaitReport(after: .zero) { waits.add($0) })
-            let refused = Task { try await keyring.list() }
-            try await SecretServiceControl.focusWindow(titled: "Access Request")
-            try await SecretServiceControl.press("Escape")
-            await #expect(throws: KeyringError.accessRefused) { try await refused.value }
+            let refused = try await SecretServiceControl.answer(.keepassxcAccess, by: {
+                try await SecretServiceControl.press("Escape")
+            }, during: { await outcome { try await keyring.list() } })
+            #expect(throws: KeyringError.accessRefused) { try refused.get() }
             #expect(waits.seen.contains(.access))
             #expect(KeyringError.accessRefused.isWaitingForKeyring)
         }
     }
 
-    /// Subscribes, runs `action`, and waits (within the test's time limit) for a change. The
-    /// subscription starts after everything before it has been answered, so a change from
-    /// earlier steps cannot stand in for one from `action`.
+    /// Subscribes, runs `action`, and waits (at most a minute) for a change. The subscription
+    /// starts after everything before it has been answered, so a change from earlier steps
+    /// cannot stand in for one from `action`.
     private func expectChange(
-        on connection: DBusConnection, _ what: Comment, _ action: () async throws -> Void
+        on connection: DBusConnection, _ what: String, _ action: () async throws -> Void
     ) async throws {
         let changes = try await KeyringChanges.follow(on: connection)
         try await action()
-        var iterator = changes.makeAsyncIterator()
-        #expect(await iterator.next() != nil, what)
+        let changed = try await withDeadline(.seconds(60), "a keyring change: \(what)") {
+            var iterator = changes.makeAsyncIterator()
+            return await iterator.next() != nil
+        }
+        #expect(changed, Comment(rawValue: what))
+    }
+}
+
+/// What a keyring call returned or threw, as a value (for `SecretServiceControl.answer`, where
+/// an error is an answer the test expects).
+private func outcome<Value: Sendable>(_ call: () async throws -> Value) async -> Result<Value, any Error> {
+    do {
+        return .success(try await call())
+    } catch {
+        return .failure(error)
     }
 }
 

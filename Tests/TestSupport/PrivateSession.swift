@@ -7,6 +7,12 @@ import Foundation
 ///
 /// The test's function name must be unique in the test bundle: it is the copy's `--filter`.
 /// A copy that fails, or runs no test, throws `Failure` with everything it printed.
+///
+/// The copy's session outlives neither this process nor the test's time limit: it runs under a
+/// lifeline (`LifelineProcess`, `scripts/desktop-session --lifeline`) in a process group of its
+/// own. When the calling task is cancelled (Swift Testing cancels a test at its time limit) or
+/// this process dies, the session is stopped, and whatever is left of its process group is
+/// killed: no kwalletd5, Xvfb or dbus-daemon of it lives on.
 public enum PrivateSession {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -60,10 +66,10 @@ public enum PrivateSession {
         environment[childVariable] = test
         let copy = [CommandLine.arguments[0], "--testing-library", "swift-testing",
                     "--filter", NSRegularExpression.escapedPattern(for: test)]
-        let child: Program.Outcome
+        let output: String
         if sessionBus {
             let options = ["--keyring=\(keyring.rawValue)"] + (notifications ? [] : ["--no-notifications"])
-            child = try await Program.run([script] + options + ["--"] + copy, environment: environment)
+            output = try await runCopy("the copy of this test", [script, "--lifeline"] + options + ["--"] + copy, environment: environment)
         } else {
             // No bus address, no display to autolaunch one on, and a runtime directory without
             // a `bus` socket: GLib finds no session bus anywhere.
@@ -72,11 +78,7 @@ public enum PrivateSession {
             try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
             defer { try? FileManager.default.removeItem(at: runtime) }
             environment["XDG_RUNTIME_DIR"] = runtime.path
-            child = try await Program.run(copy, environment: environment)
-        }
-        let output = child.stdout + child.stderr
-        guard child.status == 0 else {
-            throw Failure(description: "the copy of this test in its own session failed:\n\(output)")
+            output = try await runCopy("the copy of this test", copy, environment: environment)
         }
         guard output.contains("Test run with 1 test in 1 suite passed") else {
             throw Failure(description: "the copy of this test in its own session ran no test:\n\(output)")
@@ -105,14 +107,33 @@ public enum PrivateSession {
         environment[childVariable] = "suite " + suite
         let copy = [CommandLine.arguments[0], "--testing-library", "swift-testing", "--filter", "\\.\(suite)/"]
         let options = (keyring ? [] : ["--no-keyring"]) + (notifications ? [] : ["--no-notifications"])
-        let child = try await Program.run([script] + options + ["--"] + copy, environment: environment)
-        let output = child.stdout + child.stderr
-        guard child.status == 0 else {
-            throw Failure(description: "\(suite) in its own session failed:\n\(output)")
-        }
+        let output = try await runCopy(suite, [script, "--lifeline"] + options + ["--"] + copy, environment: environment)
         guard let ran = output.firstMatch(of: /Test run with (\d+) tests? in \d+ suites? passed/).flatMap({ Int($0.1) }), ran > 0 else {
             throw Failure(description: "\(suite) in its own session ran no test:\n\(output)")
         }
         return ran
+    }
+
+    /// Runs `argv`, the copy of `what` (in its session), to its end and returns everything it
+    /// printed; throws `Failure` with that when it fails, or when the calling task was cancelled
+    /// and the copy stopped.
+    private static func runCopy(_ what: String, _ argv: [String], environment: [String: String]) async throws -> String {
+        let copy = try LifelineProcess(argv, environment: environment)
+        let status = await copy.finish()
+        let output = copy.output
+        if Task.isCancelled {
+            let failure = Failure(description: """
+                \(what) in its own session was stopped (exit status \(status)): the test running it was \
+                cancelled (at its time limit); it printed:
+                \(output)
+                """)
+            // Swift Testing shows no error thrown by a test it has cancelled: this is printed too.
+            FileHandle.standardError.write(Data("PrivateSession: \(failure)\n".utf8))
+            throw failure
+        }
+        guard status == 0 else {
+            throw Failure(description: "\(what) in its own session failed (exit status \(status)):\n\(output)")
+        }
+        return output
     }
 }

@@ -13,7 +13,8 @@ public final class Program: Sendable {
         public let stderr: String
     }
 
-    public let pid: pid_t
+    public var pid: pid_t { child.pid }
+    private let child: ChildProcess
     private let files: [String]
     private let outcome = Mutex<Outcome?>(nil)
 
@@ -32,21 +33,20 @@ public final class Program: Sendable {
         try Data(stdin.utf8).write(to: URL(fileURLWithPath: input.path))
         let reader = try Subprocess.openFile(input.path, flags: O_RDONLY)
         defer { close(reader) }
-        pid = try Subprocess.spawn(
-            argv, stdin: reader, stdout: output.descriptor, stderr: errors.descriptor, environment: environment)
+        child = ChildProcess(try Subprocess.spawn(
+            argv, stdin: reader, stdout: output.descriptor, stderr: errors.descriptor, environment: environment))
     }
 
     deinit {
         if outcome.withLock({ $0 == nil }) {
-            kill(pid, SIGKILL)
-            let pid = self.pid
-            blockingQueue().async { Subprocess.waitForExit(pid) }
+            child.signal(SIGKILL)
+            Task { [child] in await child.exit() }
         }
         files.forEach { unlink($0) }
     }
 
     public func signal(_ signal: Int32) {
-        kill(pid, signal)
+        child.signal(signal)
     }
 
     /// What the program has written to standard error so far, while it runs.
@@ -55,10 +55,10 @@ public final class Program: Sendable {
     }
 
     /// Waits for the program to end (off Swift's cooperative pool) and reads what it printed.
+    /// Cancelled, the task kills it first: a test at its time limit waits for nobody.
     public func finish() async -> Outcome {
         if let done = outcome.withLock({ $0 }) { return done }
-        let pid = self.pid
-        let status = await offCooperativePool { Subprocess.waitForExit(pid) }
+        let status = await withTaskCancellationHandler { await child.exit() } onCancel: { child.signal(SIGKILL) }
         let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         let done = Outcome(status: status, stdout: read(files[1]), stderr: read(files[2]))
         outcome.withLock { $0 = done }

@@ -12,14 +12,17 @@ public enum Subprocess {
     }
 
     /// Starts `argv` (looked up in `PATH`) with the given descriptors as its stdin, stdout and
-    /// stderr; the caller keeps and closes its own copies.
+    /// stderr; the caller keeps and closes its own copies. With `ownProcessGroup`, it leads a
+    /// process group of its own (see `ChildProcess`).
     public static func spawn(
-        _ argv: [String], stdin: Int32, stdout: Int32, stderr: Int32, environment: [String: String]? = nil
+        _ argv: [String], stdin: Int32, stdout: Int32, stderr: Int32, environment: [String: String]? = nil,
+        ownProcessGroup: Bool = false
     ) throws -> pid_t {
         do {
             return try Spawn.start(
                 argv, environment: environment,
-                stdin: .descriptor(stdin), stdout: .descriptor(stdout), stderr: .descriptor(stderr))
+                stdin: .descriptor(stdin), stdout: .descriptor(stdout), stderr: .descriptor(stderr),
+                ownProcessGroup: ownProcessGroup)
         } catch {
             throw Failure(description: "could not start \(argv[0]): \(error)")
         }

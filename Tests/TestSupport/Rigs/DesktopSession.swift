@@ -8,9 +8,9 @@ import Glibc
 /// lxqt-notificationd or Cinnamon, started by `scripts/desktop-session --server NAME` as a child
 /// of the test process (see `README.md` beside this file).
 ///
-/// Nothing outlives the test process: the session's command holds a lifeline pipe from this
-/// process, and `scripts/desktop-session` stops everything once it closes (`stop()`, `deinit`,
-/// or the kernel when this process dies in any way). The servers' own views and clicks are in
+/// Nothing outlives the test process: `scripts/desktop-session --lifeline` holds a lifeline pipe
+/// from this process and stops everything once it closes (`stop()`, `deinit`, or the kernel when
+/// this process dies in any way; see `LifelineProcess`). The servers' own views and clicks are in
 /// `GnomeShell`, `PlasmaShell`, `Cinnamon`, `Mako` and `OnScreen`.
 public final class DesktopSession: Sendable {
     public enum Server: String, Sendable, CaseIterable {
@@ -106,11 +106,13 @@ public final class DesktopSession: Sendable {
         readyTimeout: Duration = .seconds(400)
     ) async throws -> DesktopSession {
         precondition(activation == .none || server.serviceFile != nil, "\(server) cannot be started by the bus")
-        var argv = [script, "--server", server.rawValue, "--activation", activation.rawValue, "--keyring=\(keyring.rawValue)"]
+        var argv = [
+            script, "--lifeline", "--server", server.rawValue, "--activation", activation.rawValue, "--keyring=\(keyring.rawValue)",
+        ]
         if tray { argv.append("--tray") }
         if let dataDirectory { argv += ["--data-dir", dataDirectory] }
-        // The command prints what the test needs, then waits for the lifeline to close.
-        argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "${WAYLAND_DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec cat >/dev/null"#]
+        // The command prints what the test needs, then waits for the session to end with the lifeline.
+        argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "${WAYLAND_DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec sleep infinity"#]
         let command = argv
         let start: @Sendable () async throws -> DesktopSession = {
             try await offCooperativePool {
