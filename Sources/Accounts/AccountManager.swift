@@ -68,7 +68,7 @@ public struct AccountManager: Sendable {
     /// call cut short by cancellation records nothing. The token is made on first use; an account
     /// an earlier version registered with its one shared install token first removes that row,
     /// where this account owns it (`moveOffInstallToken`).
-    public func register(_ account: Account, with client: GitbayClient) async -> Registration {
+    public func register(_ account: Account, with client: any GitbayTransport) async -> Registration {
         let registration: Registration
         do {
             let token = try state.deviceToken(for: account.id).token
@@ -95,7 +95,7 @@ public struct AccountManager: Sendable {
     /// hands a shared token to its newest caller) is not in this account's list and stays
     /// theirs; a row the server reaped is simply gone. A failure leaves a stale row, harmless
     /// and visible on the web.
-    private func moveOffInstallToken(_ id: Int64, with client: GitbayClient) async {
+    private func moveOffInstallToken(_ id: Int64, with client: any GitbayTransport) async {
         guard let installToken = try? state.legacyInstallToken(),
               let devices = try? await client.send(.deviceList).decode([Device].self),
               devices.contains(where: { $0.id == id && $0.token.hasPrefix(installToken.shortID) })
@@ -168,7 +168,7 @@ public struct AccountManager: Sendable {
         return (summaries, listing.skipped.map { "\($0)" })
     }
 
-    private func send(_ command: GitbayCommand, with client: GitbayClient) async throws(AccountFailure) -> APIResult {
+    private func send(_ command: GitbayCommand, with client: any GitbayTransport) async throws(AccountFailure) -> APIResult {
         do {
             return try await client.send(command)
         } catch {

@@ -19,7 +19,12 @@ struct PollerServices: Sendable {
     let registrar: AccountManager
     let desktop: DesktopSink
     let logger: Logger
-    let timeline: Timeline
+    let parts: Supervisor.Parts
+    /// What `status` shows as times of day, read off the timeline.
+    let wallClock: WallClock
+
+    var timeline: Timeline { parts.timeline }
+    var events: DaemonEvents { parts.events }
 }
 
 /// One account's polling, independent of every other account's: its own loop, timers, backoff
@@ -37,8 +42,8 @@ actor AccountPoller {
     private let services: PollerServices
     private var memory: PollMemory
     private var loop: Task<PollMemory, Never>?
-    /// The running loop's client, for "Mark read".
-    private var client: GitbayClient?
+    /// The running loop's transport, for "Mark read".
+    private var client: (any GitbayTransport)?
     private var isRetired = false
 
     init(account: Account, record: AccountRecord, services: PollerServices) {
@@ -54,7 +59,7 @@ actor AccountPoller {
         await stopLoop()
         // A retire() that came while the loop was stopping wins.
         guard !isRetired else { return }
-        let client = GitbayClient(instance: account.instance, token: token, options: settings.client)
+        let client = services.parts.transport(account.instance, token, settings.client)
         self.client = client
         let run = PollRun(
             account: account, token: token, settings: settings, services: services, board: board, signal: signal,
@@ -106,6 +111,7 @@ actor AccountPoller {
         }
         let changed = OutsideCount.clamped((try? result.decode(ReadResult.self))?.read ?? 0)
         services.logger.info("\(account.displayName): marked notice \(named) read")
+        services.events.tell(.markedRead(account, ids))
         let unread = board.lowerUnread(by: changed)
         await services.desktop(.update(AccountUpdate(account: account, unread: unread, read: .marked(ids))))
     }
@@ -146,7 +152,7 @@ private struct PollRun: Sendable {
     let services: PollerServices
     let board: AccountStatusBoard
     let signal: WakeSignal
-    let client: GitbayClient
+    let client: any GitbayTransport
 
     /// `notifications list` bare: the first 50 unread rows, newest first.
     static let pageLimit = 50
@@ -160,12 +166,12 @@ private struct PollRun: Sendable {
         board.update {
             $0.consecutiveFailures = 0
             $0.needsToken = false
-            $0.nextPoll = Date.now.addingTimeInterval(firstDelay.seconds)
+            $0.nextPoll = services.wallClock.now.addingTimeInterval(firstDelay.seconds)
         }
         await register(&memory)
         var registrationChecked = timeline.now
         var schedule = PollSchedule(interval: settings.pollInterval, backoffCap: settings.backoffCap)
-        var random = SystemRandomNumberGenerator()
+        var random = services.parts.random.generator()
         var due = timeline.now + firstDelay
         while true {
             do {
@@ -177,7 +183,7 @@ private struct PollRun: Sendable {
                 registrationChecked = timeline.now
                 await checkRegistration(&memory)
             }
-            let started = Date.now
+            let started = services.wallClock.now
             memory.lastPoll = timeline.now
             signal.clearWake()
             guard let polled = await poll(&memory) else { return memory }
@@ -198,12 +204,13 @@ private struct PollRun: Sendable {
                 if let unread = polled.unread { $0.unread = unread }
                 $0.consecutiveFailures = schedule.consecutiveFailures
                 if case .after(let seconds) = decision {
-                    $0.nextPoll = Date.now.addingTimeInterval(seconds)
+                    $0.nextPoll = services.wallClock.now.addingTimeInterval(seconds)
                 } else {
                     $0.nextPoll = nil
                     $0.needsToken = true
                 }
             }
+            services.events.tell(.polled(account, words: polled.words, failed: polled.error != nil))
             switch (decision, polled.error) {
             case (.after(let seconds), nil):
                 logger.debug("\(name): \(polled.words)")
@@ -221,6 +228,7 @@ private struct PollRun: Sendable {
                         """)
                     await services.desktop(.tokenRejected(account))
                 }
+                services.events.tell(.tokenRejected(account))
                 return memory
             }
         }
@@ -399,6 +407,11 @@ private struct PollRun: Sendable {
         guard !Task.isCancelled else { return }
         memory.registration = registration
         board.update { $0.registration = registration }
+        if case .registered(let id) = registration {
+            services.events.tell(.registered(account, deviceID: id, words: "\(registration)"))
+        } else {
+            services.events.tell(.registered(account, deviceID: nil, words: "\(registration)"))
+        }
         switch registration {
         case .registered(let id):
             logger.info("\(name): registered its device token as device \(id)")

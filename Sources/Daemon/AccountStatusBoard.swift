@@ -1,5 +1,6 @@
 import Accounts
 import FoundationEssentials
+import MainLoop
 import PushCore
 import Synchronization
 
@@ -86,4 +87,13 @@ final class AccountStatusBoard: Sendable {
     static func timestamp(_ date: Date) -> String {
         Date.ISO8601FormatStyle().format(date)
     }
+}
+
+/// Times of day for `status`, read off the daemon's timeline from the moment it started, so
+/// that on a manual clock they move with it.
+struct WallClock: Sendable {
+    let started = Date.now
+    let timeline: Timeline
+
+    var now: Date { started.addingTimeInterval(timeline.now.seconds) }
 }

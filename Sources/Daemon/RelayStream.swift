@@ -34,6 +34,7 @@ actor RelayStream {
     private var hasConnected = false
     private let logger: Logger
     private let timeline: Timeline
+    private let random: RandomSource
     private var lastMessageID: String?
     /// The relay's time at its first `open` while no message has come yet: where a reconnect
     /// resumes until one does.
@@ -45,7 +46,7 @@ actor RelayStream {
 
     /// Loads the saved position, then connects in the background.
     static func start(
-        _ settings: RelaySettings, state: StateFiles, isOnline: Bool, timeline: Timeline, logger: Logger,
+        _ settings: RelaySettings, state: StateFiles, isOnline: Bool, timeline: Timeline, random: RandomSource, logger: Logger,
         telling supervisor: AsyncStream<SupervisorEvent>.Continuation
     ) async -> RelayStream {
         var saved: RelayCursor?
@@ -58,16 +59,17 @@ actor RelayStream {
         }
         let stream = RelayStream(
             settings, lastMessageID: settings.subscription.resumeID(from: saved), state: state, timeline: timeline,
-            logger: logger, supervisor: supervisor)
+            random: random, logger: logger, supervisor: supervisor)
         stream.setOnline(isOnline)
         await stream.begin()
         return stream
     }
 
     private init(
-        _ settings: RelaySettings, lastMessageID: String?, state: StateFiles, timeline: Timeline, logger: Logger,
-        supervisor: AsyncStream<SupervisorEvent>.Continuation
+        _ settings: RelaySettings, lastMessageID: String?, state: StateFiles, timeline: Timeline, random: RandomSource,
+        logger: Logger, supervisor: AsyncStream<SupervisorEvent>.Continuation
     ) {
+        self.random = random
         self.settings = settings
         self.lastMessageID = lastMessageID
         self.state = state
@@ -107,7 +109,7 @@ actor RelayStream {
 
     private func run() async {
         var backoff = RelayBackoff()
-        var random = SystemRandomNumberGenerator()
+        var random = self.random.generator()
         var isFirstAttempt = true
         while !Task.isCancelled {
             let (snapshot, generation) = signal.look()

@@ -1,11 +1,12 @@
 import Accounts
 import Desktop
+import GitbayClient
 import Keyring
 import Logging
+import MainLoop
 import PushCore
 import Settings
 import StateStore
-import MainLoop
 
 /// The accounts to poll and the keyring items that could not be used (as log lines).
 public struct AccountListing: Sendable {
@@ -70,7 +71,9 @@ public actor Supervisor {
     private let desktop: DesktopSink
     let logger: Logger
     private let registrar: AccountManager
-    private let timeline: Timeline
+    private let parts: Parts
+    private let wallClock: WallClock
+    private var timeline: Timeline { parts.timeline }
     /// The one input: whoever has something to say yields it here.
     public nonisolated let inputs: AsyncStream<SupervisorEvent>.Continuation
     private let events: AsyncStream<SupervisorEvent>
@@ -101,10 +104,32 @@ public actor Supervisor {
     ///   - hostname: names this install in each instance's device list.
     ///   - keyring: the registrar's (`account add` and `remove` use their own).
     ///   - desktop: where the pollers' news goes.
+    /// What the supervisor and its pollers talk and wait through: the real ones by default,
+    /// in-process fakes and a manual clock in the tests.
+    public struct Parts: Sendable {
+        /// Each account's way to its instance.
+        public var transport: TransportMaker
+        public var timeline: Timeline
+        /// Jitter.
+        public var random: RandomSource
+        /// Where what the daemon did is told, for whoever watches.
+        public var events: DaemonEvents
+
+        public init(
+            transport: @escaping TransportMaker = GitbayClient.maker, timeline: Timeline = Timeline(),
+            random: RandomSource = .system, events: DaemonEvents = .none
+        ) {
+            self.transport = transport
+            self.timeline = timeline
+            self.random = random
+            self.events = events
+        }
+    }
+
     public init(
         settings: DaemonSettings, configPath: String, sources: Sources, state: StateFiles,
         desktop: @escaping DesktopSink, logger: Logger, hostname: String, keyring: Keyring = Keyring(),
-        timeline: Timeline = Timeline()
+        parts: Parts = Parts()
     ) {
         self.settings = settings
         self.configPath = configPath
@@ -112,7 +137,8 @@ public actor Supervisor {
         self.state = state
         self.desktop = desktop
         self.logger = logger
-        self.timeline = timeline
+        self.parts = parts
+        wallClock = WallClock(timeline: parts.timeline)
         registrar = AccountManager(
             keyring: keyring, state: state.directory, clientOptions: settings.client, hostname: hostname)
         (events, inputs) = AsyncStream.makeStream(of: SupervisorEvent.self)
@@ -175,6 +201,7 @@ public actor Supervisor {
         case .keyringChanged:
             group.addTask { await self.keyringChanged() }
         case .keyringWaiting(let what):
+            parts.events.tell(.keyringWaiting(what))
             keyringIsWaiting(what)
         case .relayMessage(let message):
             relayed(message)
@@ -380,7 +407,7 @@ public actor Supervisor {
 
         var records: [String: AccountRecord]?
         var topics: [String: Account] = [:]
-        var random = SystemRandomNumberGenerator()
+        var random = parts.random.generator()
         for (index, stored) in usable.enumerated() where !isStopped {
             let id = stored.account.id
             let poller: AccountPoller
@@ -439,7 +466,8 @@ public actor Supervisor {
         await stopRelay()
         logger.info("relay \(relayURL.url): listening on \(subscription.topics.count) topic\(subscription.topics.count == 1 ? "" : "s")\(token == nil ? "" : " with an access token")")
         let started = await RelayStream.start(
-            wanted, state: state, isOnline: network != .offline, timeline: timeline, logger: logger, telling: inputs)
+            wanted, state: state, isOnline: network != .offline, timeline: timeline, random: parts.random, logger: logger,
+            telling: inputs)
         // A stop() that came while the stream was starting found none to stop.
         guard !isStopped else {
             await started.stop()
@@ -481,7 +509,7 @@ public actor Supervisor {
     }
 
     private var services: PollerServices {
-        PollerServices(state: state, registrar: registrar, desktop: desktop, logger: logger, timeline: timeline)
+        PollerServices(state: state, registrar: registrar, desktop: desktop, logger: logger, parts: parts, wallClock: wallClock)
     }
 
     /// A keyring that could not be read (not running yet, locked, a prompt unanswered) is read
@@ -492,7 +520,7 @@ public actor Supervisor {
         let timeline = timeline
         keyringRetry = Task {
             var schedule = schedule
-            var random = SystemRandomNumberGenerator()
+            var random = parts.random.generator()
             while case .after(let wait) = schedule.record(.failed(retryAfter: nil), random: &random) {
                 do {
                     try await timeline.sleep(for: .seconds(wait))

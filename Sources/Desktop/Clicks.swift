@@ -11,6 +11,7 @@ struct Clicks: Sendable {
     private var config: Config
     private let browser: [String]
     private let environment: [String: String]
+    private let events: DaemonEvents
     private let logger: Logger
 
     init(connection: DBusConnection, options: Desktop.Options, logger: Logger) {
@@ -19,6 +20,7 @@ struct Clicks: Sendable {
         config = options.config
         browser = options.browser
         environment = options.environment
+        events = options.events
         self.logger = logger
     }
 
@@ -38,6 +40,7 @@ struct Clicks: Sendable {
             do {
                 try await portal.open(url, activationToken: launch.environment["XDG_ACTIVATION_TOKEN"])
                 logger.info("opened \(url) through the OpenURI portal")
+                events.tell(.opened([OpenURIPortal.interface, url]))
                 return "\(OpenURIPortal.interface).OpenURI \(url)"
             } catch let error as DBusError where OpenURIPortal.isAbsent(error) {
                 logger.debug("no OpenURI portal on the session bus; opening with \(launch.argv[0])")
@@ -46,6 +49,7 @@ struct Clicks: Sendable {
             }
         }
         launcher.launch(launch)
+        events.tell(.opened(launch.argv))
         return launch.argv.joined(separator: " ")
     }
 }

@@ -43,23 +43,26 @@ public final class Desktop: Sendable {
         /// `app_icon` of every notification; by default the one `AppIcon` finds.
         public var icon: String?
         public var timeline: Timeline
+        /// Where what the stage did is told, for whoever watches.
+        public var events: DaemonEvents
 
         public init(
             config: Config, environment: [String: String], icon: String? = nil, browser: [String] = ClickLaunch.defaultBrowser,
-            timeline: Timeline = Timeline()
+            timeline: Timeline = Timeline(), events: DaemonEvents = .none
         ) {
             self.config = config
             self.environment = environment
             self.icon = icon
             self.browser = browser
             self.timeline = timeline
+            self.events = events
         }
     }
 
     enum Input: Sendable {
         /// Resumed once the news is handled: shown, or waiting for a server.
         case news(DesktopNews, CheckedContinuation<Void, Never>)
-        case notification(NotificationClient.Event)
+        case notification(NotificationEvent)
         case broadcast(DBusSignal)
         case dockAppeared
         case sample(CheckedContinuation<Void, any Error>)
@@ -81,11 +84,19 @@ public final class Desktop: Sendable {
     /// Starts the stage: the notification client, the watches on `connection` (the server's
     /// owner and broadcast signals, the dock), and the notifications an earlier daemon left on
     /// screen, taken over when the same server still shows them.
-    public static func start(on connection: DBusConnection, state: StateFiles, options: Options, logger: Logger) async throws -> Desktop {
-        let client = try await NotificationClient(on: connection, appName: NotificationContent.appName)
+    /// `server` is the desktop's notification server over `connection` unless given.
+    public static func start(
+        on connection: DBusConnection, server: (any NotificationServer)? = nil, state: StateFiles, options: Options, logger: Logger
+    ) async throws -> Desktop {
+        let client: any NotificationServer
+        if let server {
+            client = server
+        } else {
+            client = try await NotificationClient(on: connection, appName: NotificationContent.appName)
+        }
         let broadcasts = try await connection.signals(matching: ServerSignals.matchRule)
         let dockOwners = try await connection.watchNameOwner(Badge.dockName)
-        let owner = try await connection.nameOwner(NotificationClient.busName)
+        let owner = await client.serverOwner()
 
         var saved: ScreenBook.Saved?
         do {

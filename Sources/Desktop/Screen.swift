@@ -8,7 +8,7 @@ import StateStore
 /// is on screen (`ScreenBook`, which decides), carried out through the notification server,
 /// saved for the next daemon, with the badge beside it and clicks sent on.
 actor Screen {
-    private let client: NotificationClient
+    private let client: any NotificationServer
     private let signals: ServerSignals
     private var badge: Badge
     private var clicks: Clicks
@@ -32,7 +32,7 @@ actor Screen {
     private var waiting: Set<UInt64> = []
 
     init(
-        client: NotificationClient, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
+        client: any NotificationServer, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
         options: Desktop.Options, requests: AsyncStream<DesktopRequest>.Continuation, logger: Logger,
         saved: ScreenBook.Saved?, serverOwner: String?
     ) {
@@ -121,6 +121,7 @@ actor Screen {
             do {
                 try await client.close(id)
                 logger.info("withdrew notification \(id)")
+                options.events.tell(.withdrawn(notification: id))
             } catch {
                 // Already closed by the user or the server; nothing to withdraw.
                 logger.debug("notification \(id) was not withdrawn: \(error)")
@@ -148,6 +149,7 @@ actor Screen {
             do {
                 let id = try await client.show(notification(content), replacing: replacing)
                 book.shown(entry.id, serverID: id)
+                options.events.tell(.shown(entry.account, notification: id, replacing: replacing))
                 waiting.remove(entry.id)
                 logger.info("""
                     \(entry.account.displayName): showing \(Self.describe(entry.subject)) as notification \(id)\
@@ -215,7 +217,7 @@ actor Screen {
 
     // MARK: - The server
 
-    private func heard(_ event: NotificationClient.Event) async {
+    private func heard(_ event: NotificationEvent) async {
         switch event {
         case .closed(let id, let reason):
             guard book.entry(serverID: id) != nil else { return }
@@ -231,6 +233,7 @@ actor Screen {
                 logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), heard again")
                 return
             }
+            options.events.tell(.clicked(notification: id, action: key))
             await clicked(entry, key: key, activationToken: activationTokens.removeValue(forKey: id))
         case .activationToken(let id, let token):
             // Bounded: a server may send them for notifications that are never clicked.
@@ -287,7 +290,7 @@ actor Screen {
         }
         let content = NotificationContent.sample(capabilities: await currentCapabilities())
         do {
-            let id = try await client.show(notification(content))
+            let id = try await client.show(notification(content), replacing: nil)
             logger.info("showing the sample notification as notification \(id)")
             reply.resume()
         } catch {

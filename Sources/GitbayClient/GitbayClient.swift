@@ -5,7 +5,7 @@ import PushCore
 ///
 /// A final class with only immutable state rather than an actor: there is nothing to protect,
 /// and an actor would queue an account's requests behind one another for no reason. Every
-/// client shares `HTTPSession.shared`, so all accounts' requests run on one libcurl thread, and
+/// client shares `HTTPSession.shared`, so all accounts' requests run on the main loop's one libcurl multi handle, and
 /// requests to one instance reuse its connection.
 public final class GitbayClient: Sendable {
     public struct Options: Sendable, Equatable {

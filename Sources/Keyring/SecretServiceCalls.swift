@@ -173,11 +173,13 @@ struct SecretServiceCalls {
         // libsecret drops, without a word, a secret it cannot decrypt with the session's key, and
         // kwalletd5 5.103 derives another key than libsecret whenever their shared secret starts
         // with a zero byte (about one session in 200): every secret of such a session is lost.
-        guard let secrets, wanted.allSatisfy({ g_hash_table_lookup(secrets, $0) != nil }) else {
+        // Some secrets missing, not all, are of items deleted since their properties came.
+        guard let secrets, wanted.contains(where: { g_hash_table_lookup(secrets, $0) != nil }) else {
             return .unreadable(.failed("the keyring's secrets could not be decrypted in this session"))
         }
-        return .items(found.map { item -> KeyringItem in
-            guard wanted.contains(item.path), let value = g_hash_table_lookup(secrets, item.path) else { return item }
+        return .items(found.compactMap { item -> KeyringItem? in
+            guard wanted.contains(item.path) else { return item }
+            guard let value = g_hash_table_lookup(secrets, item.path) else { return nil }
             var length = 0
             let bytes = secret_value_get(OpaquePointer(value), &length)
             return item.with(secret: bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? "")

@@ -2,6 +2,54 @@ import DBus
 import Glibc
 import Synchronization
 
+/// The desktop's notification server as the desktop stage uses it: `NotificationClient` is the
+/// real one, over D-Bus; the tests give the stage a fake that answers in process, kept honest by
+/// the suites that run the same scenarios against dunst, GNOME Shell, Plasma and the rest.
+public protocol NotificationServer: Sendable {
+    /// What the server says, only from the server; the first is the server at the start.
+    var events: AsyncStream<NotificationEvent> { get }
+    /// The capability names the server advertises; nil when no server answers.
+    func serverCapabilities() async -> [String]?
+    /// The server's name, vendor and version; nil when no server answers.
+    func serverInformation() async -> ServerInformation?
+    /// Shows `notification`, in place of `replacing` when given; the server's id for it.
+    func show(_ notification: Notification, replacing: UInt32?) async throws(NotificationError) -> UInt32
+    /// Withdraws a notification; one the server already closed is no error to it.
+    func close(_ id: UInt32) async throws(NotificationError)
+    /// Who serves now (a unique name), nil when nobody does: what a notification left on screen
+    /// by an earlier daemon is taken over by, when it is the same.
+    func serverOwner() async -> String?
+}
+
+/// What the notification server says about a notification, or that the server changed.
+public enum NotificationEvent: Sendable, Equatable {
+    /// An action was invoked: `default` is a click on the body.
+    case action(id: UInt32, key: String)
+    /// The activation token for the program an action starts; comes just before the action.
+    case activationToken(id: UInt32, token: String)
+    /// The notification is gone; reason 1 expired, 2 dismissed, 3 closed by a call, 4
+    /// undefined (the specification's numbers).
+    case closed(id: UInt32, reason: UInt32)
+    /// Another connection owns the server's name now (nil: none); the first event is the
+    /// owner at the start.
+    case serverChanged(owner: String?)
+
+    /// The notification it is about; nil for a change of server.
+    public var notificationID: UInt32? {
+        switch self {
+        case .action(let id, _), .activationToken(let id, _), .closed(let id, _): id
+        case .serverChanged: nil
+        }
+    }
+}
+
+/// What the server calls itself (`GetServerInformation`).
+public struct ServerInformation: Sendable, Equatable {
+    public let name: String
+    public let vendor: String
+    public let version: String
+}
+
 /// The desktop's notification server (`org.freedesktop.Notifications`, the freedesktop
 /// specification's interface), called over a D-Bus connection the caller holds: notifications
 /// shown, replaced in place, closed, and what the server says about them, as Swift values.
@@ -15,42 +63,14 @@ import Synchronization
 /// Signals count only from the connection that owns `org.freedesktop.Notifications` now: any
 /// peer may send a signal with these names, and one from elsewhere could click our
 /// notifications for the user.
-public final class NotificationClient: Sendable {
-    public enum Event: Sendable, Equatable {
-        /// An action was invoked: `default` is a click on the body.
-        case action(id: UInt32, key: String)
-        /// The activation token for the program an action starts; comes just before the action.
-        case activationToken(id: UInt32, token: String)
-        /// The notification is gone; reason 1 expired, 2 dismissed, 3 closed by a call, 4
-        /// undefined (the specification's numbers).
-        case closed(id: UInt32, reason: UInt32)
-        /// Another connection owns the server's name now (nil: none); the first event is the
-        /// owner at the start.
-        case serverChanged(owner: String?)
-
-        /// The notification it is about; nil for a change of server.
-        public var notificationID: UInt32? {
-            switch self {
-            case .action(let id, _), .activationToken(let id, _), .closed(let id, _): id
-            case .serverChanged: nil
-            }
-        }
-    }
-
-    /// What the server calls itself (`GetServerInformation`).
-    public struct ServerInformation: Sendable, Equatable {
-        public let name: String
-        public let vendor: String
-        public let version: String
-    }
-
+public final class NotificationClient: NotificationServer {
     public static let busName = "org.freedesktop.Notifications"
     public static let path = "/org/freedesktop/Notifications"
     public static let interface = "org.freedesktop.Notifications"
     /// How long any one call may go unanswered.
     public static let callTimeout = Duration.seconds(4)
 
-    public let events: AsyncStream<Event>
+    public let events: AsyncStream<NotificationEvent>
     private let connection: DBusConnection
     private let appName: String
     private let follower: Task<Void, Never>
@@ -60,7 +80,7 @@ public final class NotificationClient: Sendable {
     public init(on connection: DBusConnection, appName: String) async throws {
         let owners = try await connection.watchNameOwner(Self.busName)
         let signals = try await connection.signals(matching: DBusMatchRule(path: Self.path, interface: Self.interface))
-        let (events, feed) = AsyncStream.makeStream(of: Event.self)
+        let (events, feed) = AsyncStream.makeStream(of: NotificationEvent.self)
         let owner = CurrentOwner()
         self.events = events
         self.connection = connection
@@ -89,7 +109,7 @@ public final class NotificationClient: Sendable {
     }
 
     /// A signal of the server's interface as an event; nil for one of the wrong shape.
-    public static func event(_ signal: DBusSignal) -> Event? {
+    public static func event(_ signal: DBusSignal) -> NotificationEvent? {
         let arguments = signal.arguments
         guard arguments.count == 2, let id = arguments[0].uint32Value else { return nil }
         switch signal.member {
@@ -98,6 +118,10 @@ public final class NotificationClient: Sendable {
         case "NotificationClosed": return arguments[1].uint32Value.map { .closed(id: id, reason: $0) }
         default: return nil
         }
+    }
+
+    public func serverOwner() async -> String? {
+        (try? await connection.nameOwner(Self.busName)) ?? nil
     }
 
     /// The capability names the server advertises; nil when no server answers.
@@ -117,7 +141,7 @@ public final class NotificationClient: Sendable {
     /// or one an earlier process showed); returns the server's id for it, which a server that
     /// no longer had `replacing` may have chosen anew. A server the bus can start by D-Bus
     /// activation is started.
-    public func show(_ notification: Notification, replacing: UInt32? = nil) async throws(NotificationError) -> UInt32 {
+    public func show(_ notification: Notification, replacing: UInt32?) async throws(NotificationError) -> UInt32 {
         var hints: [String: DBusValue] = [
             "urgency": .byte(notification.urgency.rawValue),
             // As libnotify sends it: some servers group or attribute by it.

@@ -18,7 +18,7 @@ import Testing
         try await Harness.run { harness in
             // Nothing listens on its port any more.
             await harness.instances[0].standin.stop()
-            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
+            let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
 
             try await harness.waitForLog("\(harness.instances[0].account.displayName): poll failed", occurrence: 2)
@@ -35,7 +35,7 @@ import Testing
             try await ExtraAccount.with(instance: host, token: harness.instances[0].token) { unresolvable in
                 let supervisor = harness.supervisor(
                     accounts: harness.keyringAccounts(including: [unresolvable.instance]),
-                    timeline: harness.virtualTime(pollers: 2))
+                    parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
                 try await supervisor.start()
 
                 try await harness.waitForLog("\(unresolvable.displayName): poll failed", occurrence: 2)
@@ -70,7 +70,7 @@ import Testing
                 let current = Mutex(settings)
                 let supervisor = harness.supervisor(
                     settings, loadSettings: { current.withLock { $0 } },
-                    accounts: harness.keyringAccounts(including: [account.instance]), timeline: harness.virtualTime(pollers: 2))
+                    accounts: harness.keyringAccounts(including: [account.instance]), parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
                 try await supervisor.start()
 
                 try await harness.waitForLog("\(account.displayName): poll failed", occurrence: 2)
@@ -124,7 +124,7 @@ import Testing
             try await storm.standin.addFault(.init(
                 .status(500, body: #"{"protocol_version":1,"error":"internal error"}"#), match: Self.listMatch, times: 0))
             let rows = try await storm.standin.addNotifications(for: Harness.username, count: 2)
-            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
+            let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
 
             let failures = 10
@@ -185,7 +185,7 @@ import Testing
             let broken = harness.instances[0]
             let row = try await broken.standin.addNotification(for: Harness.username)
             try await broken.standin.addFault(.init(bad.action, match: Self.listMatch, times: 2))
-            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
+            let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
 
             try await harness.waitForLog("\(broken.account.displayName): poll failed", occurrence: 2)
@@ -204,7 +204,7 @@ import Testing
         try await Harness.run { harness in
             let instance = harness.instances[0]
             let old = try await instance.standin.addNotifications(for: Harness.username, count: 2)
-            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
+            let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
             try await harness.desktop.waitForNotices(1, for: instance.account)
 
@@ -232,7 +232,7 @@ import Testing
         try await Harness.run { harness in
             let instance = harness.instances[0]
             let first = try await instance.standin.addNotification(for: Harness.username, id: 10)
-            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
+            let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
             try await harness.desktop.waitForNotices(1, for: instance.account)
 

@@ -17,7 +17,7 @@ import Testing
             let rows = try await harness.instances[0].standin.addNotifications(for: Harness.username, count: 5)
             try harness.state.create()
             try FileManager.default.createDirectory(atPath: harness.state.path + "/accounts.json", withIntermediateDirectories: false)
-            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
+            let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
 
             // Nothing old replayed: one summary of what is unread.
@@ -47,7 +47,7 @@ import Testing
             let rows = try await harness.instances[0].standin.addNotifications(for: Harness.username, count: 4)
             try harness.state.create()
             try contents.write(to: URL(fileURLWithPath: harness.state.path + "/accounts.json"))
-            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
+            let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
 
             let notices = try await harness.desktop.waitForNotices(1, for: harness.instances[0].account)
@@ -80,7 +80,7 @@ import Testing
             let path = harness.directory.appendingPathComponent("config").path
             try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
             let supervisor = harness.supervisor(
-                loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(path) }, timeline: harness.virtualTime(pollers: 2))
+                loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(path) }, parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
             try await harness.expectShowsNewRowsOnce(0, from: supervisor)
 

@@ -53,7 +53,7 @@ import Testing
             let limited = harness.instances[0]
             try await limited.standin.addFault(.init(
                 .status(status, body: body, headers: ["Retry-After": "3"]), match: Self.listMatch))
-            let supervisor = harness.supervisor(timeline: harness.virtualTime(pollers: 2))
+            let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
 
             try await harness.waitForLog("\(limited.account.displayName): poll failed")

@@ -101,7 +101,7 @@ import MainLoop
                 let clock = ManualClock()
                 var settings = DaemonSettings.forTests
                 settings.pollInterval = 30
-                let supervisor = harness.supervisor(settings, timeline: Timeline(clock))
+                let supervisor = harness.supervisor(settings, parts: Supervisor.Parts(timeline: Timeline(clock)))
                 try await supervisor.start()
                 try await clock.waitForSleepers(2)
                 clock.advance(by: .seconds(1))

@@ -81,7 +81,7 @@ import Testing
         try await Harness.run(1) { harness in
             var settings = DaemonSettings.forTests
             settings.registrationCheckInterval = 2
-            try await harness.supervisor(settings, timeline: harness.virtualTime(pollers: 1)).start()
+            try await harness.supervisor(settings, parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 1))).start()
             try await harness.waitForAnsweredPolls(12, of: 0)
             // On the clock the daemon spaces its reads by: a read of the device list comes just
             // before a poll, in the same turn of the poller, so at that poll's time (in virtual

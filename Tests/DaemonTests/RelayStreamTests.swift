@@ -42,7 +42,7 @@ import MainLoop
         _ harness: Harness, _ relay: RelayStandin, keepalive: Duration = .seconds(45), subscriptions: Int = 1,
         clock: ManualClock? = nil
     ) async throws -> Supervisor {
-        let supervisor = harness.supervisor(try settings(relay, keepalive: keepalive), timeline: clock.map { Timeline($0) } ?? Timeline())
+        let supervisor = harness.supervisor(try settings(relay, keepalive: keepalive), parts: Supervisor.Parts(timeline: clock.map { Timeline($0) } ?? Timeline()))
         try await supervisor.start()
         try await relay.waitForSubscriptions(count: subscriptions)
         try await harness.waitForLog("relay \(relay.url): connected", occurrence: subscriptions)

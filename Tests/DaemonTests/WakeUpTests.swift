@@ -34,7 +34,7 @@ import MainLoop
     /// A supervisor on `clock`, polling only when woken, whose first polls are done and which
     /// waits for the next.
     static func started(_ harness: Harness, clock: ManualClock) async throws -> Supervisor {
-        let supervisor = harness.supervisor(wakeOnly, timeline: Timeline(clock))
+        let supervisor = harness.supervisor(wakeOnly, parts: Supervisor.Parts(timeline: Timeline(clock)))
         try await supervisor.start()
         // The first polls come within half a second of the start.
         try await clock.waitForSleepers(harness.instances.count)

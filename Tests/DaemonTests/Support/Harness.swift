@@ -112,7 +112,7 @@ final class Harness: Sendable {
         _ settings: DaemonSettings = .forTests, desktop: DesktopSink? = nil,
         loadSettings: (@Sendable () throws(ConfigFileError) -> DaemonSettings)? = nil,
         accounts: AccountSource? = nil, relayToken: @escaping RelayTokenSource = { _ in nil },
-        timeline: Timeline = Timeline()
+        parts: Supervisor.Parts = Supervisor.Parts()
     ) -> Supervisor {
         let supervisor = Supervisor(
             settings: settings, configPath: directory.appendingPathComponent("config").path,
@@ -121,7 +121,7 @@ final class Harness: Sendable {
             state: StateFiles(state), desktop: { [recorder = self.desktop.sink] news in
                 await recorder(news)
                 await desktop?(news)
-            }, logger: logger, hostname: "test-host", timeline: timeline)
+            }, logger: logger, hostname: "test-host", parts: parts)
         supervisors.withLock { $0.append(supervisor) }
         return supervisor
     }
