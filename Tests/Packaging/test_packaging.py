@@ -288,7 +288,7 @@ class DebianPackage(unittest.TestCase):
 
     def test_depends_on_the_c_libraries_and_no_swift_runtime(self):
         depends = run(["dpkg-deb", "--field", DEB, "Depends"]).stdout
-        for library in ["libdbus-1-3", "libsecret-1-0", "libnotify4", "libcurl4", "libc6"]:
+        for library in ["libdbus-1-3", "libsecret-1-0", "libglib2.0-0", "libcurl4", "libc6"]:
             self.assertRegex(depends, rf"(^|, ){re.escape(library)}( |,|$)", library)
         self.assertNotIn("swift", depends)
         for name in EXECUTABLES:
