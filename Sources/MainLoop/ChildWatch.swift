@@ -6,14 +6,6 @@ public enum ChildExit: Sendable, Equatable, CustomStringConvertible {
     case exited(Int32)
     case killed(signal: Int32)
 
-    /// As a shell gives it: the exit status, or 128 plus the signal.
-    public var status: Int32 {
-        switch self {
-        case .exited(let code): code
-        case .killed(let signal): 128 + signal
-        }
-    }
-
     public var description: String {
         switch self {
         case .exited(let code): "exited with status \(code)"

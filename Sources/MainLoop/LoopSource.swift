@@ -55,9 +55,6 @@ public final class LoopSource {
     public func cancel() {
         g_source_destroy(source)
     }
-
-    /// Whether the source is still live (a timeout whose handler said it was done is not).
-    public var isActive: Bool { g_source_is_destroyed(source) == 0 }
 }
 
 private final class SourceHandler {
