@@ -21,7 +21,9 @@ struct DunstAfterAKillDashNineTests {
                 let (_, kept) = try await desktop.show(repo: "krz/a", number: 1)
                 let (_, replaced) = try await desktop.show(repo: "krz/b", number: 1)
                 try await desktop.daemon.waitForLine(containing: "\(desktop.name): 200 ok, 1 new", occurrence: 2)
-                let dead = try #require(monitor.messages.first { $0.member == "Notify" }?.sender)
+                // No closure inside a macro's argument here: Swift 6.3 gave one the same name as a
+                // closure outside (the filter below ran this lookup's `== "Notify"`).
+                let dead = try #require(monitor.messages.named("Notify").first?.sender)
                 desktop.daemon.send(SIGKILL)
                 #expect(try await desktop.daemon.waitForExit() == 128 + SIGKILL)
 
@@ -31,8 +33,8 @@ struct DunstAfterAKillDashNineTests {
                 #expect(try await desktop.shownAs(row: added) == replaced)
                 // The dead daemon's two Notifys, then the restarted one's replacement, once the
                 // monitor has printed it.
-                let notifies = try await monitor.wait(for: "the replacement's Notify") { $0.count { $0.member == "Notify" } == 3 }
-                let restarted = try #require(notifies.last { $0.member == "Notify" }?.sender)
+                let notifies = try await monitor.wait(for: "the replacement's Notify") { $0.named("Notify").count == 3 }
+                let restarted = try #require(notifies.named("Notify").last?.sender)
                 #expect(restarted != dead)
 
                 // A click on each: dunstctl clicks the notification at the top and leaves it
@@ -41,19 +43,21 @@ struct DunstAfterAKillDashNineTests {
                 for clicks in 1...2 {
                     let clicked = try await session.run(["dunstctl", "action", "0"])
                     try #require(clicked.status == 0, "dunstctl: \(clicked.stderr)")
-                    let messages = try await monitor.wait(for: "click \(clicks)") { $0.count { $0.member == "ActionInvoked" } == clicks }
-                    let id = try #require(messages.last { $0.member == "ActionInvoked" }?.firstUInt32)
+                    let messages = try await monitor.wait(for: "click \(clicks)") { $0.named("ActionInvoked").count == clicks }
+                    let id = try #require(messages.named("ActionInvoked").last?.firstUInt32)
                     try await session.withConnection { connection in
                         _ = try await connection.call(
                             destination: NotificationsInterface.name, path: NotificationsInterface.path,
                             interface: NotificationsInterface.name, member: "CloseNotification", arguments: [.uint32(id)])
                     }
                 }
-                let invoked = monitor.messages.filter { $0.member == "ActionInvoked" }
-                #expect(invoked.count { $0.firstUInt32 == kept } == 1, "\(invoked)")
-                #expect(invoked.count { $0.firstUInt32 == replaced } == 1)
-                #expect(invoked.first { $0.firstUInt32 == kept }?.destination == dead)
-                #expect(invoked.first { $0.firstUInt32 == replaced }?.destination == restarted)
+                let invoked = monitor.messages.named("ActionInvoked")
+                let onKept = invoked.about(kept)
+                let onReplaced = invoked.about(replaced)
+                #expect(onKept.count == 1, "\(invoked)")
+                #expect(onReplaced.count == 1, "\(invoked)")
+                #expect(onKept.first?.destination == dead)
+                #expect(onReplaced.first?.destination == restarted)
 
                 // The new daemon opened the one it replaced, and never heard of the other.
                 #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("notifications")])

@@ -69,3 +69,15 @@ final class BusMonitor: Sendable {
         return messages
     }
 }
+
+extension [BusMonitor.Message] {
+    /// The messages of one member (`Notify`, `ActionInvoked`...), in the order they came.
+    func named(_ member: String) -> [BusMonitor.Message] {
+        filter { $0.member == member }
+    }
+
+    /// The messages about notification `id`: their first number is it.
+    func about(_ id: UInt32) -> [BusMonitor.Message] {
+        filter { $0.firstUInt32 == id }
+    }
+}
