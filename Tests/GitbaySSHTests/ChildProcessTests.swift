@@ -45,14 +45,29 @@ import MainLoop
                 deadline: .seconds(30), timeline: Timeline(clock))
         }
         try await clock.waitForSleepers(1)
+        // The child's pid is read once it has written it: the deadline, on the manual clock,
+        // is armed before the shell has run at all, and killed first it would write nothing.
+        let pid = try await Self.pid(writtenTo: marker)
         clock.advance(by: .seconds(29))
         #expect(clock.pendingSleeps == 1)
         clock.advance(by: .seconds(1))
         let outcome = try await run.value
         #expect(outcome.termination == .timedOut)
-        let pid = try #require(pid_t(try String(contentsOf: marker, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) == -1 && errno == ESRCH, "the child lives on")
         try? FileManager.default.removeItem(at: marker)
+    }
+
+    /// The pid a child wrote to `marker` with its newline, once it has (within a minute).
+    private static func pid(writtenTo marker: URL) async throws -> pid_t {
+        try await withDeadline(.seconds(60), "the child to write its pid") {
+            while true {
+                if let text = try? String(contentsOf: marker, encoding: .utf8), text.hasSuffix("\n"),
+                   let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    return pid
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
     }
 
     @Test func cancellingTheCallerKillsTheChild() async throws {
