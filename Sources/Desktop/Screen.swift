@@ -127,19 +127,21 @@ actor Screen {
                 logger.debug("notification \(id) was not withdrawn: \(error)")
             }
         }
+        // Shown with no server on the bus too: the bus starts one that ships a D-Bus service
+        // file (mako on sway, MATE always) with the first call to it, and only a call it cannot
+        // deliver means there is none (`meansNoServer`).
         for entry in book.toShow {
-            guard serverOwner != nil else {
-                waitForServer(entry)
-                continue
-            }
             await show(entry)
         }
         save()
     }
 
     private func show(_ entry: ScreenBook.Entry) async {
-        let content = NotificationContent.entry(
-            entry, capabilities: await currentCapabilities(), namesAccount: accounts.count > 1)
+        guard let capabilities = await currentCapabilities() else {
+            waitForServer(entry)
+            return
+        }
+        let content = NotificationContent.entry(entry, capabilities: capabilities, namesAccount: accounts.count > 1)
         var replacing = entry.serverID
         // A server may refuse one notification (Plasma refuses a repeat within a second): once
         // more after a second, in place still when it was only too soon; any other refusal of a
@@ -192,9 +194,12 @@ actor Screen {
             desktopEntry: NotificationContent.desktopEntry, category: content.category, urgency: content.urgency.level)
     }
 
-    private func currentCapabilities() async -> NotificationCapabilities {
+    /// The server's capabilities, asked once per server. With none on the bus, the asking is
+    /// what makes the bus start one it can; nil when that found none either.
+    private func currentCapabilities() async -> NotificationCapabilities? {
         if let capabilities { return capabilities }
         guard let names = await client.serverCapabilities() else {
+            guard serverOwner != nil else { return nil }
             logger.warning("the notification server did not tell its capabilities; sending plain text without actions")
             return .plain
         }
@@ -227,9 +232,10 @@ actor Screen {
             save()
         case .action(let id, let key):
             // One click, however many times the server says it (GNOME Shell 43 repeats it once
-            // per Notify of the id).
+            // per Notify of the id); another action on a notification the server kept open
+            // (mako, LXQt) counts.
             guard book.entry(serverID: id) != nil else { return }
-            guard let entry = book.actionInvoked(on: id) else {
+            guard let entry = book.actionInvoked(key, on: id) else {
                 logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), heard again")
                 return
             }
@@ -269,12 +275,14 @@ actor Screen {
         Task { await clicks.open(target, activationToken: activationToken) }
     }
 
-    /// Another server, or none: what the old one showed is gone with it; what waits is shown
-    /// on the new one.
+    /// Another server, or none: what the old one showed is gone with it (a server that exits
+    /// when idle, as MATE's does, took its notifications along); what waits is shown on the new
+    /// one. With none before, what has a server id was shown by the call that made the bus start
+    /// this one: it is this server's.
     private func serverChanged(to owner: String?) async {
         guard owner != serverOwner else { return }
         logger.info(owner.map { "the notification server is \($0) now" } ?? "the notification server left the bus")
-        book.serverChanged()
+        if serverOwner != nil { book.serverChanged() }
         capabilities = nil
         activationTokens = [:]
         serverOwner = owner
@@ -282,13 +290,13 @@ actor Screen {
     }
 
     private func showSample(_ reply: CheckedContinuation<Void, any Error>) async {
-        guard serverOwner != nil else {
+        guard let capabilities = await currentCapabilities() else {
             reply.resume(throwing: DBusError(
                 name: DesktopInterface.noServerError,
-                message: "no notification server is on the session bus (\(NotificationClient.busName) has no owner)"))
+                message: "no notification server is on the session bus, and none the bus can start (\(NotificationClient.busName) has no owner)"))
             return
         }
-        let content = NotificationContent.sample(capabilities: await currentCapabilities())
+        let content = NotificationContent.sample(capabilities: capabilities)
         do {
             let id = try await client.show(notification(content), replacing: nil)
             logger.info("showing the sample notification as notification \(id)")

@@ -236,13 +236,15 @@ public struct NotificationError: Error, Sendable, Equatable, CustomStringConvert
 
     public var description: String { name.map { "\($0): \(message)" } ?? message }
 
-    /// No notification server on the bus, and none that D-Bus could start.
+    /// No notification server on the bus, and none that D-Bus could start: nothing can be
+    /// activated for the name, or what the bus started for it failed (`Spawn.ChildExited`, say:
+    /// mako's service file on a session with no Wayland display).
     public var meansNoServer: Bool {
         guard let name else { return false }
         return [
             "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
             "org.freedesktop.DBus.Error.NoServer",
-        ].contains(name)
+        ].contains(name) || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
     }
 
     /// The server refused it as one too many alike: Plasma refuses a Notify whose app, summary

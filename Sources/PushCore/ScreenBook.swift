@@ -104,8 +104,8 @@ public struct ScreenBook: Sendable, Equatable {
     public private(set) var limit: Int
     private var nextID: UInt64 = 1
     private var closings: [UInt32] = []
-    /// Server ids of open entries whose action (a click) was served since they were last shown.
-    private var answered: Set<UInt32> = []
+    /// The actions served on open entries since they were last shown, by server id and key.
+    private var answered: Set<AnsweredAction> = []
     /// Accounts that had their first update in this process.
     private var started: Set<Account> = []
 
@@ -221,19 +221,22 @@ public struct ScreenBook: Sendable, Equatable {
     @discardableResult
     public mutating func closedByServer(_ serverID: UInt32) -> Entry? {
         guard let index = entries.firstIndex(where: { $0.serverID == serverID }) else { return nil }
-        answered.remove(serverID)
+        forgetActions(on: serverID)
         return entries.remove(at: index)
     }
 
-    /// An action was invoked on the notification `serverID` (a click on it, or a button): its
-    /// entry the first time since it was last shown, nil for the same click heard again.
+    /// The action `key` was invoked on the notification `serverID` (a click on it, or a
+    /// button): its entry the first time since it was last shown, nil for the same action
+    /// heard again.
     ///
-    /// A server closes a notification once an action on it was invoked (ours are not resident),
-    /// so a second action on one showing is an echo: GNOME Shell 43 connects one more click
-    /// handler with every Notify of an id, and a notification shown and replaced twice sends
-    /// ActionInvoked three times for one click.
-    public mutating func actionInvoked(on serverID: UInt32) -> Entry? {
-        guard let entry = entry(serverID: serverID), answered.insert(serverID).inserted else { return nil }
+    /// GNOME Shell 43 connects one more click handler with every Notify of an id, so a
+    /// notification shown and replaced twice sends ActionInvoked three times for one click, each
+    /// with the same key. Another key is another choice of the user's: mako and LXQt keep a
+    /// notification open after an action, and "Mark read" after "Open" must still mark it read.
+    public mutating func actionInvoked(_ key: String, on serverID: UInt32) -> Entry? {
+        guard let entry = entry(serverID: serverID),
+              answered.insert(AnsweredAction(serverID: serverID, key: key)).inserted
+        else { return nil }
         return entry
     }
 
@@ -269,7 +272,7 @@ public struct ScreenBook: Sendable, Equatable {
     /// The server showed the entry under `serverID` (a replacement may get a new one).
     public mutating func shown(_ id: UInt64, serverID: UInt32) {
         forgetClick(on: id)
-        answered.remove(serverID)
+        forgetActions(on: serverID)
         set(id) {
             $0.serverID = serverID
             $0.needsShowing = false
@@ -315,7 +318,11 @@ public struct ScreenBook: Sendable, Equatable {
 
     /// The entry is shown anew or gone: a click on its notification (by whatever id) counts again.
     private mutating func forgetClick(on id: UInt64) {
-        if let serverID = entry(id: id)?.serverID { answered.remove(serverID) }
+        if let serverID = entry(id: id)?.serverID { forgetActions(on: serverID) }
+    }
+
+    private mutating func forgetActions(on serverID: UInt32) {
+        answered = answered.filter { $0.serverID != serverID }
     }
 
     private mutating func set(_ id: UInt64, _ change: (inout Entry) -> Void) {
@@ -445,3 +452,8 @@ extension NoticeSummary {
     }
 }
 
+/// An action served on a notification: its server id and the action's key.
+private struct AnsweredAction: Hashable {
+    let serverID: UInt32
+    let key: String
+}

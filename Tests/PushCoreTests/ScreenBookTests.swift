@@ -197,21 +197,39 @@ import Testing
         // GNOME Shell 43 sends a click on a notification shown and replaced twice three times.
         book.take(Self.update(Self.cmc, [Self.row(2)], unread: 2))
         Self.showAll(&book, from: &next)
-        #expect(book.actionInvoked(on: 1)?.subject.group?.inboxIDs == [2, 1])
-        #expect(book.actionInvoked(on: 1) == nil)
-        #expect(book.actionInvoked(on: 1) == nil)
+        #expect(book.actionInvoked("default", on: 1)?.subject.group?.inboxIDs == [2, 1])
+        #expect(book.actionInvoked("default", on: 1) == nil)
+        #expect(book.actionInvoked("default", on: 1) == nil)
         // Not ours: nothing.
-        #expect(book.actionInvoked(on: 9) == nil)
+        #expect(book.actionInvoked("default", on: 9) == nil)
         // A server that kept it open (resident): once it shows something new, a click counts again.
         book.take(Self.update(Self.cmc, [Self.row(3)], unread: 3))
         Self.showAll(&book, from: &next)
-        #expect(book.actionInvoked(on: 1)?.subject.group?.inboxIDs == [3, 2, 1])
-        #expect(book.actionInvoked(on: 1) == nil)
+        #expect(book.actionInvoked("default", on: 1)?.subject.group?.inboxIDs == [3, 2, 1])
+        #expect(book.actionInvoked("default", on: 1) == nil)
         // Closed, then the id used again by the server for another notification of ours.
         book.closedByServer(1)
         book.take(Self.update(Self.cmc, [Self.row(4)], unread: 4))
         book.shown(book.toShow[0].id, serverID: 1)
-        #expect(book.actionInvoked(on: 1)?.subject.group?.inboxIDs == [4])
+        #expect(book.actionInvoked("default", on: 1)?.subject.group?.inboxIDs == [4])
+    }
+
+    /// mako and LXQt keep a notification open after an action: "Mark read" after "Open" on it
+    /// is the user's second choice, served; each heard again is not.
+    @Test func anotherActionOnANotificationKeptOpenIsServedOnce() {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        book.take(Self.update(Self.cmc, [Self.row(1)]))
+        Self.showAll(&book, from: &next)
+        #expect(book.actionInvoked("default", on: 1)?.subject.group?.inboxIDs == [1])
+        #expect(book.actionInvoked("mark-read", on: 1)?.subject.group?.inboxIDs == [1])
+        #expect(book.actionInvoked("mark-read", on: 1) == nil)
+        #expect(book.actionInvoked("default", on: 1) == nil)
+        // Closed: forgotten with it, so the id's next notification starts afresh.
+        book.closedByServer(1)
+        book.take(Self.update(Self.cmc, [Self.row(2)], unread: 2))
+        book.shown(book.toShow[0].id, serverID: 1)
+        #expect(book.actionInvoked("mark-read", on: 1)?.subject.group?.inboxIDs == [2])
     }
 
     @Test func aServerThatWentAwayTookItsNotificationsButWhatWaitsStays() {
