@@ -333,7 +333,6 @@ extension NotificationContent.Urgency {
         switch self {
         case .low: .low
         case .normal: .normal
-        case .critical: .critical
         }
     }
 }

@@ -198,9 +198,10 @@ public struct Notification: Sendable, Equatable {
         }
     }
 
-    /// The specification's urgency levels, as the `urgency` hint's byte.
+    /// The specification's urgency levels, as the `urgency` hint's byte; never `critical` (2),
+    /// which would break through the desktop's do-not-disturb.
     public enum Urgency: UInt8, Sendable {
-        case low = 0, normal = 1, critical = 2
+        case low = 0, normal = 1
     }
 
     public var summary: String

@@ -23,10 +23,11 @@ public struct NotificationCapabilities: Sendable, Equatable {
 /// One freedesktop notification, ready to send with `Notify`: every decision about its text,
 /// actions and hints, made without a bus.
 public struct NotificationContent: Sendable, Equatable {
+    /// The specification's urgency levels but `critical`, which would break through the
+    /// desktop's do-not-disturb: nothing of ours may.
     public enum Urgency: UInt8, Sendable {
         case low = 0
         case normal = 1
-        case critical = 2
     }
 
     /// `app_name` of every notification.
@@ -117,10 +118,13 @@ public struct NotificationContent: Sendable, Equatable {
         return NotificationContent(
             summary: oneLine(
                 "\(number) \(words) on \(account.instance.displayName) as \(account.username)\(after)", limit: maximumSummaryLength),
-            body: "", actions: capabilities.actions ? actions : [], category: nil, urgency: .normal)
+            // Never an empty body: Cinnamon 5.6 throws on one and never answers the Notify.
+            body: bodyText("Open the inbox to see them.", capabilities), actions: capabilities.actions ? actions : [],
+            category: nil, urgency: .normal)
     }
 
-    /// The account's token was rejected: polling stopped until it gets a new one.
+    /// The account's token was rejected: polling stopped until it gets a new one. Of normal
+    /// urgency like the rest: the desktop's do-not-disturb holds for it too.
     public static func tokenRejected(account: Account, capabilities: NotificationCapabilities) -> NotificationContent {
         NotificationContent(
             summary: oneLine("Sign in again to \(account.instance.displayName)", limit: maximumSummaryLength),
@@ -128,7 +132,7 @@ public struct NotificationContent: Sendable, Equatable {
                 "The server rejected the API token of \(account.username), so gbnotifyd stopped checking it. "
                     + "Run: gbnotifyctl account add \(account.instance.url)",
                 capabilities),
-            actions: [], category: nil, urgency: .critical)
+            actions: [], category: nil, urgency: .normal)
     }
 
     /// What `gbnotifyctl test` shows.

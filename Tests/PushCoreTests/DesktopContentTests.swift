@@ -107,6 +107,7 @@ import Testing
         let content = NotificationContent.summary(
             NoticeSummary(count: 1, isAtLeast: false, wording: .new, rowIDs: []), account: Self.account, capabilities: Self.full)
         #expect(content.actions == ["default", "Open the inbox"])
+        #expect(content.body == "Open the inbox to see them.")
         #expect(content.category == nil)
     }
 
@@ -114,7 +115,7 @@ import Testing
         let content = NotificationContent.tokenRejected(account: Self.account, capabilities: Self.full)
         #expect(content.summary == "Sign in again to gitbay.org")
         #expect(content.body.contains("gbnotifyctl account add https://gitbay.org"))
-        #expect(content.urgency == .critical)
+        #expect(content.urgency == .normal)
     }
 }
 
