@@ -74,7 +74,7 @@ actor Screen {
             // GNOME Shell's own copy, the only one a notification taken over from an earlier
             // daemon gets there; for our own notifications the server's copy came already.
             guard let event = NotificationClient.event(signal), let id = event.notificationID, book.entry(serverID: id)?.isAdopted == true,
-                  await signals.isFromGnomeShell(signal)
+                  await signals.isFromGnomeShell(signal, serverOwner: serverOwner)
             else { return false }
             await heard(event)
         case .dockAppeared:

@@ -70,4 +70,30 @@ struct DunstAfterAKillDashNineTests {
         }
         await monitor.stop()
     }
+
+    /// A peer that owns `org.gnome.Shell` while dunst serves cannot click for the user: GNOME
+    /// Shell's broadcast of a click, the only one a notification adopted after a kill -9 gets
+    /// there, counts only while GNOME Shell is the notification server (issue 24, item 5).
+    @Test func aForgedGnomeShellClickOnAnAdoptedNotificationOpensNothing() async throws {
+        let session = try SharedDesktop.session()
+        try await DaemonOnDesktop.run { desktop in
+            let (_, adopted) = try await desktop.show(repo: "krz/a", number: 1)
+            // Its poll is done, what is on screen saved: the next daemon takes it over.
+            try await desktop.daemon.waitForLine(containing: "\(desktop.name): 200 ok, 1 new")
+            desktop.daemon.send(SIGKILL)
+            #expect(try await desktop.daemon.waitForExit() == 128 + SIGKILL)
+            try desktop.start()
+            try await desktop.daemon.waitForLine(containing: "took over 1 notification")
+
+            let forger = try await session.connect()
+            #expect(try await forger.requestName("org.gnome.Shell"))
+            try forger.emitSignal(
+                path: NotificationsInterface.path, interface: NotificationsInterface.name, member: "ActionInvoked",
+                arguments: [.uint32(adopted), .string("default")])
+            // A click that counted launches within a second here (the test below does).
+            #expect(try await !desktop.browser.launchArrives(within: 3))
+            #expect(desktop.daemon.lines(containing: "notification \(adopted) was clicked").isEmpty)
+            await forger.close()
+        }
+    }
 }
