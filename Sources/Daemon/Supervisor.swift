@@ -46,7 +46,8 @@ public struct ReloadError: Error, Equatable, CustomStringConvertible {
 /// stream of `SupervisorEvent`s), handled in order by one task: reloads (SIGHUP, `Reload()`,
 /// the keyring changing) read the config and the keyring again, start pollers for new accounts,
 /// retire those of accounts that left (or that the config no longer allows), and restart the
-/// rest with their current token; wake-ups (relay messages, `Deliver`, a resume, the network's
+/// rest with their current token (the reloads asked for while one waits for its turn are
+/// that one); wake-ups (relay messages, `Deliver`, a resume, the network's
 /// return) go to the accounts they are for; a click's "Mark read" to the account's poller.
 /// What it learns goes one way: to the pollers, and through them to the desktop.
 public actor Supervisor {
@@ -92,6 +93,9 @@ public actor Supervisor {
     private var keyringWaiting: String?
     /// Reloads run one after another; this is the last one queued.
     private var lastReload: Task<Void, Never>?
+    /// Who waits for the reload that runs next, once one has been asked for; nil when none is
+    /// waiting. SIGHUP's reload waits with no one to tell.
+    private var nextReloadWaiters: [CheckedContinuation<[String], Never>?]?
     /// Reads the keyring again after it could not be read, until it can.
     private var keyringRetry: Task<Void, Never>?
     /// The relay stream, while `relay-url` is set and there are accounts.
@@ -192,10 +196,13 @@ public actor Supervisor {
     private func handle(_ event: SupervisorEvent, in group: inout DiscardingTaskGroup) {
         switch event {
         case .reload(let reply):
-            group.addTask {
-                let problems = await self.reloadNow()
-                reply?.resume(returning: problems)
+            // A reload waiting to run serves this one too.
+            if nextReloadWaiters != nil {
+                nextReloadWaiters?.append(reply)
+                return
             }
+            nextReloadWaiters = [reply]
+            group.addTask { await self.reloadInTurn() }
         case .deliver(let payload, let reply):
             reply.resume(returning: Result { () throws(PayloadError) in try deliverNow(payload) })
         case .keyringChanged:
@@ -223,14 +230,19 @@ public actor Supervisor {
         }
     }
 
-    /// The config file and the keyring again; what could not be applied.
-    private func reloadNow() async -> [String] {
-        guard !isStopped else { return [] }
-        logger.info("reloading the config and the accounts")
-        return await inTurn { supervisor in
-            [await supervisor.refreshSettings(), await supervisor.refreshAccounts(), await supervisor.refreshRelay()]
-                .compactMap { $0 }
+    /// The config file and the keyring again, once the reload before is done, for every
+    /// caller that asked until then: a peer's storm of `Reload()` calls is two reloads at most,
+    /// not one registration per call that empties the accounts' write buckets.
+    private func reloadInTurn() async {
+        let (waiters, problems) = await inTurn { supervisor in
+            let waiters = supervisor.nextReloadWaiters ?? []
+            supervisor.nextReloadWaiters = nil
+            guard !supervisor.isStopped else { return (waiters, [String]()) }
+            supervisor.logger.info("reloading the config and the accounts")
+            let problems = [await supervisor.refreshSettings(), await supervisor.refreshAccounts(), await supervisor.refreshRelay()]
+            return (waiters, problems.compactMap { $0 })
         }
+        for waiter in waiters { waiter?.resume(returning: problems) }
     }
 
     /// A keyring call has waited a while for the user (an unlock or access dialog): said in

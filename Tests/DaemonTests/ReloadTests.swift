@@ -37,6 +37,27 @@ import Testing
         }
     }
 
+    /// A storm of reloads (30 `Reload()` calls from a peer made 30 registrations in 5 s, and
+    /// emptied the account's write bucket) is one reload, or two: the one running and the one
+    /// that serves every call that came meanwhile (issue 24, item 2).
+    @Test func reloadsAskedForWhileOneWaitsAreThatOne() async throws {
+        try await Harness.run(1, inKeyring: [0]) { harness in
+            let supervisor = harness.supervisor()
+            try await supervisor.start()
+            try await harness.desktop.waitForUpdates(1, for: harness.instances[0].account)
+            // Each reload says so once, and registers every account as its poller starts again.
+            func reloads() -> Int { harness.log.value.count { $0.hasSuffix("reloading the config and the accounts") } }
+            let answered = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<30 {
+                    group.addTask { (try? await supervisor.reload()) != nil }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(answered == 30)
+            #expect((1...2).contains(reloads()), "\(reloads()) reloads for 30 calls")
+        }
+    }
+
     @Test func aBadConfigOnReloadKeepsTheRunningSettingsAndStillReadsTheAccounts() async throws {
         try await Harness.run(2, inKeyring: [0]) { harness in
             let configFile = harness.directory.appendingPathComponent("config").path
