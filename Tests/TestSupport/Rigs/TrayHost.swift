@@ -102,13 +102,14 @@ public struct TrayHost: Sendable {
     }
 
     /// The labels of the open menu's items as the host shows them (GNOME only: the X11 hosts'
-    /// menus are not on AT-SPI), once it has at least `count`.
+    /// menus are not on AT-SPI), once at least `count` of them say something: the extension
+    /// adds an item before it sets its label.
     public func menuLabels(of service: String, atLeast count: Int, timeout: Duration = .seconds(60)) async throws -> [String] {
         try await poll("the menu of \(service) with \(count) items", timeout: timeout) {
             let labels: [String] = try await evalJSON("""
                 \(Self.indicatorJS(service)).menu._getMenuItems().filter(item => item.label).map(item => item.label.text)
                 """)
-            return labels.count >= count ? labels : nil
+            return labels.count { !$0.isEmpty } >= count ? labels : nil
         }
     }
 
