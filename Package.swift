@@ -83,7 +83,8 @@ let package = Package(
         .target(name: "Logging", dependencies: ["PushCore"]),
         // The desktop stage: notifications on screen (and taken over after a restart), the
         // launcher badge, and what a click opens.
-        .target(name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Spawn", "MainLoop"]),
+        .target(
+            name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Spawn", "MainLoop", "LocalTime"]),
         // The tray item (StatusNotifierItem and its dbusmenu) on the daemon's connection: the
         // unread count on its icon, the inbox in its menu, choices handed out as requests.
         .target(
@@ -98,7 +99,7 @@ let package = Package(
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
         .target(name: "Daemon", dependencies: [
             "PushCore", "CGlibc", "Curl", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Desktop", "Logging",
-            "Settings", "MainLoop",
+            "Settings", "MainLoop", "LocalTime",
         ]),
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop"]),

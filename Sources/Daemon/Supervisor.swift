@@ -2,6 +2,7 @@ import Accounts
 import Desktop
 import GitbayClient
 import Keyring
+import LocalTime
 import Logging
 import MainLoop
 import PushCore
@@ -91,6 +92,8 @@ public actor Supervisor {
     private var network = NetworkState.unknown
     /// Why the keyring could not be read last time; nil once it was.
     private var keyringWaiting: String?
+    /// The snoozes in the state directory, as last read: `status` says which hold.
+    private var snoozes: [NoiseRecord.Snooze] = []
     /// Reloads run one after another; this is the last one queued.
     private var lastReload: Task<Void, Never>?
     /// Who waits for the reload that runs next, once one has been asked for; nil when none is
@@ -160,6 +163,7 @@ public actor Supervisor {
         reading = Task { await self.read() }
         await desktop(.config(settings.config))
         await inTurn { supervisor in
+            _ = await supervisor.refreshNoise()
             _ = await supervisor.refreshAccounts()
             _ = await supervisor.refreshRelay()
         }
@@ -239,7 +243,10 @@ public actor Supervisor {
             supervisor.nextReloadWaiters = nil
             guard !supervisor.isStopped else { return (waiters, [String]()) }
             supervisor.logger.info("reloading the config and the accounts")
-            let problems = [await supervisor.refreshSettings(), await supervisor.refreshAccounts(), await supervisor.refreshRelay()]
+            let problems = [
+                await supervisor.refreshSettings(), await supervisor.refreshNoise(), await supervisor.refreshAccounts(),
+                await supervisor.refreshRelay(),
+            ]
             return (waiters, problems.compactMap { $0 })
         }
         for waiter in waiters { waiter?.resume(returning: problems) }
@@ -281,10 +288,16 @@ public actor Supervisor {
     }
 
     public func status() -> DaemonStatus {
-        DaemonStatus(
+        let holds = HoldRules(quietHours: settings.config.quietHours, snoozes: snoozes, zone: SystemZone.offsets)
+        let now = Int64(wallClock.now.timeIntervalSince1970)
+        return DaemonStatus(
             version: GBNotify.version, uptimeSeconds: Int(timeline.now.components.seconds), configPath: configPath,
             keyringWaiting: keyringWaiting, network: network,
-            accounts: pollers.values.map { $0.board.status(of: $0.account) }.sorted { $0.id < $1.id },
+            accounts: pollers.values.map { poller in
+                var status = poller.board.status(of: poller.account)
+                status.popupsHeld = holds.hold(for: poller.account, at: now).map { $0.description(at: now, zone: holds.zone) }
+                return status
+            }.sorted { $0.id < $1.id },
             deliveries: deliveries, relay: relay?.board.status ?? RelayStatus())
     }
 
@@ -383,6 +396,21 @@ public actor Supervisor {
         } catch {
             logger.error("\(error); keeping the settings in use")
             return "\(error); kept the settings in use"
+        }
+    }
+
+    /// The snoozes in the state directory again (`gbnotifyctl snooze` wrote them, then asked for
+    /// a reload), for the desktop stage; nil when they were read, else why not.
+    private func refreshNoise() async -> String? {
+        do {
+            let (record, warning) = try await state.loadNoise()
+            if let warning { logger.warning(warning) }
+            snoozes = record.snoozes
+            await desktop(.snoozes(record.snoozes))
+            return nil
+        } catch {
+            logger.error("cannot read the snoozes: \(error); keeping the ones in use")
+            return "cannot read the snoozes: \(error); kept the ones in use"
         }
     }
 

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LocalTime
 import Logging
 import MainLoop
 import Notifications
@@ -21,8 +22,11 @@ public enum DesktopNews: Sendable, Equatable {
     case tokenRejected(Account)
     /// The accounts polled now: the others' notifications and counts go.
     case accounts([Account])
-    /// The config was read again: what a click opens and `max-notifications` follow it.
+    /// The config was read again: what a click opens, `max-notifications`, the rules and the
+    /// quiet hours follow it.
     case config(Config)
+    /// The snoozes in force (read at the start and on every reload).
+    case snoozes([NoiseRecord.Snooze])
 }
 
 /// The last stage, from what the pollers learnt to the screen: notifications (through the
@@ -45,10 +49,15 @@ public final class Desktop: Sendable {
         public var timeline: Timeline
         /// Where what the stage did is told, for whoever watches.
         public var events: DaemonEvents
+        /// The local time zone's rules and the wall clock (seconds since the Unix epoch) at the
+        /// timeline's start: when quiet hours and snoozes hold.
+        public var zone: ZoneOffsets
+        public var wallClockAtStart: Int64
 
         public init(
             config: Config, environment: [String: String], icon: String? = nil, browser: [String] = ClickLaunch.defaultBrowser,
-            timeline: Timeline = Timeline(), events: DaemonEvents = .none
+            timeline: Timeline = Timeline(), events: DaemonEvents = .none, zone: ZoneOffsets = SystemZone.offsets,
+            wallClockAtStart: Int64 = SystemZone.now()
         ) {
             self.config = config
             self.environment = environment
@@ -56,7 +65,12 @@ public final class Desktop: Sendable {
             self.browser = browser
             self.timeline = timeline
             self.events = events
+            self.zone = zone
+            self.wallClockAtStart = wallClockAtStart
         }
+
+        /// The wall clock now, read off the timeline.
+        var wallClock: Int64 { wallClockAtStart + timeline.now.components.seconds }
     }
 
     enum Input: Sendable {
@@ -65,6 +79,8 @@ public final class Desktop: Sendable {
         case notification(NotificationEvent)
         case broadcast(DBusSignal)
         case dockAppeared
+        /// A hold (snooze, quiet hours) may have ended: the one timer of them fired.
+        case holdsDue
         case sample(CheckedContinuation<Void, any Error>)
         case open(PushTarget, activationToken: String?, CheckedContinuation<String, Never>)
         case stop(CheckedContinuation<Void, Never>)
@@ -116,7 +132,7 @@ public final class Desktop: Sendable {
         let screen = Screen(
             client: client, signals: ServerSignals(connection: connection), badge: Badge(connection: connection),
             clicks: Clicks(connection: connection, options: options, logger: logger), state: state, options: options,
-            requests: asking, logger: logger, saved: saved, serverOwner: owner)
+            requests: asking, timers: inputs, logger: logger, saved: saved, serverOwner: owner)
         let tasks = [
             Task {
                 await screen.begin()

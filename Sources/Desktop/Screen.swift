@@ -16,6 +16,8 @@ actor Screen {
     private var options: Desktop.Options
     /// Where what a click asks of the accounts goes (the supervisor reads it).
     private let requests: AsyncStream<DesktopRequest>.Continuation
+    /// The stage's own queue, where the hold timer says that it fired.
+    private let timers: AsyncStream<Desktop.Input>.Continuation
     private let logger: Logger
 
     private var book: ScreenBook
@@ -30,11 +32,16 @@ actor Screen {
     private var lastSaved: ScreenBook.Saved?
     /// Entries said to wait for a server, so each is said once.
     private var waiting: Set<UInt64> = []
+    /// The snoozes in force; with the config's quiet hours, they hold popups back.
+    private var snoozes: [NoiseRecord.Snooze] = []
+    /// The one timer of the holds: it fires at the soonest end (`holdEnd`) of any hold.
+    private var holdTimer: Task<Void, Never>?
+    private var holdEnd: Int64?
 
     init(
         client: any NotificationServer, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
-        options: Desktop.Options, requests: AsyncStream<DesktopRequest>.Continuation, logger: Logger,
-        saved: ScreenBook.Saved?, serverOwner: String?
+        options: Desktop.Options, requests: AsyncStream<DesktopRequest>.Continuation,
+        timers: AsyncStream<Desktop.Input>.Continuation, logger: Logger, saved: ScreenBook.Saved?, serverOwner: String?
     ) {
         self.client = client
         self.signals = signals
@@ -43,9 +50,11 @@ actor Screen {
         self.state = state
         self.options = options
         self.requests = requests
+        self.timers = timers
         self.logger = logger
         self.serverOwner = serverOwner
         book = ScreenBook(limit: options.config.maxNotifications, adopting: saved, serverOwner: serverOwner)
+        book.rules = options.config.rules
         lastSaved = saved
     }
 
@@ -79,6 +88,10 @@ actor Screen {
             await heard(event)
         case .dockAppeared:
             badge.resend(logger: logger)
+        case .holdsDue:
+            holdEnd = nil
+            reviewHolds()
+            await apply()
         case .sample(let reply):
             await showSample(reply)
         case .open(let target, let activationToken, let reply):
@@ -96,7 +109,17 @@ actor Screen {
     private func take(_ news: DesktopNews) async {
         switch news {
         case .update(let update):
-            book.take(update)
+            let now = options.wallClock
+            let hold = holds.hold(for: update.account, at: now)
+            let heldBefore = book.heldCount(of: update.account)
+            book.take(update, heldBy: hold)
+            let held = book.heldCount(of: update.account)
+            if let hold, held != heldBefore {
+                logger.info("""
+                    \(update.account.displayName): \(held) held, \(hold.description(at: now, zone: options.zone)); \
+                    one notification says so at the end
+                    """)
+            }
             badge.set(update.unread.badgeCount, for: update.account, logger: logger)
         case .tokenRejected(let account):
             book.tokenRejected(for: account)
@@ -110,8 +133,42 @@ actor Screen {
             options.config = config
             clicks.configChanged(config)
             book.setLimit(config.maxNotifications)
+            book.rules = config.rules
+        case .snoozes(let snoozes):
+            self.snoozes = snoozes
         }
+        reviewHolds()
         await apply()
+    }
+
+    // MARK: - Holds
+
+    private var holds: HoldRules {
+        HoldRules(quietHours: options.config.quietHours, snoozes: snoozes, zone: options.zone)
+    }
+
+    /// Ends the holds that are over (each account's summary of what came meanwhile joins the
+    /// book), and sets the one timer for the soonest end of those still going. No hold, no timer.
+    private func reviewHolds() {
+        let holds = holds
+        let now = options.wallClock
+        for account in book.heldAccounts where holds.hold(for: account, at: now) == nil {
+            logger.info("\(account.displayName): popups are no longer held; what came meanwhile shows as one notification")
+            book.endHold(of: account)
+        }
+        let end = holds.nextEnd(of: accounts, at: now)
+        guard end != holdEnd else { return }
+        holdTimer?.cancel()
+        holdEnd = end
+        guard let end else {
+            holdTimer = nil
+            return
+        }
+        let (timeline, timers) = (options.timeline, timers)
+        holdTimer = Task {
+            guard (try? await timeline.sleep(for: .seconds(end - now))) != nil else { return }
+            timers.yield(.holdsDue)
+        }
     }
 
     /// Carries out what the book asks for: closings first (room on screen), then shows, oldest
@@ -141,7 +198,8 @@ actor Screen {
             waitForServer(entry)
             return
         }
-        let content = NotificationContent.entry(entry, capabilities: capabilities, namesAccount: accounts.count > 1)
+        let content = NotificationContent.entry(
+            entry, capabilities: capabilities, namesAccount: accounts.count > 1, rules: options.config.rules)
         var replacing = entry.serverID
         // A server may refuse one notification (Plasma refuses a repeat within a second): once
         // more after a second, in place still when it was only too soon; any other refusal of a
@@ -191,7 +249,8 @@ actor Screen {
             actions: stride(from: 0, to: content.actions.count - 1, by: 2).map {
                 Notification.Action(key: content.actions[$0], label: content.actions[$0 + 1])
             },
-            desktopEntry: NotificationContent.desktopEntry, category: content.category, urgency: content.urgency.level)
+            desktopEntry: NotificationContent.desktopEntry, category: content.category, urgency: content.urgency.level,
+            sound: content.sound, staysUntilDismissed: content.staysUntilDismissed)
     }
 
     /// The server's capabilities, asked once per server. With none on the bus, the asking is
@@ -308,6 +367,7 @@ actor Screen {
 
     /// The clean stop: our notifications withdrawn, nothing left to take over, the badge gone.
     private func stop() async {
+        holdTimer?.cancel()
         for entry in book.entries {
             guard let id = entry.serverID else { continue }
             try? await client.close(id)

@@ -149,12 +149,21 @@ public final class NotificationClient: NotificationServer {
         ]
         if let entry = notification.desktopEntry { hints["desktop-entry"] = .string(entry) }
         if let category = notification.category { hints["category"] = .string(category) }
+        // Off unless a rule or the config names a sound: a server that plays one by default
+        // (GNOME Shell, Plasma) is told not to.
+        if notification.staysUntilDismissed { hints["resident"] = .bool(true) }
+        if let sound = notification.sound {
+            hints["sound-name"] = .string(sound)
+        } else {
+            hints["suppress-sound"] = .bool(true)
+        }
         let reply = try await call(
             "Notify",
             [
                 .string(appName), .uint32(replacing ?? 0), .string(notification.icon), .string(notification.summary),
                 .string(notification.body), .stringArray(notification.actions.flatMap { [$0.key, $0.label] }),
-                .vardict(hints), .int32(-1),
+                // -1: the server's own expiry; 0: never.
+                .vardict(hints), .int32(notification.staysUntilDismissed ? 0 : -1),
             ])
         guard let id = reply.first?.uint32Value, id != 0 else {
             throw NotificationError(name: nil, message: "the notification server answered Notify without an id")
@@ -214,10 +223,14 @@ public struct Notification: Sendable, Equatable {
     /// The `category` hint, such as `x-gitbay.issue`.
     public var category: String?
     public var urgency: Urgency
+    /// The `sound-name` hint; nil sends `suppress-sound`.
+    public var sound: String?
+    /// Never expires, and `resident`: it stays until the user dismisses it.
+    public var staysUntilDismissed: Bool
 
     public init(
         summary: String, body: String, icon: String, actions: [Action], desktopEntry: String?, category: String?,
-        urgency: Urgency
+        urgency: Urgency, sound: String?, staysUntilDismissed: Bool
     ) {
         self.summary = summary
         self.body = body
@@ -226,6 +239,8 @@ public struct Notification: Sendable, Equatable {
         self.desktopEntry = desktopEntry
         self.category = category
         self.urgency = urgency
+        self.sound = sound
+        self.staysUntilDismissed = staysUntilDismissed
     }
 }
 

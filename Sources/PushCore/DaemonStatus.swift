@@ -104,11 +104,14 @@ public struct AccountStatus: Codable, Equatable, Sendable {
     public var deviceID: Int64?
     /// The last error, in words for the user.
     public var lastError: String?
+    /// Why and until when popups are held (`Hold`), such as `snoozed until 15:30`; null while
+    /// they pop up.
+    public var popupsHeld: String?
 
     public init(
         id: String, instance: String, user: String, state: AccountState, lastPoll: String? = nil,
         lastResult: String? = nil, nextPoll: String? = nil, unread: Int? = nil, deviceID: Int64? = nil,
-        lastError: String? = nil
+        lastError: String? = nil, popupsHeld: String? = nil
     ) {
         self.id = id
         self.instance = instance
@@ -120,6 +123,7 @@ public struct AccountStatus: Codable, Equatable, Sendable {
         self.unread = unread
         self.deviceID = deviceID
         self.lastError = lastError
+        self.popupsHeld = popupsHeld
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -129,6 +133,7 @@ public struct AccountStatus: Codable, Equatable, Sendable {
         case nextPoll = "next_poll"
         case deviceID = "device_id"
         case lastError = "last_error"
+        case popupsHeld = "popups_held"
     }
 
     /// Written out by hand only so that absent values are `null` rather than missing keys.
@@ -144,6 +149,7 @@ public struct AccountStatus: Codable, Equatable, Sendable {
         try container.encode(unread, forKey: .unread)
         try container.encode(deviceID, forKey: .deviceID)
         try container.encode(lastError, forKey: .lastError)
+        try container.encode(popupsHeld, forKey: .popupsHeld)
     }
 }
 
@@ -219,15 +225,18 @@ extension DaemonStatus {
             lines.append(cells.joined(separator: "  "))
         }
 
-        let failing = accounts.filter { $0.lastError != nil }
-        if !failing.isEmpty {
-            lines.append("")
-            lines.append("Errors:")
-            for account in failing {
-                lines.append("  \(account.displayName): \(Self.clean(account.lastError ?? "", 300))")
-            }
-        }
+        lines += section("Popups held:", \.popupsHeld, limit: 80)
+        lines += section("Errors:", \.lastError, limit: 300)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A heading and a line for each account that has `fact`, after a blank line; nothing when
+    /// no account has it.
+    private func section(_ heading: String, _ fact: KeyPath<AccountStatus, String?>, limit: Int) -> [String] {
+        let lines = accounts.compactMap { account in
+            account[keyPath: fact].map { "  \(account.displayName): \(Self.clean($0, limit))" }
+        }
+        return lines.isEmpty ? [] : ["", heading] + lines
     }
 
     fileprivate static func clean(_ text: String, _ limit: Int) -> String {

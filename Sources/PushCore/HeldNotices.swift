@@ -31,6 +31,16 @@ public struct HeldNotices: Sendable, Equatable, Codable {
         }
     }
 
+    /// Adds a summary that came for `account` while held ("27 unread" at a start, "7 new" from
+    /// one poll): it keeps its own wording, and merges with what is held already.
+    public mutating func hold(_ summary: NoticeSummary, of account: Account) {
+        if let index = held.firstIndex(where: { $0.account == account }) {
+            held[index].summary = held[index].summary.merging(summary)
+        } else {
+            held.append(Held(account: account, summary: summary))
+        }
+    }
+
     /// Drops what was read meanwhile (elsewhere, or with `gbnotifyctl read`), so the summary
     /// counts only what is still unread.
     public mutating func removing(_ read: ReadRows, of account: Account) {
@@ -51,4 +61,9 @@ public struct HeldNotices: Sendable, Equatable, Codable {
 
     /// The accounts with something held.
     public var accounts: [Account] { held.map(\.account) }
+
+    /// How many notices are held for `account`.
+    public func count(of account: Account) -> Int {
+        held.first { $0.account == account }?.summary.count ?? 0
+    }
 }

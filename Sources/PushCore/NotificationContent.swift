@@ -52,15 +52,24 @@ public struct NotificationContent: Sendable, Equatable {
     /// `x-gitbay.issue`, `x-gitbay.mr` or `x-gitbay.build`; nil when the kind is unknown.
     public let category: String?
     public let urgency: Urgency
+    /// The `sound-name` hint (the freedesktop sound naming spec); nil sends `suppress-sound`.
+    public let sound: String?
+    /// Stays until the user dismisses it (no expiry, the `resident` hint): what needs the user
+    /// to act, without raising its urgency past do-not-disturb.
+    public let staysUntilDismissed: Bool
 
     /// What a book entry shows. With more than one account, the body's first line names the
-    /// account (a summary's and a warning's own text already do).
+    /// account (a summary's and a warning's own text already do). A group's urgency and sound
+    /// are what `rules` decide for its new notices (`RuleDecision.loudest`); a summary and a
+    /// warning make no sound.
     public static func entry(
-        _ entry: ScreenBook.Entry, capabilities: NotificationCapabilities, namesAccount: Bool
+        _ entry: ScreenBook.Entry, capabilities: NotificationCapabilities, namesAccount: Bool, rules: RuleSet = .none
     ) -> NotificationContent {
         switch entry.subject {
         case .group(let group):
-            self.group(group, capabilities: capabilities, accountLine: namesAccount ? entry.account.displayName : nil)
+            self.group(
+                group, capabilities: capabilities, accountLine: namesAccount ? entry.account.displayName : nil,
+                decision: RuleDecision.loudest(of: group.freshItems.map { rules.evaluate($0, of: entry.account) }))
         case .summary(let summary):
             self.summary(summary, account: entry.account, capabilities: capabilities)
         case .tokenRejected:
@@ -78,7 +87,7 @@ public struct NotificationContent: Sendable, Equatable {
     /// body, then "and N more" for the rest of the group, which were listed before. One notice
     /// alone opens its item and can be marked read; several open the inbox.
     public static func group(
-        _ group: NoticeGroup, capabilities: NotificationCapabilities, accountLine: String? = nil
+        _ group: NoticeGroup, capabilities: NotificationCapabilities, accountLine: String? = nil, decision: RuleDecision? = nil
     ) -> NotificationContent {
         let listed = group.freshItems.prefix(listedGroupItems)
         var lines = accountLine.map { [bodyText(oneLine($0, limit: maximumGroupLineLength), capabilities)] } ?? []
@@ -97,7 +106,9 @@ public struct NotificationContent: Sendable, Equatable {
             summary: oneLine(group.key.repository ?? group.key.account.instance.displayName, limit: maximumSummaryLength),
             body: lines.joined(separator: "\n"),
             actions: capabilities.actions ? actions : [],
-            category: categories.count == 1 ? categories.first ?? nil : nil, urgency: .normal)
+            category: categories.count == 1 ? categories.first ?? nil : nil,
+            urgency: decision?.urgency.notificationUrgency ?? .normal, sound: decision?.sound,
+            staysUntilDismissed: false)
     }
 
     /// Several notices in one notification that opens the inbox: "7 new on gitbay.org as cmc",
@@ -120,11 +131,12 @@ public struct NotificationContent: Sendable, Equatable {
                 "\(number) \(words) on \(account.instance.displayName) as \(account.username)\(after)", limit: maximumSummaryLength),
             // Never an empty body: Cinnamon 5.6 throws on one and never answers the Notify.
             body: bodyText("Open the inbox to see them.", capabilities), actions: capabilities.actions ? actions : [],
-            category: nil, urgency: .normal)
+            category: nil, urgency: .normal, sound: nil, staysUntilDismissed: false)
     }
 
     /// The account's token was rejected: polling stopped until it gets a new one. Of normal
-    /// urgency like the rest: the desktop's do-not-disturb holds for it too.
+    /// urgency like the rest (the desktop's do-not-disturb holds for it too), but it stays until
+    /// dismissed: nothing else tells the user that this account went quiet.
     public static func tokenRejected(account: Account, capabilities: NotificationCapabilities) -> NotificationContent {
         NotificationContent(
             summary: oneLine("Sign in again to \(account.instance.displayName)", limit: maximumSummaryLength),
@@ -132,14 +144,14 @@ public struct NotificationContent: Sendable, Equatable {
                 "The server rejected the API token of \(account.username), so gbnotifyd stopped checking it. "
                     + "Run: gbnotifyctl account add \(account.instance.url)",
                 capabilities),
-            actions: [], category: nil, urgency: .normal)
+            actions: [], category: nil, urgency: .normal, sound: nil, staysUntilDismissed: true)
     }
 
     /// What `gbnotifyctl test` shows.
     public static func sample(capabilities: NotificationCapabilities) -> NotificationContent {
         NotificationContent(
             summary: "gbnotify", body: bodyText("Notifications from gitbay will look like this.", capabilities),
-            actions: [], category: nil, urgency: .normal)
+            actions: [], category: nil, urgency: .normal, sound: nil, staysUntilDismissed: false)
     }
 
     /// Text escaped for the `body-markup` subset (`&`, `<` and `>`), so `<b>` in a notice shows

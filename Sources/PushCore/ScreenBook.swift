@@ -15,6 +15,9 @@
 ///   bounded.
 /// - A notification the server closed, for whatever reason, is no longer open; its notices stay
 ///   unread on the server and in the badge, and are not shown again.
+/// - Only notices the `rules` pop up join a notification. While an account's popups are held
+///   (a snooze, quiet hours), what would have popped up is kept aside, and shows as one summary
+///   when the hold ends (`endHold`).
 public struct ScreenBook: Sendable, Equatable {
     public enum Subject: Sendable, Equatable, Codable {
         /// The notices of one repository (`NoticeGroup`).
@@ -108,6 +111,10 @@ public struct ScreenBook: Sendable, Equatable {
     private var answered: Set<AnsweredAction> = []
     /// Accounts that had their first update in this process.
     private var started: Set<Account> = []
+    /// The config's rules, deciding for each new notice whether it pops up.
+    public var rules = RuleSet.none
+    /// What would have popped up while held, per account.
+    private var held = HeldNotices()
 
     public init(limit: Int) {
         self.limit = max(limit, 1)
@@ -139,8 +146,9 @@ public struct ScreenBook: Sendable, Equatable {
 
     /// A poll's (or a "Mark read"'s) news for one account: its read rows leave their
     /// notifications, its new notices join their repository's notification or start one, and
-    /// the first update of an account in this process sums up what is unread.
-    public mutating func take(_ update: AccountUpdate) {
+    /// the first update of an account in this process sums up what is unread. While `hold`
+    /// holds the account's popups, what would pop up is kept for `endHold` instead.
+    public mutating func take(_ update: AccountUpdate, heldBy hold: Hold? = nil) {
         let account = update.account
         let isFirst = started.insert(account).inserted
         let unread = update.unread.badgeCount
@@ -165,14 +173,21 @@ public struct ScreenBook: Sendable, Equatable {
             }
         }
 
+        held.removing(update.read, of: account)
+
         var rows: [InboxItem] = []
         for notice in update.notices {
             switch notice {
             case .item(let row):
-                rows.append(row)
+                // Silent and hidden notices stay in the badge (and the tray), never on screen.
+                if rules.evaluate(row, of: account).show == .popup { rows.append(row) }
             case .summary(let count, let isAtLeast, let rowIDs, let isFirstSight):
-                add(NoticeSummary(count: count, isAtLeast: isAtLeast, wording: isFirstSight ? .unread : .new, rowIDs: rowIDs), for: account)
+                add(NoticeSummary(count: count, isAtLeast: isAtLeast, wording: isFirstSight ? .unread : .new, rowIDs: rowIDs), for: account, heldBy: hold)
             }
+        }
+        if let hold {
+            held.hold(rows, of: account, reason: hold.reason)
+            rows = []
         }
         for group in NoticeGroup.grouping(rows, of: account) {
             if let open = entries.first(where: { $0.subject.group?.key == group.key }), let held = open.subject.group {
@@ -188,8 +203,24 @@ public struct ScreenBook: Sendable, Equatable {
         // After a start nothing old is replayed: one summary of what is unread, unless an
         // earlier daemon's notifications of the account are still open.
         if isFirst, update.notices.isEmpty, unread > 0, !entries.contains(where: { $0.account == account }) {
-            add(NoticeSummary(count: unread, isAtLeast: update.unread.isAtLeast, wording: .unread, rowIDs: []), for: account)
+            add(NoticeSummary(count: unread, isAtLeast: update.unread.isAtLeast, wording: .unread, rowIDs: []), for: account, heldBy: hold)
         }
+        enforceLimit()
+    }
+
+    /// The accounts with notices kept aside by a hold.
+    public var heldAccounts: [Account] { held.accounts }
+
+    /// How many of `account`'s notices are kept aside by its hold.
+    public func heldCount(of account: Account) -> Int {
+        held.count(of: account)
+    }
+
+    /// `account`'s hold ended: what came meanwhile shows as one summary ("5 new on gitbay.org
+    /// as cmc while snoozed"), never one by one.
+    public mutating func endHold(of account: Account) {
+        guard let summary = held.release(account) else { return }
+        add(summary, for: account)
         enforceLimit()
     }
 
@@ -203,6 +234,7 @@ public struct ScreenBook: Sendable, Equatable {
     /// The account left the keyring: its notifications go.
     public mutating func forget(_ account: Account) {
         started.remove(account)
+        _ = held.release(account)
         for entry in entries where entry.account == account {
             remove(entry.id)
         }
@@ -303,12 +335,15 @@ public struct ScreenBook: Sendable, Equatable {
         nextID += 1
     }
 
-    /// A summary joins the account's open summary, or opens one.
-    private mutating func add(_ summary: NoticeSummary, for account: Account) {
-        if let open = entries.first(where: { $0.account == account && $0.subject.summary != nil }),
-           let held = open.subject.summary {
+    /// A summary joins the account's open summary, or opens one; while held, the summary of
+    /// what is kept aside.
+    private mutating func add(_ summary: NoticeSummary, for account: Account, heldBy hold: Hold? = nil) {
+        if hold != nil {
+            held.hold(summary, of: account)
+        } else if let open = entries.first(where: { $0.account == account && $0.subject.summary != nil }),
+           let shown = open.subject.summary {
             set(open.id) {
-                $0.subject = .summary(held.merging(summary))
+                $0.subject = .summary(shown.merging(summary))
                 $0.needsShowing = true
             }
         } else {

@@ -4,6 +4,7 @@ import Desktop
 import Foundation
 import GitbayClient
 import Logging
+import MainLoop
 import PushCore
 import Settings
 import StateStore
@@ -89,15 +90,20 @@ struct DesktopTests {
         }
     }
 
-    /// A desktop stage on this session, with its own log and opener stub.
+    /// A desktop stage on this session, with its own log and opener stub; on `clock`, in UTC from
+    /// `wallClockAtStart`, when given.
     static func desktop(
-        for harness: Harness, on connection: DBusConnection, opener: OpenerStub, config: Config = .defaults
+        for harness: Harness, on connection: DBusConnection, opener: OpenerStub, config: Config = .defaults,
+        clock: ManualClock? = nil, wallClockAtStart: Int64? = nil
     ) async throws -> Desktop {
-        try await Desktop.start(
-            on: connection, state: StateFiles(harness.state),
-            options: Desktop.Options(
-                config: config, environment: ProcessInfo.processInfo.environment, icon: icon, browser: [opener.path]),
-            logger: harness.logger)
+        var options = Desktop.Options(
+            config: config, environment: ProcessInfo.processInfo.environment, icon: icon, browser: [opener.path])
+        if let clock { options.timeline = Timeline(clock) }
+        if let wallClockAtStart {
+            options.wallClockAtStart = wallClockAtStart
+            options.zone = ZoneOffsets { _ in 0 }
+        }
+        return try await Desktop.start(on: connection, state: StateFiles(harness.state), options: options, logger: harness.logger)
     }
 
     /// Runs `body` with the stage showing what `count` accounts' pollers hand it, each account's
@@ -106,9 +112,10 @@ struct DesktopTests {
     /// - Parameter config: the config file the supervisor reads on each reload; the defaults
     ///   at the start.
     ///   - startConfig: the config the stage starts with.
+    ///   - clock: the stage's clock, starting at `wallClockAtStart` in UTC.
     static func run(
         _ count: Int = 1, serverAtStart: Bool = true, config: String? = nil, startConfig: Config = .defaults,
-        _ body: (World) async throws -> Void
+        clock: ManualClock? = nil, wallClockAtStart: Int64? = nil, _ body: (World) async throws -> Void
     ) async throws {
         // A test that failed while the server was stopped does not take the next one with it.
         if try await !Dunst.isRunning() { try await Dunst.start() }
@@ -119,7 +126,8 @@ struct DesktopTests {
             try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
             let opener = try OpenerStub(at: harness.directory.appendingPathComponent("opener").path)
             let connection = try await DBusConnection.connect()
-            let desktop = try await Self.desktop(for: harness, on: connection, opener: opener, config: startConfig)
+            let desktop = try await Self.desktop(
+                for: harness, on: connection, opener: opener, config: startConfig, clock: clock, wallClockAtStart: wallClockAtStart)
             // The daemon's desktop methods, under its name on this bus, for gbnotifyctl.
             let accounts = harness.instances.map(\.account)
             try await DesktopService.export(desktop, accounts: { accounts }, on: connection)

@@ -22,35 +22,11 @@ import MainLoop
         return .update(AccountUpdate(account: account, notices: [.item(row)], unread: .exact(Int(id))))
     }
 
-    /// A desktop on a private bus (no dunst) whose notification server refuses `refusals`
-    /// times, on a clock the test moves.
     static func run(
         refusals: Int, test: String = #function,
         _ body: (Desktop, FakeNotificationServer, ManualClock, Observed<[String]>) async throws -> Void
     ) async throws {
-        try await PrivateSession.run(test: test) {
-            let server = try await FakeNotificationServer.start(capabilities: ["body"], refusals: refusals)
-            let connection = try await DBusConnection.connect()
-            let log = Observed<[String]>([])
-            let clock = ManualClock()
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-refused-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let desktop = try await Desktop.start(
-                on: connection, state: StateFiles(StateDirectory(path: directory.path)),
-                options: Desktop.Options(config: .defaults, environment: [:], icon: "gbnotify", timeline: Timeline(clock)),
-                logger: Logger(level: .debug) { line in log.update { $0.append(line) } })
-            do {
-                try await body(desktop, server, clock, log)
-            } catch {
-                await desktop.stop()
-                await connection.close()
-                await server.stop()
-                throw error
-            }
-            await desktop.stop()
-            await connection.close()
-            await server.stop()
-        }
+        try await FakeServerDesktop.run(refusals: refusals, test: test, body)
     }
 
     @Test func aRefusedNotificationIsTriedOnceMoreASecondLaterAndShown() async throws {

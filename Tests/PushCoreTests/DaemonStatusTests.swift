@@ -31,7 +31,7 @@ import Testing
         let text = String(decoding: data, as: UTF8.self)
         for key in ["version", "uptime_seconds", "config_path", "keyring_waiting", "network", "accounts",
                     "id", "instance", "user", "state", "last_poll", "last_result", "next_poll", "unread",
-                    "device_id", "last_error"] {
+                    "device_id", "last_error", "popups_held"] {
             #expect(text.contains("\"\(key)\":"), "missing \(key)")
         }
         #expect(!text.contains("install_token"))
@@ -86,6 +86,24 @@ import Testing
               bob@http://127.0.0.1:8080: invalid or expired token
 
             """)
+    }
+
+    @Test func heldPopupsAreSaidPerAccountBeforeTheErrors() {
+        var status = Self.status
+        status = DaemonStatus(
+            version: status.version, uptimeSeconds: status.uptimeSeconds, configPath: status.configPath,
+            accounts: status.accounts.map { account in
+                var account = account
+                if account.user == "cmc" { account.popupsHeld = "snoozed until 15:30" }
+                return account
+            })
+        #expect(status.renderText().contains("""
+
+            Popups held:
+              cmc@gitbay.org: snoozed until 15:30
+
+            Errors:
+            """))
     }
 
     @Test func withoutAccountsItSaysHowToAddOne() {

@@ -116,6 +116,7 @@ import Testing
         #expect(content.summary == "Sign in again to gitbay.org")
         #expect(content.body.contains("gbnotifyctl account add https://gitbay.org"))
         #expect(content.urgency == .normal)
+        #expect(content.staysUntilDismissed)
     }
 }
 

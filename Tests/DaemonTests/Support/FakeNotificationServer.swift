@@ -18,6 +18,16 @@ final class FakeNotificationServer: Sendable {
         let summary: String
         let body: String
         let actions: [String]
+        /// The `urgency` hint's byte.
+        let urgency: UInt8?
+        /// The `sound-name` hint.
+        let sound: String?
+        /// The `suppress-sound` hint.
+        let suppressesSound: Bool
+        /// The `resident` hint.
+        let resident: Bool
+        /// `expire_timeout`: -1 for the server's choice, 0 for never.
+        let expiresAfter: Int32
     }
 
     /// The notifications shown, numbered from 1.
@@ -84,9 +94,12 @@ final class FakeNotificationServer: Sendable {
             defer { next += 1 }
             return next
         }
+        let hints = arguments[6].vardictValue ?? [:]
         let notification = Notification(
             id: id, sender: call.sender, summary: arguments[3].stringValue ?? "", body: arguments[4].stringValue ?? "",
-            actions: arguments[5].stringArrayValue ?? [])
+            actions: arguments[5].stringArrayValue ?? [], urgency: hints["urgency"]?.byteValue,
+            sound: hints["sound-name"]?.stringValue, suppressesSound: hints["suppress-sound"]?.boolValue == true,
+            resident: hints["resident"]?.boolValue == true, expiresAfter: arguments[7].int32Value ?? -1)
         shown.update { $0.append(notification) }
         return id
     }

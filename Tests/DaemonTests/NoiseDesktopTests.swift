@@ -1,0 +1,92 @@
+import Foundation
+import PushCore
+import TestSupport
+import Testing
+
+/// Noise control on the real desktop stage, through dunst: what the rules keep off the screen,
+/// and what a snooze or quiet hours hold back until their end, then show as one summary.
+extension DesktopTests {
+    /// The summaries of what dunst showed after its notification `after` (0 for all), newest
+    /// first: its history keeps only the last 20, so earlier tests' are told apart by id.
+    static func shown(after: Int) async throws -> [String] {
+        try await Dunst.ctl("close-all")
+        return try await dunstHistory().filter { $0.id > after }.map(\.summary)
+    }
+
+    /// The id of the newest notification in dunst's history; 0 for none.
+    static func newestShown() async throws -> Int {
+        try await dunstHistory().map(\.id).max() ?? 0
+    }
+
+    private static func dunstHistory() async throws -> [(id: Int, summary: String)] {
+        let json = try JSONSerialization.jsonObject(with: Data(try await Dunst.ctl("history").utf8)) as? [String: Any]
+        let entries = (json?["data"] as? [[[String: Any]]] ?? []).flatMap { $0 }
+        return entries.map { entry in
+            ((entry["id"] as? [String: Any])?["data"] as? Int ?? 0, (entry["summary"] as? [String: Any])?["data"] as? String ?? "")
+        }
+    }
+
+    @Test func aSilentRuleKeepsANoticeOffTheScreenButInTheBadge() async throws {
+        let config = try Config.parse("[rule bots]\nactor = ci-bot\nshow = silent\n")
+        try await Self.run(startConfig: config) { world in
+            let before = try await Self.newestShown()
+            try await world.watchingBadge { _, badges in
+                try await world.standin.addNotification(
+                    for: Harness.username, repo: "krz/bots", kind: "build", actor: "ci-bot", summary: "build #4 passed",
+                    path: "krz/bots/builds/4")
+                try await world.show(repo: "krz/gitbay", actor: "eve")
+                try await badges.wait(for: "a badge of 2") { $0.last == 2 }
+            }
+            #expect(try await Self.shown(after: before) == ["krz/gitbay"])
+        }
+    }
+
+    @Test func aSnoozeHoldsPopupsAndItsEndShowsOneSummaryOfWhatCame() async throws {
+        try await Self.run { world in
+            let before = try await Self.newestShown()
+            let now = Int64(Date().timeIntervalSince1970)
+            try world.harness.state.updateNoise { $0.snooze(nil, until: now + 3600, now: now) }
+            try await world.supervisor.reload()
+            for number in [12, 13] {
+                try await world.standin.addNotification(
+                    for: Harness.username, repo: "krz/gitbay", kind: "issue", actor: "eve", summary: "opened issue #\(number)",
+                    path: "krz/gitbay/issues/\(number)")
+            }
+            try await world.harness.waitForLog("\(world.account.displayName): 2 held, snoozed until")
+            #expect(try await Dunst.displayed() == 0)
+            let held = await world.supervisor.status().accounts.first?.popupsHeld
+            #expect(held?.hasPrefix("snoozed until ") == true)
+
+            // `gbnotifyctl snooze off` writes the same, then asks for a reload.
+            try world.harness.state.updateNoise { _ = $0.endSnooze(nil, now: now) }
+            try await world.supervisor.reload()
+            try await world.harness.waitForLog("showing a summary of 2 as notification")
+            #expect(await world.supervisor.status().accounts.first?.popupsHeld == nil)
+            #expect(try await Self.shown(after: before) == ["2 new on \(world.account.instance.displayName) as cmc while snoozed"])
+        }
+    }
+
+    /// On the stage's own clock, from 23:00 UTC: quiet hours of 22:00-07:30 hold what comes
+    /// until the clock passes 07:30 the next morning, when the one timer of the hold fires.
+    @Test func quietHoursAcrossMidnightHoldPopupsUntilTheMorning() async throws {
+        let clock = ManualClock()
+        let lateEvening: Int64 = 1_796_166_000  // 2026-12-01 23:00 UTC
+        let config = try Config.parse("quiet-hours = 22:00-07:30\n")
+        try await Self.run(startConfig: config, clock: clock, wallClockAtStart: lateEvening) { world in
+            let before = try await Self.newestShown()
+            try await world.standin.addNotification(
+                for: Harness.username, repo: "krz/gitbay", kind: "issue", actor: "eve", summary: "opened issue #12",
+                path: "krz/gitbay/issues/12")
+            try await world.harness.waitForLog("\(world.account.displayName): 1 held, quiet hours until tomorrow 07:30")
+            #expect(try await Dunst.displayed() == 0)
+
+            try await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(8 * 3600 + 29 * 60))
+            // A minute before the end the timer still waits.
+            #expect(clock.pendingSleeps == 1)
+            clock.advance(by: .seconds(60))
+            try await world.harness.waitForLog("showing a summary of 1 as notification")
+            #expect(try await Self.shown(after: before) == ["1 new on \(world.account.instance.displayName) as cmc during quiet hours"])
+        }
+    }
+}

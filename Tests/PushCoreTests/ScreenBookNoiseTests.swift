@@ -1,0 +1,130 @@
+import PushCore
+import Testing
+
+/// What the rules and the holds (snooze, quiet hours) do to what the book puts on screen: only
+/// notices that pop up join a notification, and while an account is held they wait for its
+/// end, as one summary.
+@Suite struct ScreenBookNoiseTests {
+    static let cmc = ScreenBookTests.cmc
+    static let bob = ScreenBookTests.bob
+    static let snoozed = Hold(reason: .snoozed, until: 10_000)
+    static let quiet = Hold(reason: .quietHours, until: 10_000)
+
+    static func row(_ id: Int64, actor: String = "ana", repo: String = "krz/gitbay") -> InboxItem {
+        DesktopContentTests.row(id: id, repo: repo, actor: actor, summary: "opened issue #\(id)", path: "\(repo)/issues/\(id)")
+    }
+
+    static func rules(_ text: String) throws -> RuleSet {
+        try Config.parse(text).rules
+    }
+
+    /// A book past each account's first update, so what follows is news, not a start.
+    static func startedBook(rules: RuleSet = .none, accounts: [Account] = [cmc]) -> ScreenBook {
+        var book = ScreenBook(limit: 5)
+        book.rules = rules
+        for account in accounts { book.take(ScreenBookTests.update(account)) }
+        return book
+    }
+
+    @Test func silentAndHiddenNoticesNeverJoinANotification() throws {
+        var book = Self.startedBook(rules: try Self.rules("""
+            [rule bots]
+            actor = *-bot
+            show = silent
+
+            [rule noisy]
+            repo = krz/noisy
+            show = none
+            """))
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(1, actor: "ci-bot"), Self.row(2, repo: "krz/noisy")], unread: 2))
+        #expect(book.entries.isEmpty)
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(3, actor: "eve"), Self.row(4, actor: "ci-bot")], unread: 4))
+        #expect(ScreenBookTests.subjects(book) == ["cmc krz/gitbay [3]"])
+    }
+
+    @Test func whileHeldNothingShowsAndTheEndShowsOneSummaryOfWhatCame() {
+        var book = Self.startedBook()
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(1), Self.row(2, repo: "krz/other")], unread: 2), heldBy: Self.snoozed)
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(3)], unread: 3), heldBy: Self.snoozed)
+        #expect(book.entries.isEmpty)
+        #expect(book.heldAccounts == [Self.cmc])
+
+        book.endHold(of: Self.cmc)
+        #expect(ScreenBookTests.subjects(book) == ["cmc whileSnoozed 3"])
+        #expect(book.entries.first?.subject.summary?.markReadIDs == [1, 2, 3])
+        #expect(book.heldAccounts.isEmpty)
+        // Ended once: a second end shows nothing more.
+        book.endHold(of: Self.cmc)
+        #expect(book.entries.count == 1)
+    }
+
+    @Test func aHoldIsPerAccountAndQuietHoursNameTheirSummary() {
+        var book = Self.startedBook(accounts: [Self.cmc, Self.bob])
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(1)]), heldBy: Self.quiet)
+        book.take(ScreenBookTests.update(Self.bob, [Self.row(2)]))
+        #expect(ScreenBookTests.subjects(book) == ["bob krz/gitbay [2]"])
+        book.endHold(of: Self.cmc)
+        #expect(ScreenBookTests.subjects(book) == ["bob krz/gitbay [2]", "cmc duringQuietHours 1"])
+    }
+
+    @Test func whatIsReadWhileHeldLeavesTheSummaryAndAllReadLeavesNone() {
+        var book = Self.startedBook()
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(1), Self.row(2)]), heldBy: Self.snoozed)
+        book.take(ScreenBookTests.update(Self.cmc, unread: 1, read: .marked([1])), heldBy: Self.snoozed)
+        book.endHold(of: Self.cmc)
+        #expect(ScreenBookTests.subjects(book) == ["cmc whileSnoozed 1"])
+
+        var allRead = Self.startedBook()
+        allRead.take(ScreenBookTests.update(Self.cmc, [Self.row(1)]), heldBy: Self.snoozed)
+        allRead.take(ScreenBookTests.update(Self.cmc, unread: 0, read: .marked([1])), heldBy: Self.snoozed)
+        allRead.endHold(of: Self.cmc)
+        #expect(allRead.entries.isEmpty)
+    }
+
+    @Test func silentNoticesAreNotHeldEither() throws {
+        var book = Self.startedBook(rules: try Self.rules("[rule bots]\nactor = *-bot\nshow = silent\n"))
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(1, actor: "ci-bot")]), heldBy: Self.snoozed)
+        book.endHold(of: Self.cmc)
+        #expect(book.entries.isEmpty)
+    }
+
+    @Test func aStartWhileHeldKeepsItsUnreadSummaryForTheEnd() {
+        var book = ScreenBook(limit: 5)
+        book.take(ScreenBookTests.update(Self.cmc, unread: 27), heldBy: Self.snoozed)
+        #expect(book.entries.isEmpty)
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(30)], unread: 28), heldBy: Self.snoozed)
+        book.endHold(of: Self.cmc)
+        // What was waiting at the start is unread, not new: the merged summary says so.
+        #expect(ScreenBookTests.subjects(book) == ["cmc unread 28"])
+    }
+
+    @Test func anAccountLeavingTheKeyringTakesWhatWasHeldWithIt() {
+        var book = Self.startedBook()
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(1)]), heldBy: Self.snoozed)
+        book.forget(Self.cmc)
+        #expect(book.heldAccounts.isEmpty)
+    }
+
+    @Test func aGroupSoundsAndUrgesAsTheLoudestOfItsNewNotices() throws {
+        let rules = try Self.rules("""
+            sound = message-new-instant
+
+            [rule builds]
+            actor = ci
+            urgency = low
+            sound = none
+            """)
+        var book = Self.startedBook(rules: rules)
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(1, actor: "ci")]))
+        let quiet = NotificationContent.entry(
+            try #require(book.entries.first), capabilities: DesktopContentTests.full, namesAccount: false, rules: rules)
+        #expect(quiet.urgency == .low)
+        #expect(quiet.sound == nil)
+
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(2, actor: "eve")], unread: 2))
+        let loud = NotificationContent.entry(
+            try #require(book.entries.first), capabilities: DesktopContentTests.full, namesAccount: false, rules: rules)
+        #expect(loud.urgency == .normal)
+        #expect(loud.sound == "message-new-instant")
+    }
+}
