@@ -116,6 +116,39 @@ actor AccountPoller {
         await services.desktop(.update(AccountUpdate(account: account, unread: unread, read: .marked(ids))))
     }
 
+    /// "Mute" on one of the account's notifications, or its "Undo" (`unwatch`): the
+    /// repository's watch state on its instance, with its own client. The record of mutes
+    /// (`gbnotifyctl mutes`) notes a mute and forgets an undone one, as `gbnotifyctl mute` does.
+    func setWatch(_ change: GitbayCommand.WatchChange, of repository: String) async {
+        guard let client else { return }
+        let what = "\(change.rawValue) \(repository)"
+        let result: APIResult
+        do {
+            result = try await client.send(.repo(change, repository: repository))
+        } catch {
+            services.logger.warning("\(account.displayName): could not \(what): \(error)")
+            return
+        }
+        guard case .success = result, let state = try? result.decode(WatchState.self), state.state == change.resultingState else {
+            services.logger.warning("\(account.displayName): could not \(what): \(result)")
+            return
+        }
+        let (account, at) = (account, Int64(services.wallClock.now.timeIntervalSince1970))
+        do {
+            let warning = try await services.state.updateNoise { record in
+                if change == .mute {
+                    _ = record.recordMute(of: repository, account: account, at: at)
+                } else {
+                    record.forgetMute(of: repository, account: account)
+                }
+            }
+            if let warning { services.logger.warning(warning) }
+        } catch {
+            services.logger.warning("\(account.displayName): \(what) is done, but the record of mutes could not be written: \(error)")
+        }
+        services.logger.info("\(account.displayName): \(change == .mute ? "muted" : "unmuted") \(repository) on its instance")
+    }
+
     private func stopLoop() async {
         guard let loop else { return }
         self.loop = nil

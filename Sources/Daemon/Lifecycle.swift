@@ -121,11 +121,7 @@ public enum Lifecycle {
         })
         if let desktop {
             wiring.append(Task {
-                for await request in desktop.requests {
-                    switch request {
-                    case .markRead(let account, let ids): supervisor.inputs.yield(.markRead(account, ids))
-                    }
-                }
+                for await request in desktop.requests { supervisor.inputs.yield(SupervisorEvent(request)) }
             })
         }
         if let changes = await followTheKeyring(on: connection, logger: logger) {

@@ -231,6 +231,12 @@ public actor Supervisor {
                 return
             }
             group.addTask { await poller.markRead(ids) }
+        case .setWatch(let account, let repository, let change):
+            guard let poller = pollers[account.id] else {
+                logger.warning("\(account.displayName): cannot \(change.rawValue) \(repository): the account is no longer polled")
+                return
+            }
+            group.addTask { await poller.setWatch(change, of: repository) }
         }
     }
 

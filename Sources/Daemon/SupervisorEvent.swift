@@ -1,3 +1,4 @@
+import Desktop
 import PushCore
 
 /// Everything that reaches the supervisor, on its one input (`Supervisor.inputs`), in the order
@@ -26,4 +27,14 @@ public enum SupervisorEvent: Sendable {
     case network(NetworkState)
     /// A click's "Mark read": these inbox rows of the account.
     case markRead(Account, [Int64])
+    /// A click's "Mute" or "Undo": the repository's watch state on the account's instance.
+    case setWatch(Account, repository: String, GitbayCommand.WatchChange)
+
+    /// What a click on a notification asks of an account.
+    public init(_ request: DesktopRequest) {
+        switch request {
+        case .markRead(let account, let ids): self = .markRead(account, ids)
+        case .setWatch(let account, let repository, let change): self = .setWatch(account, repository: repository, change)
+        }
+    }
 }

@@ -12,6 +12,9 @@ import StateStore
 public enum DesktopRequest: Sendable, Equatable {
     /// "Mark read": these inbox rows of the account, on its instance.
     case markRead(Account, [Int64])
+    /// "Mute" (`.mute`) or its "Undo" (`.unwatch`): the repository's watch state, on the
+    /// account's instance.
+    case setWatch(Account, repository: String, GitbayCommand.WatchChange)
 }
 
 /// What the rest of the daemon hands the desktop: plain values, never a question.
@@ -81,6 +84,8 @@ public final class Desktop: Sendable {
         case dockAppeared
         /// A hold (snooze, quiet hours) may have ended: the one timer of them fired.
         case holdsDue
+        /// The "Muted OWNER/REPO" notification of this entry has been shown long enough.
+        case muteSaid(UInt64)
         case sample(CheckedContinuation<Void, any Error>)
         case open(PushTarget, activationToken: String?, CheckedContinuation<String, Never>)
         case stop(CheckedContinuation<Void, Never>)

@@ -92,6 +92,10 @@ actor Screen {
             holdEnd = nil
             reviewHolds()
             await apply()
+        case .muteSaid(let id):
+            guard case .muted? = book.entry(id: id)?.subject else { return false }
+            book.withdraw(id)
+            await apply()
         case .sample(let reply):
             await showSample(reply)
         case .open(let target, let activationToken, let reply):
@@ -300,6 +304,7 @@ actor Screen {
             }
             options.events.tell(.clicked(notification: id, action: key))
             await clicked(entry, key: key, activationToken: activationTokens.removeValue(forKey: id))
+            await apply()
         case .activationToken(let id, let token):
             // Bounded: a server may send them for notifications that are never clicked.
             guard book.entry(serverID: id) != nil else { return }
@@ -317,6 +322,25 @@ actor Screen {
         case (NotificationContent.markReadAction, .group(let group)):
             logger.info("\(name): \"Mark read\" on notification \(id)")
             requests.yield(.markRead(entry.account, group.inboxIDs))
+        case (NotificationContent.markReadAction, .summary(let summary)):
+            // Offered only when the summary knows every row it counts.
+            guard let ids = summary.markReadIDs else { return }
+            logger.info("\(name): \"Mark all read\" on notification \(id)")
+            requests.yield(.markRead(entry.account, ids))
+        case (NotificationContent.muteAction, .group(let group)):
+            guard let repository = group.key.repository, let muted = book.mute(entry.id) else { return }
+            logger.info("\(name): \"Mute\" on notification \(id): muting \(repository)")
+            requests.yield(.setWatch(entry.account, repository: repository, .mute))
+            // Said for a while, long enough to undo it, then gone.
+            let (timeline, timers) = (options.timeline, timers)
+            Task {
+                guard (try? await timeline.sleep(for: Self.muteSaidFor)) != nil else { return }
+                timers.yield(.muteSaid(muted.id))
+            }
+        case (NotificationContent.undoAction, .muted(let repository)):
+            logger.info("\(name): \"Undo\" on notification \(id): unmuting \(repository)")
+            requests.yield(.setWatch(entry.account, repository: repository, .unwatch))
+            book.withdraw(entry.id)
         case (NotificationContent.openAction, .group(let group)):
             logger.info("\(name): notification \(id) was clicked")
             open(group.target, activationToken: activationToken)
@@ -327,6 +351,9 @@ actor Screen {
             logger.debug("\(name): notification \(id): ignored the action \(key.displaySafe.truncated(to: 40))")
         }
     }
+
+    /// How long "Muted OWNER/REPO" stays, with its Undo.
+    static let muteSaidFor = Duration.seconds(10)
 
     /// Off the stage's queue: the portal may take a while to answer, and the news must not wait.
     private func open(_ target: PushTarget, activationToken: String?) {
@@ -384,6 +411,7 @@ actor Screen {
         case .group(let group): "notice \(group.newest.id) in a group of \(group.items.count) of \(group.key.repository ?? "the inbox")"
         case .summary(let summary): "a summary of \(summary.count)"
         case .tokenRejected: "the rejected-token warning"
+        case .muted(let repository): "that \(repository) is muted"
         }
     }
 }

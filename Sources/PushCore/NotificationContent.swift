@@ -38,6 +38,8 @@ public struct NotificationContent: Sendable, Equatable {
     /// The action key that means a click on the notification's body.
     public static let openAction = "default"
     public static let markReadAction = "mark-read"
+    public static let muteAction = "mute"
+    public static let undoAction = "undo"
 
     /// Longest summary and body text, in characters, before escaping: a notice is a glance,
     /// and a server must not be handed a 10 KB body from a hostile inbox row.
@@ -74,6 +76,8 @@ public struct NotificationContent: Sendable, Equatable {
             self.summary(summary, account: entry.account, capabilities: capabilities)
         case .tokenRejected:
             tokenRejected(account: entry.account, capabilities: capabilities)
+        case .muted(let repository):
+            muted(repository, account: entry.account, capabilities: capabilities)
         }
     }
 
@@ -99,9 +103,10 @@ public struct NotificationContent: Sendable, Equatable {
         }
         let categories = Set(group.items.map { $0.kind?.category })
         let isOne = group.items.count == 1
-        let actions = isOne
+        let actions = (isOne
             ? [openAction, "Open", markReadAction, "Mark read"]
-            : [openAction, "Open the inbox", markReadAction, "Mark all read"]
+            : [openAction, "Open the inbox", markReadAction, "Mark all read"])
+            + (group.key.repository == nil ? [] : [muteAction, "Mute"])
         return NotificationContent(
             summary: oneLine(group.key.repository ?? group.key.account.instance.displayName, limit: maximumSummaryLength),
             body: lines.joined(separator: "\n"),
@@ -145,6 +150,15 @@ public struct NotificationContent: Sendable, Equatable {
                     + "Run: gbnotifyctl account add \(account.instance.url)",
                 capabilities),
             actions: [], category: nil, urgency: .normal, sound: nil, staysUntilDismissed: true)
+    }
+
+    /// A repository muted from its notification, on the server: said for a while, with "Undo".
+    public static func muted(_ repository: String, account: Account, capabilities: NotificationCapabilities) -> NotificationContent {
+        NotificationContent(
+            summary: oneLine("Muted \(repository) on \(account.displayName)", limit: maximumSummaryLength),
+            body: bodyText("No new notices of it reach \(account.username), here or on any other client.", capabilities),
+            actions: capabilities.actions ? [undoAction, "Undo"] : [], category: nil, urgency: .low, sound: nil,
+            staysUntilDismissed: false)
     }
 
     /// What `gbnotifyctl test` shows.

@@ -25,6 +25,9 @@ public struct ScreenBook: Sendable, Equatable {
         case summary(NoticeSummary)
         /// The server rejected the account's token: polling stopped until it has a new one.
         case tokenRejected
+        /// The repository was muted from its notification, which this replaced for a while,
+        /// offering to undo it.
+        case muted(repository: String)
     }
 
     public struct Entry: Sendable, Equatable, Codable {
@@ -170,6 +173,8 @@ public struct ScreenBook: Sendable, Equatable {
             case .tokenRejected:
                 // The account's requests work again.
                 remove(entry.id)
+            case .muted:
+                break
             }
         }
 
@@ -229,6 +234,24 @@ public struct ScreenBook: Sendable, Equatable {
         guard !entries.contains(where: { $0.account == account && $0.subject == .tokenRejected }) else { return }
         append(.tokenRejected, for: account)
         enforceLimit()
+    }
+
+    /// "Mute" on a repository's notification: it gives way to a new one that says the
+    /// repository is muted and offers to undo it (its notices stay unread). Returns that entry;
+    /// nil when `id` is no repository's notification.
+    public mutating func mute(_ id: UInt64) -> Entry? {
+        guard let entry = entry(id: id), let repository = entry.subject.group?.key.repository else { return nil }
+        // A new notification rather than a replacement: the server may be closing the clicked
+        // one already, and its closing must not take the new one along.
+        remove(id)
+        append(.muted(repository: repository), for: entry.account)
+        enforceLimit()
+        return entries.last
+    }
+
+    /// The entry goes from the screen (an undone mute, or its time over).
+    public mutating func withdraw(_ id: UInt64) {
+        remove(id)
     }
 
     /// The account left the keyring: its notifications go.

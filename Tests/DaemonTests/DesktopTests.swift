@@ -137,7 +137,7 @@ struct DesktopTests {
             let supervisor = harness.supervisor(settings, desktop: desktop.hand, loadSettings: config.map(Self.testSettings))
             // The stage's requests to the supervisor's input, as gbnotifyd wires them.
             let marking = Task {
-                for await case .markRead(let account, let ids) in desktop.requests { supervisor.inputs.yield(.markRead(account, ids)) }
+                for await request in desktop.requests { supervisor.inputs.yield(SupervisorEvent(request)) }
             }
             func finish() async {
                 marking.cancel()

@@ -90,3 +90,41 @@ extension DesktopTests {
         }
     }
 }
+
+extension DesktopTests {
+    @Test func muteOnANotificationMutesTheRepositoryOnItsInstanceAndUndoUnmutesIt() async throws {
+        try await Self.run { world in
+            let before = try await Self.newestShown()
+            let id = try await world.show(repo: "krz/noisy", path: "krz/noisy/issues/3")
+            try await Dunst.choose(NotificationContent.muteAction)
+            try await world.harness.waitForLog("\(world.account.displayName): muted krz/noisy on its instance")
+            try await world.harness.waitForLog("showing that krz/noisy is muted as notification")
+            // Muted, not read: the notice stays unread on the server.
+            #expect(try await world.standin.state().notifications.first { $0.id == id }?.readAt == nil)
+            #expect(try world.harness.state.loadNoise().record.mutes.map(\.repo) == ["krz/noisy"])
+
+            try await Dunst.choose(NotificationContent.undoAction)
+            try await world.harness.waitForLog("\(world.account.displayName): unmuted krz/noisy on its instance")
+            #expect(try world.harness.state.loadNoise().record.mutes.isEmpty)
+            let watchRequests = try await world.standin.requests().compactMap(\.argv).filter { $0.first == "repo" }
+            #expect(watchRequests == [["repo", "mute", "krz/noisy"], ["repo", "unwatch", "krz/noisy"]])
+            #expect(try await Self.shown(after: before) == ["Muted krz/noisy on \(world.account.displayName)", "krz/noisy"])
+        }
+    }
+}
+
+extension DesktopTests {
+    @Test func markAllReadOnASummaryMarksExactlyTheRowsItCounts() async throws {
+        try await Self.run(startConfig: try Config.parse("max-notifications = 1\n")) { world in
+            let first = try await world.show(repo: "krz/repo1", path: "krz/repo1/issues/1")
+            let second = try await world.standin.addNotification(
+                for: Harness.username, repo: "krz/repo2", kind: "issue", actor: "eve", summary: "opened issue #2",
+                path: "krz/repo2/issues/2")
+            try await world.harness.waitForLog("showing a summary of 2 as notification")
+            try await Dunst.choose(NotificationContent.markReadAction)
+            try await world.harness.waitForLog("marked notice \(first), \(second) read")
+            let reads = try await world.standin.requests().compactMap(\.argv).filter { $0.starts(with: ["notifications", "read"]) }
+            #expect(reads == [["notifications", "read", String(first), String(second)]])
+        }
+    }
+}

@@ -31,7 +31,7 @@ import Testing
         let content = Self.item(Self.row())
         #expect(content.summary == "krz/gitbay")
         #expect(content.body == "ana opened issue #12")
-        #expect(content.actions == ["default", "Open", "mark-read", "Mark read"])
+        #expect(content.actions == ["default", "Open", "mark-read", "Mark read", "mute", "Mute"])
         #expect(content.category == "x-gitbay.issue")
         #expect(content.urgency == .normal)
     }
@@ -84,7 +84,7 @@ import Testing
         #expect(content.summary == "krz/gitbay")
         // Notice 1 was shown before: counted, never listed again.
         #expect(content.body == "ana opened issue #3\nana opened issue #2\nand 1 more")
-        #expect(content.actions == ["default", "Open the inbox", "mark-read", "Mark all read"])
+        #expect(content.actions == ["default", "Open the inbox", "mark-read", "Mark all read", "mute", "Mute"])
         let many = first.adding((2...9).map { Self.row(id: $0, path: "krz/gitbay/issues/\($0)") })
         #expect(NotificationContent.group(many, capabilities: Self.full).body.split(separator: "\n").last == "and 6 more")
     }

@@ -71,7 +71,7 @@ import Testing
         let content = NotificationContent.group(group, capabilities: Self.full)
         #expect(content.summary == "krz/gitbay")
         #expect(content.body == "ana said &lt;b&gt;&amp;&lt;/b&gt;\nana opened issue #4\nana opened issue #3\nand 2 more")
-        #expect(content.actions == ["default", "Open the inbox", "mark-read", "Mark all read"])
+        #expect(content.actions == ["default", "Open the inbox", "mark-read", "Mark all read", "mute", "Mute"])
         #expect(content.category == "x-gitbay.issue")
         #expect(NotificationContent.group(group, capabilities: .plain).actions.isEmpty)
     }

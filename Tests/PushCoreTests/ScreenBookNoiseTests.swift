@@ -127,4 +127,40 @@ import Testing
         #expect(loud.urgency == .normal)
         #expect(loud.sound == "message-new-instant")
     }
+
+    @Test func muteGivesTheGroupsPlaceToANewNotificationThatSaysSoAndMarksNothing() throws {
+        var book = Self.startedBook()
+        var next: UInt32 = 1
+        book.take(ScreenBookTests.update(Self.cmc, [Self.row(1), Self.row(2)]))
+        ScreenBookTests.showAll(&book, from: &next)
+        let group = try #require(book.entries.first)
+
+        let mutedEntry = book.mute(group.id)
+        let muted = try #require(mutedEntry)
+        #expect(muted.subject == .muted(repository: "krz/gitbay"))
+        #expect(muted.serverID == nil)
+        #expect(book.takeClosings() == [1])
+        #expect(ScreenBookTests.subjects(book) == ["cmc muted krz/gitbay"])
+        let content = NotificationContent.entry(muted, capabilities: DesktopContentTests.full, namesAccount: false)
+        #expect(content.summary == "Muted krz/gitbay on cmc@gitbay.org")
+        #expect(content.actions == [NotificationContent.undoAction, "Undo"])
+
+        // A later poll leaves it alone; its time over (or Undo), it goes.
+        book.take(ScreenBookTests.update(Self.cmc, unread: 2))
+        #expect(book.entries.count == 1)
+        ScreenBookTests.showAll(&book, from: &next)
+        book.withdraw(muted.id)
+        #expect(book.entries.isEmpty)
+        #expect(book.takeClosings() == [2])
+    }
+
+    @Test func onlyARepositorysNotificationCanBeMuted() throws {
+        var book = Self.startedBook()
+        book.take(AccountUpdate(
+            account: Self.cmc, notices: [.summary(count: 7, isAtLeast: false, rowIDs: [], isFirstSight: false)], unread: .exact(7)))
+        let summary = try #require(book.entries.first)
+        let muted = book.mute(summary.id)
+        #expect(muted == nil)
+        #expect(ScreenBookTests.subjects(book) == ["cmc new 7"])
+    }
 }

@@ -11,8 +11,8 @@ import Testing
 ///
 /// `config` is the dunst config a suite's session is started with: its stock one in the parts
 /// that matter (`markup = full`, so it advertises `body-markup`), except that its context menu
-/// runs `pick-mark-read` (its dmenu), which chooses "Mark read", so `dunstctl context` clicks
-/// that action.
+/// runs `pick-action` (its dmenu), which chooses "Mark read" (or the action `choose` names),
+/// so `dunstctl context` clicks that action.
 enum Dunst {
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -28,10 +28,27 @@ enum Dunst {
         try write("""
             [global]
                 markup = full
-                dmenu = \(path)/pick-mark-read
+                dmenu = \(path)/pick-action
             """, to: "\(path)/xdg/dunst/dunstrc")
-        try write("#!/bin/sh\nexec grep -m1 'mark-read\\]$'\n", to: "\(path)/pick-mark-read", executable: true)
+        try write("""
+            #!/bin/sh
+            choice="$(dirname "$0")/pick.key"
+            key=$(cat "$choice" 2>/dev/null && rm -f "$choice" || echo mark-read)
+            exec grep -m1 "$key\\]\\$"
+
+            """, to: "\(path)/pick-action", executable: true)
         return ["XDG_CONFIG_DIRS": "\(path)/xdg"]
+    }
+
+    /// Opens the top notification's context menu, where `pick-action` chooses the action `key`
+    /// this once (it reads and removes `pick.key` when dunst runs it, after `dunstctl` returned).
+    static func choose(_ key: String) async throws {
+        guard let configDirectory = ProcessInfo.processInfo.environment["XDG_CONFIG_DIRS"] else {
+            throw Failure(description: "no XDG_CONFIG_DIRS: this session's dunst was not started with Dunst.config")
+        }
+        let file = URL(fileURLWithPath: configDirectory).deletingLastPathComponent().appendingPathComponent("pick.key").path
+        try key.write(toFile: file, atomically: true, encoding: .utf8)
+        try await ctl("context")
     }
 
     /// dunstctl on this session's bus; its output without the trailing newline.
