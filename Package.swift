@@ -99,7 +99,7 @@ let package = Package(
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
         .target(name: "Daemon", dependencies: [
             "PushCore", "CGlibc", "Curl", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Desktop", "Logging",
-            "Settings", "MainLoop", "LocalTime",
+            "Settings", "MainLoop", "LocalTime", "Tray",
         ]),
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop"]),

@@ -2,12 +2,16 @@ import Accounts
 import CGlibc
 import DBus
 import Desktop
+import FoundationEssentials
 import Glibc
 import Logging
 import Keyring
+import LocalTime
+import MainLoop
 import PushCore
 import Settings
 import StateStore
+import Tray
 
 /// gbnotifyd from start to exit: config, bus name, supervisor, signals, readiness.
 ///
@@ -99,11 +103,17 @@ public enum Lifecycle {
             logger.error("cannot reach the desktop's notification server (\(error)); notices only go to the log")
             desktop = nil
         }
-        let sink: DesktopSink
+        let screenSink: DesktopSink
         if let desktop {
-            sink = { await desktop.hand($0) }
+            screenSink = { await desktop.hand($0) }
         } else {
-            sink = LogSink.sink(logger)
+            screenSink = LogSink.sink(logger)
+        }
+        let tray = await startTray(on: connection, config: settings.config, environment: environment, logger: logger)
+        // The tray hears what the screen hears, after it.
+        let sink: DesktopSink = { news in
+            await screenSink(news)
+            await tray?.hand(news)
         }
         let supervisor = Supervisor(
             settings: settings, configPath: configPath,
@@ -122,6 +132,17 @@ public enum Lifecycle {
         if let desktop {
             wiring.append(Task {
                 for await request in desktop.requests { supervisor.inputs.yield(SupervisorEvent(request)) }
+            })
+        }
+        if let tray {
+            wiring.append(Task {
+                for await request in tray.tray.requests {
+                    switch await tray.choice(for: request) {
+                    case .open(let target, let token)?: _ = await desktop?.open(target, activationToken: token)
+                    case .supervisor(let event)?: supervisor.inputs.yield(event)
+                    case nil: logger.info("nothing to open from the tray: no account is polled")
+                    }
+                }
             })
         }
         if let changes = await followTheKeyring(on: connection, logger: logger) {
@@ -198,6 +219,7 @@ public enum Lifecycle {
         _ = consume system
         await supervisor.stop()
         await desktop?.stop()
+        tray?.tray.stop()
         await connection.close()
         logger.info("stopped")
         return exitStatus
@@ -206,6 +228,31 @@ public enum Lifecycle {
     /// The largest D-Bus message the daemon takes in: `Deliver`'s 8 KiB payload and the
     /// desktop's signals are far below it.
     static let maximumIncomingMessage = 64 * 1024
+
+    /// The tray item on `connection`, unless `tray = off`; nil then, and when it cannot be
+    /// exported (logged). The count is drawn on the icon file a notification names (the
+    /// installed one, or the source tree's for a build).
+    private static func startTray(
+        on connection: DBusConnection, config: Config, environment: [String: String], logger: Logger
+    ) async -> TrayStage? {
+        guard config.tray != .off else { return nil }
+        let icon = Desktop.appIcon(environment: environment)
+        var svg: [UInt8]?
+        if icon.hasPrefix("file://"), let data = try? Data(contentsOf: URL(fileURLWithPath: String(icon.dropFirst("file://".count)))),
+           data.count <= maximumIconFile {
+            svg = Array(data)
+        }
+        do {
+            let tray = try await Tray.start(on: connection, options: Tray.Options(mode: config.tray, iconFile: svg), logger: logger)
+            return TrayStage(tray: tray, wallClock: WallClock(timeline: Timeline()), zone: SystemZone.offsets)
+        } catch {
+            logger.warning("no tray item: \(error)")
+            return nil
+        }
+    }
+
+    /// gbnotify's icon is a few KiB; a file much larger is not it.
+    static let maximumIconFile = 1 << 20
 
     /// An account stored, changed or removed by anyone (`secret-tool` too), or a keyring
     /// unlocked, is read at once: no SIGHUP needed. Changes that come while the accounts are

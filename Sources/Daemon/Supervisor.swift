@@ -237,6 +237,8 @@ public actor Supervisor {
                 return
             }
             group.addTask { await poller.setWatch(change, of: repository) }
+        case .snooze(let end):
+            group.addTask { await self.snooze(until: end) }
         }
     }
 
@@ -403,6 +405,27 @@ public actor Supervisor {
             logger.error("\(error); keeping the settings in use")
             return "\(error); kept the settings in use"
         }
+    }
+
+    /// Every account snoozed until `end`, or no longer (nil), as `gbnotifyctl snooze` does it:
+    /// written to the state directory, then read again, so the desktop and `status` follow.
+    private func snooze(until end: Int64?) async {
+        let now = Int64(wallClock.now.timeIntervalSince1970)
+        do {
+            let warning = try await state.updateNoise { record in
+                if let end {
+                    record.snooze(nil, until: end, now: now)
+                } else {
+                    _ = record.endSnooze(nil, now: now)
+                }
+            }
+            if let warning { logger.warning(warning) }
+        } catch {
+            logger.error("cannot write the snooze: \(error)")
+            return
+        }
+        logger.info(end.map { "snoozed every account until \(Hold.localTime($0, at: now, zone: SystemZone.offsets))" } ?? "snooze ended")
+        await inTurn { supervisor in _ = await supervisor.refreshNoise() }
     }
 
     /// The snoozes in the state directory again (`gbnotifyctl snooze` wrote them, then asked for

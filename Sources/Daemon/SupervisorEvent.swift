@@ -29,6 +29,9 @@ public enum SupervisorEvent: Sendable {
     case markRead(Account, [Int64])
     /// A click's "Mute" or "Undo": the repository's watch state on the account's instance.
     case setWatch(Account, repository: String, GitbayCommand.WatchChange)
+    /// The tray's snooze of every account until then (seconds since the Unix epoch); nil ends
+    /// every snooze ("Resume notifications").
+    case snooze(until: Int64?)
 
     /// What a click on a notification asks of an account.
     public init(_ request: DesktopRequest) {

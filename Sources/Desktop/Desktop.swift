@@ -129,9 +129,7 @@ public final class Desktop: Sendable {
         }
 
         var options = options
-        options.icon = options.icon ?? AppIcon.choose(
-            dataDirectories: AppIcon.dataDirectories(environment: options.environment),
-            executableDirectory: Launcher.programDirectory, exists: { access($0, F_OK) == 0 })
+        options.icon = options.icon ?? appIcon(environment: options.environment)
         let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
         let (requests, asking) = AsyncStream.makeStream(of: DesktopRequest.self)
         let screen = Screen(
@@ -151,6 +149,14 @@ public final class Desktop: Sendable {
             Task { for await owner in dockOwners where owner != nil { inputs.yield(.dockAppeared) } },
         ]
         return Desktop(requests: requests, inputs: inputs, tasks: tasks)
+    }
+
+    /// The icon every notification names (`AppIcon.choose`): the installed file, or the source
+    /// tree's for a build, as a `file://` URI; else the theme's name.
+    public static func appIcon(environment: [String: String]) -> String {
+        AppIcon.choose(
+            dataDirectories: AppIcon.dataDirectories(environment: environment), executableDirectory: Launcher.programDirectory,
+            exists: { access($0, F_OK) == 0 })
     }
 
     /// Hands news on, and returns once it is on screen (or waits for a server there): a poller

@@ -16,6 +16,19 @@ public enum TrayRequest: Sendable, Equatable {
         case forAnHour
         /// "Snooze until tomorrow 08:00", in the user's local time.
         case untilTomorrowMorning
+
+        /// When a snooze chosen at `now` ends. "Tomorrow 08:00" is the next 08:00 of a later
+        /// day than `now`'s, however early in the morning it is chosen.
+        public func end(from now: Int64, zone: ZoneOffsets) -> Int64 {
+            switch self {
+            case .forAnHour:
+                return now + 3600
+            case .untilTomorrowMorning:
+                let eight = TimeOfDay(hour: 8, minute: 0)!
+                let next = eight.next(after: now, zone: zone)
+                return zone.day(of: next) > zone.day(of: now) ? next : eight.next(after: next, zone: zone)
+            }
+        }
     }
 }
 

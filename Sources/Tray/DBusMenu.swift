@@ -87,8 +87,10 @@ enum DBusMenu {
         .struct([.int32(item.id), properties(item, names), .array(elementSignature: "v", [])])
     }
 
-    /// The item's properties that differ from dbusmenu's defaults, those in `names` alone when
-    /// the host named some.
+    /// The item's properties, those in `names` alone when the host named some. `enabled` is
+    /// sent even when true, its default: libdbusmenu-qt (Plasma) keeps the action of an id it
+    /// knows across `GetLayout`s and sets only the properties it is sent, so an item enabled
+    /// since ("Resume notifications" once snoozed) would stay greyed out.
     private static func properties(_ item: TrayMenu.Item, _ names: [String]) -> DBusValue {
         var all: [String: DBusValue] = [:]
         switch item.kind {
@@ -96,7 +98,7 @@ enum DBusMenu {
             all["type"] = .string("separator")
         case .standard:
             all["label"] = .string(item.label)
-            if !item.isEnabled { all["enabled"] = .bool(false) }
+            all["enabled"] = .bool(item.isEnabled)
         }
         return .vardict(names.isEmpty ? all : all.filter { names.contains($0.key) })
     }

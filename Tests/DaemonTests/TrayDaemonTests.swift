@@ -1,0 +1,93 @@
+import DBus
+import DesktopSuites
+import PushCore
+import TestSupport
+import Testing
+
+/// The real gbnotifyd's tray item on Xfce's panel (its Status Tray plugin).
+@Suite(.serialized, .desktop(.xfce4Notifyd, tray: true))
+struct XfceTrayDaemonTests {
+    @Test func aNoticeChosenInTheMenuOpensAndMarkAllReadMarksThemOnTheServer() async throws {
+        try await TrayDaemonScenarios.aNoticeChosenInTheMenuOpensAndMarkAllReadMarksThemOnTheServer()
+    }
+
+    @Test func aSnoozeFromTheMenuHoldsPopupsUntilResumeThenOneSummaryShows() async throws {
+        try await TrayDaemonScenarios.aSnoozeFromTheMenuHoldsPopupsUntilResumeThenOneSummaryShows()
+    }
+}
+
+/// The real gbnotifyd's tray item in Plasma 5.27's system tray.
+@Suite(.serialized, .desktop(.plasma, tray: true))
+struct PlasmaTrayDaemonTests {
+    @Test func aNoticeChosenInTheMenuOpensAndMarkAllReadMarksThemOnTheServer() async throws {
+        try await TrayDaemonScenarios.aNoticeChosenInTheMenuOpensAndMarkAllReadMarksThemOnTheServer()
+    }
+
+    @Test func aSnoozeFromTheMenuHoldsPopupsUntilResumeThenOneSummaryShows() async throws {
+        try await TrayDaemonScenarios.aSnoozeFromTheMenuHoldsPopupsUntilResumeThenOneSummaryShows()
+    }
+}
+
+/// The tray item fed by the daemon's own polls, its menu's choices carried out by the daemon: a
+/// notice opened as a click on its notification opens it, Mark all read on the server, a snooze
+/// that holds popups and a resume that ends it.
+enum TrayDaemonScenarios {
+    static func aNoticeChosenInTheMenuOpensAndMarkAllReadMarksThemOnTheServer() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let first = try await desktop.show(repo: "krz/gitbay", number: 12)
+            let second = try await desktop.show(repo: "krz/docs", actor: "bo", summary: "opened issue #11", number: 11)
+            let (host, service) = (TrayHost(desktop.session), try await daemonService(on: desktop.session))
+            let title = self.title("2 unread on \(desktop.name)", on: desktop.session)
+            let item = try await host.waitForItem(of: service, titled: title)
+
+            try await host.openMenu(of: item, service: service)
+            try await host.choose(position: 1, label: "krz/docs — bo opened issue #11", service: service)
+            #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/docs/issues/11")])
+
+            try await host.openMenu(of: item, service: service)
+            try await host.choose(position: 3, label: "Mark all read", service: service)
+            try await desktop.daemon.waitForLine(containing: "marked notice \(second.row), \(first.row) read")
+            #expect(try await desktop.readAt(first.row) != nil)
+            #expect(try await desktop.readAt(second.row) != nil)
+            // Nothing unread: the item is tucked away.
+            try await host.waitUntilNotShown(service, titled: title)
+        }
+    }
+
+    static func aSnoozeFromTheMenuHoldsPopupsUntilResumeThenOneSummaryShows() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            try await desktop.show(repo: "krz/gitbay", number: 12)
+            let (host, service) = (TrayHost(desktop.session), try await daemonService(on: desktop.session))
+            let item = try await host.waitForItem(of: service, titled: title("1 unread on \(desktop.name)", on: desktop.session))
+
+            try await host.openMenu(of: item, service: service)
+            try await host.choose(position: 3, label: "Snooze for 1 hour", service: service)
+            try await desktop.daemon.waitForLine(containing: "snoozed every account until")
+
+            try await desktop.standin.addNotification(
+                for: desktop.account.username, repo: "krz/docs", kind: "issue", actor: "bo", summary: "opened issue #11",
+                path: "krz/docs/issues/11")
+            desktop.poll()
+            try await desktop.daemon.waitForLine(containing: "\(desktop.name): 1 held, snoozed until")
+
+            // Snoozed, the menu offers Resume between the snoozes and Open inbox.
+            let snoozed = try await host.waitForItem(of: service, titled: title("2 unread on \(desktop.name)", on: desktop.session))
+            try await host.openMenu(of: snoozed, service: service)
+            try await host.choose(position: 6, label: "Resume notifications", service: service)
+            try await desktop.daemon.waitForLine(containing: "snooze ended")
+            try await desktop.daemon.waitForLine(containing: "showing a summary of 1 as notification")
+        }
+    }
+
+    /// The daemon's unique name on the desktop's bus, which its tray item is registered under.
+    static func daemonService(on session: DesktopSession) async throws -> String {
+        try await session.connect().closing { connection in
+            try #require(try await connection.nameOwner(DaemonInterface.busName))
+        }
+    }
+
+    /// The item's title where the host shows one (not Xfce's X11 panel).
+    static func title(_ text: String, on session: DesktopSession) -> String? {
+        session.server == .xfce4Notifyd ? nil : text
+    }
+}
