@@ -40,6 +40,9 @@ public struct TransferOptions: Sendable, Equatable {
     public var maxBodyBytes: Int
     /// Ask for a gzip-compressed body and inflate it.
     public var acceptGzip: Bool
+    /// TCP keepalive probes after this long idle, then every ninth of it, so that the kernel
+    /// gives up a connection whose peer vanished (and keeps a NAT's mapping alive); nil for none.
+    public var tcpKeepalive: Duration?
 
     public init(
         connectTimeout: Duration = .seconds(10),
@@ -48,7 +51,8 @@ public struct TransferOptions: Sendable, Equatable {
         overallTimeout: Duration = .seconds(60),
         caFile: String? = nil,
         maxBodyBytes: Int = 1 << 20,
-        acceptGzip: Bool = true
+        acceptGzip: Bool = true,
+        tcpKeepalive: Duration? = nil
     ) {
         self.connectTimeout = connectTimeout
         self.stallTimeout = stallTimeout
@@ -57,5 +61,6 @@ public struct TransferOptions: Sendable, Equatable {
         self.caFile = caFile
         self.maxBodyBytes = maxBodyBytes
         self.acceptGzip = acceptGzip
+        self.tcpKeepalive = tcpKeepalive
     }
 }

@@ -9,11 +9,17 @@ public struct StreamOptions: Sendable, Equatable {
     /// The most body bytes held for a reader that has not taken them yet; past it the transfer
     /// pauses until the reader catches up (back-pressure, never an unbounded buffer).
     public var bufferLimit: Int
+    /// TCP keepalive (`TransferOptions.tcpKeepalive`); nil for none.
+    public var tcpKeepalive: Duration?
 
-    public init(connectTimeout: Duration = .seconds(10), caFile: String? = nil, bufferLimit: Int = 256 * 1024) {
+    public init(
+        connectTimeout: Duration = .seconds(10), caFile: String? = nil, bufferLimit: Int = 256 * 1024,
+        tcpKeepalive: Duration? = nil
+    ) {
         self.connectTimeout = connectTimeout
         self.caFile = caFile
         self.bufferLimit = bufferLimit
+        self.tcpKeepalive = tcpKeepalive
     }
 }
 
@@ -107,7 +113,8 @@ extension HTTPSession {
         // From here on, the lease's end aborts the transfer: when the head fails, or when the
         // caller is cancelled while waiting for it.
         let lease = HTTPStream.Lease(channel: channel, core: core)
-        let transferOptions = TransferOptions(connectTimeout: options.connectTimeout, caFile: options.caFile, acceptGzip: false)
+        let transferOptions = TransferOptions(
+            connectTimeout: options.connectTimeout, caFile: options.caFile, acceptGzip: false, tcpKeepalive: options.tcpKeepalive)
         let head = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 channel.awaitHead(continuation)

@@ -63,6 +63,14 @@ final class Transfer {
             try set(CURLOPT_LOW_SPEED_TIME, Self.wholeSecondsRoundedUp(options.stallTimeout))
         }
         if options.acceptGzip { try set(CURLOPT_ACCEPT_ENCODING, "gzip") }
+        if let idle = options.tcpKeepalive {
+            // libcurl 7.88 has no CURLOPT_TCP_KEEPCNT: the kernel's 9 probes at a ninth of the
+            // idle time each make a dead peer's connection fail within twice the idle time.
+            let seconds = Self.wholeSecondsRoundedUp(idle)
+            try set(CURLOPT_TCP_KEEPALIVE, 1)
+            try set(CURLOPT_TCP_KEEPIDLE, seconds)
+            try set(CURLOPT_TCP_KEEPINTVL, max(1, (seconds + 8) / 9))
+        }
 
         var headerLines = request.headers.sorted { $0.key < $1.key }.map { name, value in
             // "Name:" alone would tell libcurl to drop the header; "Name;" sends it empty.

@@ -163,10 +163,9 @@ actor RelayStream {
             mayUseProxy: settings.subscription.relay.mayUseProxy, url: settings.subscription.url(from: position),
             headers: headers)
         let stream: HTTPStream
-        do {
-            stream = try await HTTPSession.shared.stream(request, options: StreamOptions(caFile: settings.caFile))
-        } catch {
-            return (.zero, "\(error)")
+        switch await open(request) {
+        case .success(let opened): stream = opened
+        case .failure(let failure): return (.zero, failure.why)
         }
         guard stream.status == 200 else { return (.zero, Self.refusal(stream.status, hasToken: settings.token != nil)) }
 
@@ -185,6 +184,41 @@ actor RelayStream {
         let ending = await read(stream)
         disconnected()
         return (timeline.now - opened, ending)
+    }
+
+    /// Why a stream did not open.
+    private struct OpenFailure: Error {
+        let why: String
+    }
+
+    /// The response head, within one keepalive period: a relay that takes the request and
+    /// never answers is as dead as one fallen silent. Given up at once, too, when the system
+    /// resumes or the network comes or goes. TCP keepalive at the same period ends a connection
+    /// whose relay vanished without a word.
+    private func open(_ request: HTTPRequest) async -> Result<HTTPStream, OpenFailure> {
+        let limit = settings.liveness.keepalivePeriod
+        let options = StreamOptions(caFile: settings.caFile, tcpKeepalive: limit)
+        let (timeline, signal, generation) = (timeline, signal, signal.look().generation)
+        return await withTaskGroup(of: Result<HTTPStream, OpenFailure>.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await HTTPSession.shared.stream(request, options: options))
+                } catch {
+                    return .failure(OpenFailure(why: "\(error)"))
+                }
+            }
+            group.addTask {
+                guard (try? await timeline.sleep(for: limit)) != nil else { return .failure(OpenFailure(why: "stopped")) }
+                return .failure(OpenFailure(why: "no response within \(Self.words(limit)) (one keepalive period); taken for dead"))
+            }
+            group.addTask {
+                await signal.changed(after: generation)
+                return .failure(OpenFailure(why: "the system resumed or the network changed before the relay answered"))
+            }
+            let first = await group.next() ?? .failure(OpenFailure(why: "stopped"))
+            group.cancelAll()
+            return first
+        }
     }
 
     private func disconnected() {

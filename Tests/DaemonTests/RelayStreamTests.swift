@@ -161,6 +161,49 @@ import MainLoop
         await relay.stop()
     }
 
+    /// A relay that takes the request and never answers, not even a status line, is left after
+    /// one keepalive period, and the next connection works.
+    @Test func aRelayThatNeverAnswersIsLeftAfterOneKeepalivePeriodInVirtualTime() async throws {
+        let relay = try await RelayStandin.start()
+        try await relay.silenceHeads(1)
+        try await Harness.run(1) { harness in
+            let clock = ManualClock()
+            let supervisor = harness.supervisor(
+                try Self.settings(relay, keepalive: .seconds(45)), parts: Supervisor.Parts(timeline: Timeline(clock)))
+            try await supervisor.start()
+            try await relay.waitForSubscriptions(count: 1)
+            // The wait for the head, and the account's first poll.
+            try await harness.waitForLog("registered its device token")
+            try await clock.waitForSleepers(2)
+            clock.advance(by: .seconds(44))
+            #expect(!(await supervisor.status().relay.connected))
+            #expect(try await relay.waitForSubscriptions(count: 1).count == 1)
+            clock.advance(by: .seconds(1))
+            try await harness.waitForLog("no response within 45 s (one keepalive period); taken for dead")
+            // The reconnect's wait, the soonest of the clock's.
+            try await clock.waitForSleepers(2)
+            clock.advanceToNextDeadline()
+            try await relay.waitForSubscriptions(count: 2)
+            try await harness.waitForLog("relay \(relay.url): connected")
+            try await relay.waitForOpenStreams(1)
+        }
+        await relay.stop()
+    }
+
+    /// The stream's socket sends TCP keepalives (`ss` shows its keepalive timer), at the
+    /// relay's keepalive period.
+    @Test func theStreamsConnectionHasTCPKeepaliveOn() async throws {
+        let relay = try await RelayStandin.start()
+        try await Harness.run(1) { harness in
+            _ = try await Self.started(harness, relay, keepalive: .seconds(45))
+            let port = try #require(URL(string: relay.url)?.port)
+            let sockets = try await Program.run(["ss", "-tnoH", "state", "established", "dport", "= :\(port)"], environment: [:])
+            let timers = sockets.stdout.split(separator: "\n").filter { $0.contains("timer:(keepalive,") }
+            #expect(timers.count == 1, "ss: \(sockets.stdout)")
+        }
+        await relay.stop()
+    }
+
     @Test func aRestartResumesFromThePersistedID() async throws {
         let relay = try await RelayStandin.start()
         try await Harness.run(1) { harness in

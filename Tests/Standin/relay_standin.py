@@ -42,6 +42,9 @@ and a control API under /_relay/ (JSON in, JSON out; bad input is a 400 {"error"
                            {"kind": "stall", "topic"?}: every open stream whose topics
                            include TOPIC (every open stream, without one) goes silent
                            (no keepalives, nothing) until the client leaves
+                           {"kind": "silent_head", "count": N}: the next N subscriptions
+                           are read and counted, then answered with nothing at all (no
+                           status line) until the client leaves
     GET  /_relay/subscriptions/wait?count=N&timeout=S
                            waits for N subscriptions (refused ones too) since the
                            start (or reset):
@@ -142,6 +145,7 @@ class Relay:
             self.sent = []  # {"id", "monotonic"} per message line written to a stream
             self.streams = set()
             self.disconnects = {}  # topic -> message lines to send before dropping; oldest first
+            self.silent_heads = 0  # subscriptions still to answer with nothing
             self.subscriptions = []
             self.lock.notify_all()
 
@@ -318,8 +322,14 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
                         if topic is None or topic in stream.topics:
                             with stream.gate:
                                 stream.stalled = True
+            elif kind == "silent_head":
+                count = request.get("count")
+                if type(count) is not int or count < 0:
+                    raise BadControl("count must be a whole number >= 0")
+                with relay.lock:
+                    relay.silent_heads = count
             else:
-                raise BadControl("kind is disconnect or stall")
+                raise BadControl("kind is disconnect, stall or silent_head")
             return {}
         if route == "reset":
             relay.reset()
@@ -362,6 +372,18 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
             relay.subscriptions.append({"topic": requested, "topics": topics, "since": since,
                                         "authorization": self.headers.get("Authorization")})
             relay.lock.notify_all()
+        with relay.lock:
+            silent = relay.silent_heads > 0
+            relay.silent_heads -= 1 if silent else 0
+        if silent:
+            # Accepted and read, never answered: a relay that hangs before its head.
+            self.close_connection = True
+            try:
+                while self.rfile.read(1):
+                    pass
+            except OSError:
+                pass
+            return
         if not self.authorized():
             return self.unauthorized()
         stream = Stream(requested, topics)

@@ -219,6 +219,18 @@ class RelayStandinTests(unittest.TestCase):
         fresh = self.subscribe("t10")
         self.assertEqual(fresh.event()["event"], "open")
 
+    def test_silent_head_answers_nothing_then_the_next_subscription_normally(self):
+        self.relay.control("faults", {"kind": "silent_head", "count": 1})
+        silent = http.client.HTTPConnection("127.0.0.1", self.relay.port, timeout=1.0)
+        self.addCleanup(silent.close)
+        silent.request("GET", "/t13/json")
+        with self.assertRaises(socket.timeout):
+            silent.getresponse()
+        waited = self.relay.control("subscriptions/wait?count=1&timeout=5")
+        self.assertEqual([entry["topic"] for entry in waited["subscriptions"]], ["t13"])
+        fresh = self.subscribe("t13")
+        self.assertEqual(fresh.event()["event"], "open")
+
     def test_raw_garbage_and_oversized_lines(self):
         stream = self.subscribe("t11")
         stream.event()

@@ -87,6 +87,13 @@ public final class RelayStandin: Sendable {
         try await control.post("faults", Body())
     }
 
+    /// The next `count` subscriptions are read and counted, then answered with nothing at all,
+    /// not even a status line, until their clients leave.
+    public func silenceHeads(_ count: Int) async throws {
+        struct Body: Encodable { let kind = "silent_head"; let count: Int }
+        try await control.post("faults", Body(count: count))
+    }
+
     /// Waits until the relay has seen `count` subscriptions in all; returns them, oldest first.
     @discardableResult
     public func waitForSubscriptions(count: Int, timeout: Duration = .seconds(20)) async throws -> [Subscription] {
