@@ -168,6 +168,8 @@ struct PollMemory: Sendable {
     /// The token the server last rejected, so the user hears of a rejected token once, not
     /// after every reload.
     var rejectedToken: APIToken?
+    /// The token `whoami` last answered for, and the user it named: asked once per token.
+    var tokenOwner: (token: APIToken, username: String)?
     /// The last write of `record` failed (a full disk): it is written again after the next
     /// poll, whatever that poll finds, so the mark reaches the disk once the disk has room.
     var isUnsaved = false
@@ -201,6 +203,7 @@ private struct PollRun: Sendable {
             $0.needsToken = false
             $0.nextPoll = services.wallClock.now.addingTimeInterval(firstDelay.seconds)
         }
+        guard await confirmOwner(&memory) else { return memory }
         await register(&memory)
         var registrationChecked = timeline.now
         var schedule = PollSchedule(interval: settings.pollInterval, backoffCap: settings.backoffCap)
@@ -265,6 +268,63 @@ private struct PollRun: Sendable {
                 return memory
             }
         }
+    }
+
+    /// Whether the token is the account's user's: before anything else is sent with it,
+    /// `whoami` must name that user, or the account would be polled (and registered) as
+    /// someone it is not. Asked once per token; a request that fails is asked again on the
+    /// poll schedule's backoff. False when it names another user (said in `status` and the
+    /// log; the account waits for a token of its own) or the loop was stopped.
+    private func confirmOwner(_ memory: inout PollMemory) async -> Bool {
+        var schedule = PollSchedule(interval: settings.pollInterval, backoffCap: settings.backoffCap)
+        var random = services.parts.random.generator()
+        while memory.tokenOwner?.token != token {
+            let result: APIResult
+            do {
+                result = try await client.send(.whoami)
+            } catch {
+                if Task.isCancelled { return false }
+                guard await waitAfterFailedWhoami(error.outcome, "\(error)", &schedule, &random) else { return false }
+                continue
+            }
+            if case .unauthorized = result {
+                // The first poll meets the same 401 and says so.
+                return true
+            }
+            guard case .success = result, let whoami = try? result.decode(Whoami.self) else {
+                guard await waitAfterFailedWhoami(.failed(retryAfter: result.retryAfter), "\(result)", &schedule, &random) else {
+                    return false
+                }
+                continue
+            }
+            memory.tokenOwner = (token, whoami.username)
+        }
+        guard let owner = memory.tokenOwner?.username, owner != account.username else { return true }
+        let why = "the token belongs to \(owner.displaySafe.truncated(to: 80)), not \(account.username)"
+        board.update {
+            $0.pollError = why
+            $0.needsToken = true
+            $0.nextPoll = nil
+        }
+        logger.error("""
+            \(name): \(why); not polled. Add the account again with a token of \(account.username)'s: \
+            gbnotifyctl account add \(account.instance.url)
+            """)
+        return false
+    }
+
+    /// After a `whoami` that failed: said in `status`, then the backoff's wait; false when the
+    /// loop was stopped meanwhile.
+    private func waitAfterFailedWhoami(
+        _ outcome: PollOutcome, _ error: String, _ schedule: inout PollSchedule, _ random: inout some RandomNumberGenerator
+    ) async -> Bool {
+        guard case .after(let seconds) = schedule.record(outcome, random: &random) else { return false }
+        logger.warning("\(name): cannot ask whose token it holds (whoami): \(error); asking again in \(Int(seconds.rounded(.up))) s")
+        board.update {
+            $0.pollError = "whoami: \(error)"
+            $0.nextPoll = services.wallClock.now.addingTimeInterval(seconds)
+        }
+        return (try? await timeline.sleep(for: .seconds(seconds))) != nil
     }
 
     /// Returns when the account should poll: at `due`, or sooner for a wake-up (never within

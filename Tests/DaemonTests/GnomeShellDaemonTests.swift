@@ -36,7 +36,7 @@ struct GnomeShellDaemonTests {
             #expect(shown.sourceApp == nil)
             #expect(shown.icon.map { $0.hasSuffix(Self.buildTreeIcon) } == true, "\(shown.icon ?? "no icon")")
             #expect(shown.sourceIcon == shown.icon)
-            #expect(shown.actions.map(\.key) == ["default", NotificationContent.markReadAction])
+            #expect(shown.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.muteAction])
 
             // A second notice of the repository replaces the first in place.
             let (second, replaced) = try await desktop.show(actor: "ana", summary: "commented on issue #12")

@@ -41,7 +41,7 @@ struct PlasmaDaemonTests {
             #expect(held.appName == NotificationContent.appName)
             #expect(held.appIcon == AppIcon.name)
             #expect(held.icon == nil && held.hasImage)
-            #expect(held.actions.map(\.key) == ["default", NotificationContent.markReadAction])
+            #expect(held.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.muteAction])
             let shown = try await badge.plasma(showing: 1)
             #expect(shown.count == 1 && shown.countVisible)
 
@@ -164,8 +164,12 @@ struct PlasmaDaemonTests {
                         arguments: [
                             .string(NotificationContent.appName), .uint32(0), .string(AppIcon.name), .string("krz/gitbay"),
                             .string("ana commented on issue #12\nand 1 more"),
-                            .stringArray(["default", "Open the inbox", NotificationContent.markReadAction, "Mark all read"]),
-                            .vardict(["desktop-entry": .string(NotificationContent.desktopEntry)]), .int32(-1),
+                            .stringArray([
+                                "default", "Open the inbox", NotificationContent.markReadAction, "Mark all read",
+                                NotificationContent.muteAction, "Mute",
+                            ]),
+                            .vardict(["desktop-entry": .string(NotificationContent.desktopEntry), "suppress-sound": .bool(true)]),
+                            .int32(-1),
                         ])
                 }
                 let sender = other.uniqueName
