@@ -203,8 +203,13 @@ private struct PollRun: Sendable {
             $0.needsToken = false
             $0.nextPoll = services.wallClock.now.addingTimeInterval(firstDelay.seconds)
         }
-        guard await confirmOwner(&memory) else { return memory }
-        await register(&memory)
+        if let owner = memory.tokenOwner, owner.token == token {
+            guard owner.username == account.username else {
+                refuse(owner: owner.username)
+                return memory
+            }
+            await register(&memory)
+        }
         var registrationChecked = timeline.now
         var schedule = PollSchedule(interval: settings.pollInterval, backoffCap: settings.backoffCap)
         var random = services.parts.random.generator()
@@ -215,14 +220,15 @@ private struct PollRun: Sendable {
             } catch {
                 return memory
             }
-            if timeline.now - registrationChecked >= .seconds(settings.registrationCheckInterval) {
+            // Only once the token is known to be the user's: until then nothing else is sent.
+            if memory.tokenOwner?.token == token, timeline.now - registrationChecked >= .seconds(settings.registrationCheckInterval) {
                 registrationChecked = timeline.now
                 await checkRegistration(&memory)
             }
             let started = services.wallClock.now
             memory.lastPoll = timeline.now
             signal.clearWake()
-            guard let polled = await poll(&memory) else { return memory }
+            guard let polled = await confirmingPoll(&memory) else { return memory }
             if polled.error != nil, !signal.look().snapshot.isOnline {
                 // Went offline during the poll: its failure says nothing about the server, and
                 // the account polls as soon as the network is back.
@@ -268,63 +274,6 @@ private struct PollRun: Sendable {
                 return memory
             }
         }
-    }
-
-    /// Whether the token is the account's user's: before anything else is sent with it,
-    /// `whoami` must name that user, or the account would be polled (and registered) as
-    /// someone it is not. Asked once per token; a request that fails is asked again on the
-    /// poll schedule's backoff. False when it names another user (said in `status` and the
-    /// log; the account waits for a token of its own) or the loop was stopped.
-    private func confirmOwner(_ memory: inout PollMemory) async -> Bool {
-        var schedule = PollSchedule(interval: settings.pollInterval, backoffCap: settings.backoffCap)
-        var random = services.parts.random.generator()
-        while memory.tokenOwner?.token != token {
-            let result: APIResult
-            do {
-                result = try await client.send(.whoami)
-            } catch {
-                if Task.isCancelled { return false }
-                guard await waitAfterFailedWhoami(error.outcome, "\(error)", &schedule, &random) else { return false }
-                continue
-            }
-            if case .unauthorized = result {
-                // The first poll meets the same 401 and says so.
-                return true
-            }
-            guard case .success = result, let whoami = try? result.decode(Whoami.self) else {
-                guard await waitAfterFailedWhoami(.failed(retryAfter: result.retryAfter), "\(result)", &schedule, &random) else {
-                    return false
-                }
-                continue
-            }
-            memory.tokenOwner = (token, whoami.username)
-        }
-        guard let owner = memory.tokenOwner?.username, owner != account.username else { return true }
-        let why = "the token belongs to \(owner.displaySafe.truncated(to: 80)), not \(account.username)"
-        board.update {
-            $0.pollError = why
-            $0.needsToken = true
-            $0.nextPoll = nil
-        }
-        logger.error("""
-            \(name): \(why); not polled. Add the account again with a token of \(account.username)'s: \
-            gbnotifyctl account add \(account.instance.url)
-            """)
-        return false
-    }
-
-    /// After a `whoami` that failed: said in `status`, then the backoff's wait; false when the
-    /// loop was stopped meanwhile.
-    private func waitAfterFailedWhoami(
-        _ outcome: PollOutcome, _ error: String, _ schedule: inout PollSchedule, _ random: inout some RandomNumberGenerator
-    ) async -> Bool {
-        guard case .after(let seconds) = schedule.record(outcome, random: &random) else { return false }
-        logger.warning("\(name): cannot ask whose token it holds (whoami): \(error); asking again in \(Int(seconds.rounded(.up))) s")
-        board.update {
-            $0.pollError = "whoami: \(error)"
-            $0.nextPoll = services.wallClock.now.addingTimeInterval(seconds)
-        }
-        return (try? await timeline.sleep(for: .seconds(seconds))) != nil
     }
 
     /// Returns when the account should poll: at `due`, or sooner for a wake-up (never within
@@ -376,6 +325,55 @@ private struct PollRun: Sendable {
         var error: String?
         /// The unread count it learnt, if it learnt one.
         var unread: UnreadCount?
+    }
+
+    /// The poll, after `whoami` confirmed (once per token) that the token is the account's
+    /// user's, and the account registered: a keyring item's `user` is only a label, and a
+    /// token of someone else's must never be polled, or registered, under it. A `whoami` that
+    /// fails is a poll that failed, tried again on the schedule's backoff; nil when cancelled,
+    /// or when the token is another user's.
+    private func confirmingPoll(_ memory: inout PollMemory) async -> Polled? {
+        if memory.tokenOwner?.token != token {
+            let result: APIResult
+            do {
+                result = try await client.send(.whoami)
+            } catch {
+                if Task.isCancelled { return nil }
+                return Polled(outcome: error.outcome, words: error.statusWords, error: "\(error)")
+            }
+            switch result {
+            case .success:
+                guard let whoami = try? result.decode(Whoami.self) else {
+                    return Polled(outcome: .failed(retryAfter: nil), words: "200 unreadable", error: "whoami did not decode")
+                }
+                memory.tokenOwner = (token, whoami.username)
+                guard whoami.username == account.username else {
+                    refuse(owner: whoami.username)
+                    return nil
+                }
+            case .unauthorized:
+                return Polled(outcome: .unauthorized, words: result.statusWords, error: "\(result)")
+            default:
+                return Polled(outcome: .failed(retryAfter: result.retryAfter), words: result.statusWords, error: "\(result)")
+            }
+            await register(&memory)
+        }
+        return await poll(&memory)
+    }
+
+    /// The token is `owner`'s, not the account's user's: said in `status` and the log, and the
+    /// account waits for a token of its own.
+    private func refuse(owner: String) {
+        let why = "the token belongs to \(owner.displaySafe.truncated(to: 80)), not \(account.username)"
+        board.update {
+            $0.pollError = why
+            $0.needsToken = true
+            $0.nextPoll = nil
+        }
+        logger.error("""
+            \(name): \(why); not polled. Add the account again with a token of \(account.username)'s: \
+            gbnotifyctl account add \(account.instance.url)
+            """)
     }
 
     /// One poll; nil when it was cancelled before an answer came.

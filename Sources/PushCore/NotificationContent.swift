@@ -153,11 +153,13 @@ public struct NotificationContent: Sendable, Equatable {
     }
 
     /// A repository muted from its notification, on the server: said for a while, with "Undo".
+    /// Of normal urgency: GNOME Shell shows no banner for a low one, and the Undo would be out
+    /// of reach.
     public static func muted(_ repository: String, account: Account, capabilities: NotificationCapabilities) -> NotificationContent {
         NotificationContent(
             summary: oneLine("Muted \(repository) on \(account.displayName)", limit: maximumSummaryLength),
             body: bodyText("No new notices of it reach \(account.username), here or on any other client.", capabilities),
-            actions: capabilities.actions ? [undoAction, "Undo"] : [], category: nil, urgency: .low, sound: nil,
+            actions: capabilities.actions ? [undoAction, "Undo"] : [], category: nil, urgency: .normal, sound: nil,
             staysUntilDismissed: false)
     }
 

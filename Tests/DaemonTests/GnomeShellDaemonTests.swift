@@ -188,6 +188,19 @@ struct GnomeShellPointerDaemonTests {
         }
     }
 
+    @Test func aRealPointerClickOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, id) = try await desktop.show(repo: "krz/noisy", number: 5)
+            try await gnome.pointerClickButton("Mute", on: id)
+            try await desktop.daemon.waitForLine(containing: "\(desktop.name): muted krz/noisy on its instance")
+            let said = try await desktop.mutedNotification("krz/noisy")
+            try await gnome.pointerClickButton("Undo", on: said)
+            try await desktop.daemon.waitForLine(containing: "\(desktop.name): unmuted krz/noisy on its instance")
+            #expect(try await desktop.watchRequests() == [["repo", "mute", "krz/noisy"], ["repo", "unwatch", "krz/noisy"]])
+            #expect(try await desktop.readAt(row) == nil)
+        }
+    }
+
     @Test func aRealPointerClickOnMarkReadMarksTheRowRead() async throws {
         try await DaemonOnDesktop.run { desktop in
             let (row, id) = try await desktop.show()

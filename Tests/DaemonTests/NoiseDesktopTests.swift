@@ -66,6 +66,30 @@ extension DesktopTests {
         }
     }
 
+    @Test func aSnoozeOutlivesARestart() async throws {
+        try await Self.run { world in
+            let before = try await Self.newestShown()
+            try await world.show(repo: "krz/gitbay")
+            let now = Int64(Date().timeIntervalSince1970)
+            try world.harness.state.updateNoise { $0.snooze(nil, until: now + 3600, now: now) }
+            // Stopped cleanly, as on logout, and started again: the snooze is read at the start,
+            // and holds the start's summary of what is unread.
+            await world.supervisor.stop()
+            await world.desktop.stop()
+            let restarted = try await Self.desktop(for: world.harness, on: world.connection, opener: world.opener)
+            let supervisor = world.harness.supervisor(desktop: restarted.hand)
+            try await supervisor.start()
+            try await world.harness.waitForLog("\(world.account.displayName): 1 held, snoozed until")
+            #expect(try await Dunst.displayed() == 0)
+
+            try world.harness.state.updateNoise { _ = $0.endSnooze(nil, now: now) }
+            try await supervisor.reload()
+            try await world.harness.waitForLog("showing a summary of 1 as notification")
+            #expect(try await Self.shown(after: before) == ["1 unread on \(world.account.instance.displayName) as cmc", "krz/gitbay"])
+            await restarted.stop()
+        }
+    }
+
     /// On the stage's own clock, from 23:00 UTC: quiet hours of 22:00-07:30 hold what comes
     /// until the clock passes 07:30 the next morning, when the one timer of the hold fires.
     @Test func quietHoursAcrossMidnightHoldPopupsUntilTheMorning() async throws {

@@ -102,6 +102,19 @@ struct PlasmaDaemonTests {
         }
     }
 
+    @Test func aRealPointerOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, _) = try await desktop.show(repo: "krz/noisy", number: 5)
+            try await screen.pointerClickButton("Mute", onPopupTitled: "krz/noisy")
+            try await desktop.daemon.waitForLine(containing: "\(desktop.name): muted krz/noisy on its instance")
+            _ = try await desktop.mutedNotification("krz/noisy")
+            try await screen.pointerClickButton("Undo", onPopupTitled: "Muted krz/noisy on \(desktop.name)")
+            try await desktop.daemon.waitForLine(containing: "\(desktop.name): unmuted krz/noisy on its instance")
+            #expect(try await desktop.watchRequests() == [["repo", "mute", "krz/noisy"], ["repo", "unwatch", "krz/noisy"]])
+            #expect(try await desktop.readAt(row) == nil)
+        }
+    }
+
     @Test func afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftAndAStopClearsTheBadge() async throws {
         let badge = try await BadgeWatch(on: session)
         defer { Task { await badge.close() } }

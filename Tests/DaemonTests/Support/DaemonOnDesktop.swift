@@ -217,6 +217,19 @@ final class DaemonOnDesktop: Sendable {
         try await standin.state().notifications.first { $0.id == row }?.readAt
     }
 
+    /// The server id of the notification that says `repository` was muted, once the daemon
+    /// logged it.
+    func mutedNotification(_ repository: String) async throws -> UInt32 {
+        let said = "showing that \(repository) is muted as notification "
+        let line = try #require(try await daemon.waitForLine(containing: said).last { $0.contains(said) })
+        return try #require(line.firstMatch(of: #/ as notification (\d+)/#).flatMap { UInt32($0.1) }, "\(line)")
+    }
+
+    /// The stand-in's `repo mute|watch|unwatch` requests, as argv.
+    func watchRequests() async throws -> [[String]] {
+        try await standin.requests().compactMap { $0.argv }.filter { $0.first == "repo" }
+    }
+
     /// The stand-in's `notifications read` requests, as argv.
     func markReadRequests() async throws -> [[String]] {
         try await standin.requests().compactMap { $0.argv }.filter { $0.starts(with: ["notifications", "read"]) }
