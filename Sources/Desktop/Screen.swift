@@ -25,6 +25,11 @@ actor Screen {
     private var serverOwner: String?
     /// Asked once per server owner.
     private var capabilities: NotificationCapabilities?
+    /// Asked with the capabilities.
+    private var quirks = ServerQuirks(serverName: nil)
+    /// The action keys each entry's notification was last shown with, for a server that keeps
+    /// the first ones (`ServerQuirks.keepsFirstButtons`).
+    private var shownActions: [UInt64: [String]] = [:]
     /// The accounts polled now; with more than one, each notification names its account.
     private var accounts: [Account] = []
     /// Activation tokens the server sent, which come just before their click.
@@ -194,6 +199,8 @@ actor Screen {
         for entry in book.toShow {
             await show(entry)
         }
+        let open = Set(book.entries.map(\.id))
+        shownActions = shownActions.filter { open.contains($0.key) }
         save()
     }
 
@@ -205,6 +212,12 @@ actor Screen {
         let content = NotificationContent.entry(
             entry, capabilities: capabilities, namesAccount: accounts.count > 1, rules: options.config.rules)
         var replacing = entry.serverID
+        let actionKeys = stride(from: 0, to: content.actions.count, by: 2).map { content.actions[$0] }
+        if let shown = replacing, !quirks.replacesInPlace(shownActions: shownActions[entry.id], with: actionKeys) {
+            // Closed and shown afresh: a replacement would keep the old buttons.
+            try? await client.close(shown)
+            replacing = nil
+        }
         // A server may refuse one notification (Plasma refuses a repeat within a second): once
         // more after a second, in place still when it was only too soon; any other refusal of a
         // replacement is one of its old id (GNOME's helper refuses an id another sender holds),
@@ -213,6 +226,7 @@ actor Screen {
             do {
                 let id = try await client.show(notification(content), replacing: replacing)
                 book.shown(entry.id, serverID: id)
+                shownActions[entry.id] = actionKeys
                 options.events.tell(.shown(entry.account, notification: id, replacing: replacing))
                 waiting.remove(entry.id)
                 logger.info("""
@@ -266,6 +280,7 @@ actor Screen {
             logger.warning("the notification server did not tell its capabilities; sending plain text without actions")
             return .plain
         }
+        quirks = ServerQuirks(serverName: await client.serverInformation()?.name)
         let asked = NotificationCapabilities(advertised: names)
         logger.debug("the notification server \(serverOwner ?? "") does \(asked.bodyMarkup ? "" : "not ")read markup and \(asked.actions ? "shows" : "does not show") actions")
         capabilities = asked

@@ -225,3 +225,15 @@ import Testing
         #expect(launch.environment.isEmpty)
     }
 }
+
+@Suite struct ServerQuirksTests {
+    @Test func onlyLXQtIsShownAfreshAndOnlyWhenItsActionsChange() {
+        let lxqt = ServerQuirks(serverName: "lxqt-notificationd")
+        #expect(!lxqt.replacesInPlace(shownActions: ["default", "mark-read"], with: ["default"]))
+        #expect(lxqt.replacesInPlace(shownActions: ["default", "mark-read"], with: ["default", "mark-read"]))
+        // Taken over from an earlier daemon: what it showed is not known.
+        #expect(lxqt.replacesInPlace(shownActions: nil, with: ["default"]))
+        #expect(ServerQuirks(serverName: "dunst").replacesInPlace(shownActions: ["default", "mark-read"], with: ["default"]))
+        #expect(ServerQuirks(serverName: nil).replacesInPlace(shownActions: ["mute"], with: []))
+    }
+}
