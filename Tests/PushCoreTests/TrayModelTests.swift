@@ -269,3 +269,29 @@ import Testing
         #expect(inbox.state.shelves[0].newest.first?.id == 200)
     }
 }
+
+/// When the tray's snoozes end, in the test zone (UTC+1 in December, UTC+2 in summer).
+@Suite struct TraySnoozeEndTests {
+    @Test func forAnHourIsAnHour() {
+        let now = TestZone.utc(2026, 12, 2, 14, 10)
+        #expect(TrayRequest.Snooze.forAnHour.end(from: now, zone: TestZone.offsets) == now + 3600)
+    }
+
+    /// 08:00 local is 07:00 UTC in December: tomorrow's, chosen in the evening, after midnight
+    /// and just after 08:00.
+    @Test(arguments: [
+        (TestZone.utc(2026, 12, 2, 21, 0), TestZone.utc(2026, 12, 3, 7, 0)),
+        (TestZone.utc(2026, 12, 2, 1, 0), TestZone.utc(2026, 12, 3, 7, 0)),
+        (TestZone.utc(2026, 12, 2, 7, 1), TestZone.utc(2026, 12, 3, 7, 0)),
+    ])
+    func untilTomorrowMorningIsTheNextDays0800(now: Int64, end: Int64) {
+        #expect(TrayRequest.Snooze.untilTomorrowMorning.end(from: now, zone: TestZone.offsets) == end)
+    }
+
+    /// The night the clocks go back (2026-10-25, 03:00 → 02:00): 08:00 is still 08:00 local,
+    /// now an hour later in UTC.
+    @Test func untilTomorrowMorningFollowsTheLocalClockAcrossDST() {
+        let evening = TestZone.utc(2026, 10, 24, 20, 0)  // 22:00 local, UTC+2
+        #expect(TrayRequest.Snooze.untilTomorrowMorning.end(from: evening, zone: TestZone.offsets) == TestZone.utc(2026, 10, 25, 7, 0))
+    }
+}
