@@ -9,10 +9,7 @@ import Testing
 /// binary, after a notice shown and clicked (so libnotify, libsecret and the click's launch
 /// have all run), with no poll due, no relay, and a system bus with logind and NetworkManager
 /// to watch, over 30 s: a timer of any period up to that wakes it at least once in the window.
-///
-/// One test at a time: another's accounts coming and going in the session's keyring would wake
-/// the daemon, as a change there should.
-@Suite(.serialized, .desktop(.dunst, installing: .gbnotify))
+@Suite(.desktop(.dunst, installing: .gbnotify))
 struct IdleTests {
     /// The voluntary and involuntary context switches of each thread of `pid`, by thread id.
     static func contextSwitches(of pid: pid_t) throws -> [String: Int] {
@@ -89,31 +86,6 @@ struct IdleTests {
         _ = try await desktop.session.run(["dunstctl", "close-all"])
         try await desktop.daemon.waitForLine(containing: "notification \(shown.notification) was closed by the server")
 
-        try await expectNoWakeUpIn30Seconds(desktop)
-    }
-
-    /// Quiet hours from an hour ago to two hours on (local time): a notice that comes is held,
-    /// and the hold's one timer, hours away, wakes nothing meanwhile.
-    @Test func aDaemonHoldingPopupsIsNotWokenIn30Seconds() async throws {
-        var now = time(nil)
-        var local = tm()
-        localtime_r(&now, &local)
-        func clock(_ hours: Int32) -> String {
-            String(format: "%02d:%02d", (local.tm_hour + hours + 24) % 24, local.tm_min)
-        }
-        let config = "poll-interval = 3600\nquiet-hours = \(clock(-1))-\(clock(2))\n"
-        try await DaemonOnDesktop.run(config: config) { desktop in
-            try await desktop.standin.addNotification(
-                for: desktop.account.username, repo: "krz/gitbay", kind: "issue", actor: "eve", summary: "opened issue #12",
-                path: "krz/gitbay/issues/12")
-            desktop.poll()
-            try await desktop.daemon.waitForLine(containing: "\(desktop.name): 1 held, quiet hours until")
-            try await Self.expectNoWakeUpIn30Seconds(desktop)
-        }
-    }
-
-    /// No thread of the daemon runs for 30 s, once it has gone quiet.
-    static func expectNoWakeUpIn30Seconds(_ desktop: DaemonOnDesktop) async throws {
         let pid = desktop.daemon.pid
         try await waitUntilQuiet(pid)
         let before = try contextSwitches(of: pid)
