@@ -200,7 +200,7 @@ private struct SectionReader {
         case .account where ConfigSections.RuleKey(rawValue: entry.key) != nil:
             return error("""
                 filters notices, which is what a [rule NAME] section does; write the rule with \
-                account = \(name) in it
+                account = \(name.displaySafe.truncated(to: 80)) in it
                 """, line: entry.line, key: key)
         case _ where isGlobal:
             return error("is a global key: move the line above the first section", line: entry.line, key: key)

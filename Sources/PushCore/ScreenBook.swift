@@ -92,7 +92,9 @@ public struct ScreenBook: Sendable, Equatable {
             case version, serverOwner, entries
         }
 
-        /// Each entry once, by its id and by its server id, as the book keeps them.
+        /// Each entry once, by its id and by its server id, as the book keeps them; a muted
+        /// repository named as `OWNER/REPO`, as only a group's can be (it becomes an argument of
+        /// `repo unwatch` on Undo).
         public init(from decoder: any Decoder) throws {
             let fields = try decoder.container(keyedBy: CodingKeys.self)
             version = try fields.decode(Int.self, forKey: .version)
@@ -101,6 +103,12 @@ public struct ScreenBook: Sendable, Equatable {
             let serverIDs = entries.compactMap(\.serverID)
             guard Set(entries.map(\.id)).count == entries.count, Set(serverIDs).count == serverIDs.count else {
                 throw DecodingError.dataCorruptedError(forKey: .entries, in: fields, debugDescription: "an entry twice")
+            }
+            for entry in entries {
+                guard case .muted(let repository) = entry.subject else { continue }
+                guard NotificationDestination.repository(parsing: repository) != nil else {
+                    throw DecodingError.dataCorruptedError(forKey: .entries, in: fields, debugDescription: "a muted repository that is none")
+                }
             }
         }
     }

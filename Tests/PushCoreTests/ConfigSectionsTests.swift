@@ -128,3 +128,17 @@ import Testing
         #expect(message.hasPrefix("line 1: [rule " + String(repeating: "x", count: 74) + "…]: a rule needs a name"))
     }
 }
+
+@Suite struct ConfigSectionNameInAdviceTests {
+    /// Found by the `rules` fuzz target: the advice to write a rule named the section's account
+    /// raw, a tab and all, so the error was not one clean line.
+    @Test func theAdviceNamesTheAccountCleaned() {
+        #expect {
+            _ = try Config.parse("[account cmc@gitbay.org\teve]\nrepo = krz/gitbay\n")
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("write the rule with account = cmc@gitbay.org eve in it")
+                && !text.contains("\t") && !text.contains("\n")
+        }
+    }
+}

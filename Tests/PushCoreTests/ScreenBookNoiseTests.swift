@@ -1,3 +1,4 @@
+import FoundationEssentials
 import PushCore
 import Testing
 
@@ -162,5 +163,24 @@ import Testing
         let muted = book.mute(summary.id)
         #expect(muted == nil)
         #expect(ScreenBookTests.subjects(book) == ["cmc new 7"])
+    }
+}
+
+@Suite struct SavedMutedEntryTests {
+    static func saved(repository: String) -> String {
+        """
+        {"version":1,"serverOwner":":1.4","entries":[{"id":3,"account":{"instance":"https://gitbay.org","user":"cmc"},\
+        "subject":{"muted":{"repository":"\(repository)"}},"serverID":7,"needsShowing":false,"isAdopted":false}]}
+        """
+    }
+
+    @Test func aMutedEntryReadsBackOnlyWithARepositoryName() throws {
+        let saved = try JSONDecoder().decode(ScreenBook.Saved.self, from: Data(Self.saved(repository: "krz/gitbay").utf8))
+        #expect(saved.entries.first?.subject == .muted(repository: "krz/gitbay"))
+        for hostile in ["-x/y", "krz", "a/b/c", "../etc"] {
+            #expect(throws: DecodingError.self) {
+                try JSONDecoder().decode(ScreenBook.Saved.self, from: Data(Self.saved(repository: hostile).utf8))
+            }
+        }
     }
 }
