@@ -136,11 +136,7 @@ actor AccountPoller {
         let (account, at) = (account, Int64(services.wallClock.now.timeIntervalSince1970))
         do {
             let warning = try await services.state.updateNoise { record in
-                if change == .mute {
-                    _ = record.recordMute(of: repository, account: account, at: at)
-                } else {
-                    record.forgetMute(of: repository, account: account)
-                }
+                _ = record.note(change, of: repository, account: account, at: at)
             }
             if let warning { services.logger.warning(warning) }
         } catch {
@@ -325,6 +321,24 @@ private struct PollRun: Sendable {
         var error: String?
         /// The unread count it learnt, if it learnt one.
         var unread: UnreadCount?
+
+        init(outcome: PollOutcome, words: String, error: String? = nil, unread: UnreadCount? = nil) {
+            self.outcome = outcome
+            self.words = words
+            self.error = error
+            self.unread = unread
+        }
+
+        /// A request that never got an answer.
+        init(failure: TransportError) {
+            self.init(outcome: failure.outcome, words: failure.statusWords, error: "\(failure)")
+        }
+
+        /// An answer that is neither a list nor a 304: a 401 stops polling, the rest back off.
+        init(failure result: APIResult) {
+            let outcome: PollOutcome = if case .unauthorized = result { .unauthorized } else { .failed(retryAfter: result.retryAfter) }
+            self.init(outcome: outcome, words: result.statusWords, error: "\(result)")
+        }
     }
 
     /// The poll, after `whoami` confirmed (once per token) that the token is the account's
@@ -339,22 +353,16 @@ private struct PollRun: Sendable {
                 result = try await client.send(.whoami)
             } catch {
                 if Task.isCancelled { return nil }
-                return Polled(outcome: error.outcome, words: error.statusWords, error: "\(error)")
+                return Polled(failure: error)
             }
-            switch result {
-            case .success:
-                guard let whoami = try? result.decode(Whoami.self) else {
-                    return Polled(outcome: .failed(retryAfter: nil), words: "200 unreadable", error: "whoami did not decode")
-                }
-                memory.tokenOwner = (token, whoami.username)
-                guard whoami.username == account.username else {
-                    refuse(owner: whoami.username)
-                    return nil
-                }
-            case .unauthorized:
-                return Polled(outcome: .unauthorized, words: result.statusWords, error: "\(result)")
-            default:
-                return Polled(outcome: .failed(retryAfter: result.retryAfter), words: result.statusWords, error: "\(result)")
+            guard case .success = result else { return Polled(failure: result) }
+            guard let whoami = try? result.decode(Whoami.self) else {
+                return Polled(outcome: .failed(retryAfter: nil), words: "200 unreadable", error: "whoami did not decode")
+            }
+            memory.tokenOwner = (token, whoami.username)
+            guard whoami.username == account.username else {
+                refuse(owner: whoami.username)
+                return nil
             }
             await register(&memory)
         }
@@ -386,7 +394,7 @@ private struct PollRun: Sendable {
             result = try await client.send(.notificationsList(limit: nil, cursor: nil), ifNoneMatch: etag)
         } catch {
             if Task.isCancelled { return nil }
-            return Polled(outcome: error.outcome, words: error.statusWords, error: "\(error)")
+            return Polled(failure: error)
         }
         switch result {
         case .notModified:
@@ -406,10 +414,8 @@ private struct PollRun: Sendable {
                     error: "the notifications list did not decode: \(error)")
             }
             return await take(page, etag: newETag, &memory)
-        case .unauthorized:
-            return Polled(outcome: .unauthorized, words: result.statusWords, error: "\(result)")
         default:
-            return Polled(outcome: .failed(retryAfter: result.retryAfter), words: result.statusWords, error: "\(result)")
+            return Polled(failure: result)
         }
     }
 

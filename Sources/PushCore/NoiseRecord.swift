@@ -61,6 +61,17 @@ public struct NoiseRecord: Codable, Equatable, Sendable {
         return true
     }
 
+    /// A watch change made on the server, in the record: a mute noted, anything else (an undo,
+    /// a watch) forgets the repository's mute. False when a mute could not be noted (the record
+    /// is full).
+    public mutating func note(_ change: GitbayCommand.WatchChange, of repo: String, account: Account, at now: Int64) -> Bool {
+        guard change == .mute else {
+            forgetMute(of: repo, account: account)
+            return true
+        }
+        return recordMute(of: repo, account: account, at: now)
+    }
+
     /// Forgets a mute (the repository was unmuted or watched); false when it was not noted.
     @discardableResult
     public mutating func forgetMute(of repo: String, account: Account) -> Bool {

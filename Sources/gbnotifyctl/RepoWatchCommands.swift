@@ -113,11 +113,7 @@ struct RepoWatch: Sendable {
         var status = ExitStatus.success
         do {
             let (noted, warning) = try Setup.stateDirectory().updateNoise { [repository] (record: inout NoiseRecord) -> Bool in
-                guard change == .mute else {
-                    record.forgetMute(of: repository, account: account)
-                    return true
-                }
-                return record.recordMute(of: repository, account: account, at: SystemZone.now())
+                record.note(change, of: repository, account: account, at: SystemZone.now())
             }
             if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
             if !noted {

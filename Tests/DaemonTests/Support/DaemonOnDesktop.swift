@@ -198,8 +198,12 @@ final class DaemonOnDesktop: Sendable {
 
     /// The server id of the notification that shows the row `row`, once the daemon logged it.
     func shownAs(row: Int) async throws -> UInt32 {
-        let lines = try await daemon.waitForLine(containing: "showing notice \(row) ")
-        let line = try #require(lines.last { $0.contains("showing notice \(row) ") })
+        try await notificationShowing("showing notice \(row) ")
+    }
+
+    /// The server id in the daemon's last line that says `showing` ... `as notification N`.
+    private func notificationShowing(_ showing: String) async throws -> UInt32 {
+        let line = try #require(try await daemon.waitForLine(containing: showing).last { $0.contains(showing) })
         return try #require(line.firstMatch(of: #/ as notification (\d+)/#).flatMap { UInt32($0.1) }, "\(line)")
     }
 
@@ -220,9 +224,7 @@ final class DaemonOnDesktop: Sendable {
     /// The server id of the notification that says `repository` was muted, once the daemon
     /// logged it.
     func mutedNotification(_ repository: String) async throws -> UInt32 {
-        let said = "showing that \(repository) is muted as notification "
-        let line = try #require(try await daemon.waitForLine(containing: said).last { $0.contains(said) })
-        return try #require(line.firstMatch(of: #/ as notification (\d+)/#).flatMap { UInt32($0.1) }, "\(line)")
+        try await notificationShowing("showing that \(repository) is muted as notification ")
     }
 
     /// The stand-in's `repo mute|watch|unwatch` requests, as argv.
