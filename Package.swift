@@ -65,7 +65,7 @@ let package = Package(
             name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "MainLoop"],
             swiftSettings: headerSearchPaths("libsecret-1")),
         // The desktop's notification server (org.freedesktop.Notifications) over a DBus connection.
-        .target(name: "Notifications", dependencies: ["DBus"]),
+        .target(name: "Notifications", dependencies: ["DBus", "PushCore", "Spawn"]),
         // Typed wrapper over libdbus: connections on the main loop, messages, calls, signals, names.
         .target(name: "DBus", dependencies: ["CDBus", "MainLoop"]),
         // The state directory: per-account state, the relay cursor and what is on screen, written
@@ -84,12 +84,15 @@ let package = Package(
         // The desktop stage: notifications on screen (and taken over after a restart), the
         // launcher badge, and what a click opens.
         .target(
-            name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Spawn", "MainLoop", "LocalTime"]),
+            name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Opener", "MainLoop", "LocalTime"]),
+        // Opening what a click opens: the system's OpenURI portal, else a program by argv.
+        .target(name: "Opener", dependencies: ["PushCore", "DBus", "Spawn"]),
         // The tray item (StatusNotifierItem and its dbusmenu) on the daemon's connection: the
         // unread count on its icon, the inbox in its menu, choices handed out as requests.
-        .target(
-            name: "Tray", dependencies: ["PushCore", "DBus", "Logging", "CRsvg"],
-            swiftSettings: headerSearchPaths("librsvg-2.0")),
+        .target(name: "Tray", dependencies: ["PushCore", "DBus", "Logging", "Spawn"]),
+        // The tray icon with its count, drawn with librsvg and cairo: in `gbnotifyctl
+        // draw-tray-icon`, which the tray runs, never in the daemon.
+        .target(name: "TrayIcon", dependencies: ["PushCore", "CRsvg"], swiftSettings: headerSearchPaths("librsvg-2.0")),
         // The terminal on standard input and output: raw mode and back, its size, keys and signals.
         .target(name: "Terminal", dependencies: ["MainLoop"]),
         // gbnotify's terminal view of items and the inbox: layout, keys and state (pure), and the
@@ -99,13 +102,13 @@ let package = Package(
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
         .target(name: "Daemon", dependencies: [
             "PushCore", "CGlibc", "Curl", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Desktop", "Logging",
-            "Settings", "MainLoop", "LocalTime", "Tray",
+            "Settings", "MainLoop", "LocalTime", "Tray", "Notifications", "Spawn",
         ]),
 
         .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
             "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "LocalTime", "Settings", "Spawn",
-            "StateStore",
+            "StateStore", "Opener", "Notifications", "TrayIcon",
             "Terminal", "TerminalView", "MainLoop",
         ]),
 

@@ -511,6 +511,15 @@ def memory(pid):
     return values
 
 
+def thread_names(pid):
+    """The names of a process's threads (`/proc/PID/task/*/comm`), sorted."""
+    names = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/comm") as comm:
+            names.append(comm.read().strip())
+    return sorted(names)
+
+
 def median_memory(samples):
     return {key: median([sample[key] for sample in samples]) for key in samples[0]}
 
@@ -698,7 +707,7 @@ class Bench:
         """(instance URL, user) of each of `users` on `standin` (the run's main stand-in)."""
         return [((standin or self.standin).url, user) for user in users]
 
-    def daemon(self, accounts, poll_interval, standin=None, verbose=False, config=""):
+    def daemon(self, accounts, poll_interval, standin=None, verbose=False, config="", binary=None):
         """A daemon over `accounts` ((instance URL, user) pairs), returned once each account's first
         poll is saved. Their inboxes are read first, so that the first poll shows nothing: a
         notification left on screen would expire during a window, and the daemon hear of it."""
@@ -707,7 +716,7 @@ class Bench:
             standin.control("notifications/mark-read", {"username": user, "all": True})
         use_accounts(standin, accounts)
         standin.clear()
-        daemon = Daemon(self.daemon_binary, poll_interval, self.ca, self.system_bus, verbose, config)
+        daemon = Daemon(binary or self.daemon_binary, poll_interval, self.ca, self.system_bus, verbose, config)
         daemon.wait_for_marks({account_id(url, user): 0 for url, user in accounts})
         return daemon
 
@@ -769,25 +778,33 @@ class Bench:
         runs = []
         for _ in range(self.arguments.repeat):
             output = subprocess.run(
-                [os.path.join(self.arguments.bin, "gbnotify-tray-bench"), os.path.join(ROOT, "packaging/gbnotify.svg")],
+                [os.path.join(self.arguments.bin, "gbnotify-tray-bench"), os.path.join(ROOT, "packaging/gbnotify.svg"),
+                 os.path.join(self.arguments.bin, "gbnotifyctl")],
                 check=True, capture_output=True, text=True).stdout
             runs.append(json.loads(output))
         self.results["tray"] = runs
 
     def idle(self):
+        """Idle with 10 accounts at the default interval, and between polls; at the default interval
+        also the build before the one loop (`--before`), in turn with this one, for issue 22's
+        threads, context switches per 304 poll and memory."""
         users = USERS[:10]
         seconds = self.arguments.idle_seconds
-        for interval, key in ((30, "idle_30"), (3600, "idle_between")):
+        windows = [(30, "idle_30", self.daemon_binary), (3600, "idle_between", self.daemon_binary)]
+        if self.arguments.before:
+            windows.insert(1, (30, "idle_30_before", os.path.join(self.arguments.before, "gbnotifyd")))
+        for interval, key, binary in windows:
             runs = []
             for _ in range(self.arguments.repeat):
-                daemon = self.daemon(self.accounts(users), interval)
+                daemon = self.daemon(self.accounts(users), interval, binary=binary)
                 self.standin.clear()
                 window = measured(daemon.pid, lambda: time.sleep(seconds))
                 runs.append({**window.figures(), "polls": len(self.standin.list_requests()),
-                             "handshakes": len(self.standin.handshakes()), "memory": daemon.memory()})
+                             "handshakes": len(self.standin.handshakes()), "memory": daemon.memory(),
+                             "threads": thread_names(daemon.pid)})
                 daemon.stop()
             self.results[key] = runs
-            self.log(f"idle {interval}: {runs}")
+            self.log(f"idle {key}: {runs}")
         # The baseline at the default interval: the rounds that fit in the same time, after a
         # first round (its start-up), less that round.
         rounds = max(1, round(seconds / 30))
@@ -1001,12 +1018,26 @@ class Bench:
     # The wake-up path, relay line or `Deliver` to `Notify` received by an instant notification
     # server, the account's poll included. Stops dunst, so it runs last.
     def wakeup(self):
+        """The wake-up path of this build and, with `--before`, of the earlier one, in turn."""
         stop_notification_server()
+        builds = [("", self.daemon_binary)]
+        if self.arguments.before:
+            builds.append(("_before", os.path.join(self.arguments.before, "gbnotifyd")))
+        for run, (suffix, binary) in enumerate(builds):
+            relay_times, deliver_times = self.wake_path(binary, numbers=10_000_000 * run)
+            self.results["wake_relay" + suffix], self.results["wake_deliver" + suffix] = relay_times, deliver_times
+            self.log(f"wake-ups{suffix}: relay → Notify p50 {median([t['total'] for t in relay_times]):.2f} ms; "
+                     f"Deliver → Notify p50 {median([t['total'] for t in deliver_times]):.2f} ms")
+        self.results["wake_poll_floor"] = self.poll_floor(USERS)
+
+    def wake_path(self, binary, numbers):
+        """(relay line → `Notify`, `Deliver` → `Notify`) timings of one build; its notices are
+        numbered from `numbers` on."""
         server = InstantServer(self.bench_binary)
         relay = Relay(self.ca)
         users = USERS
         accounts = self.accounts(users)
-        daemon = self.daemon(accounts, 3600, config=f"relay-url = {relay.url}\nrelay-poll-interval = 3600\n")
+        daemon = self.daemon(accounts, 3600, config=f"relay-url = {relay.url}\nrelay-poll-interval = 3600\n", binary=binary)
         topics = {user: daemon.topic(account_id(url, user)) for url, user in accounts}
         relay.wait_for_stream_of(list(topics.values()))
         deliverer = subprocess.Popen([self.bench_binary, "deliver"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -1014,7 +1045,7 @@ class Bench:
         relay_lines, payloads = [], []
         for way in ("relay", "deliver"):
             for index in range(1, self.arguments.notices + 21):
-                number = (1_000_000 if way == "relay" else 2_000_000) + index
+                number = numbers + (1_000_000 if way == "relay" else 2_000_000) + index
                 user = users[index % len(users)]
                 # Past the account's minimum gap between two wake-up polls.
                 time.sleep(max(0.0, last_wake[user] + 2.1 - time.monotonic()))
@@ -1043,7 +1074,6 @@ class Bench:
         relay.stop()
         received = server.stop()
         polls = self.standin.list_requests()
-        self.results["wake_poll_floor"] = self.poll_floor(users)
 
         def timed(start, number, user):
             """(start → the account's poll at the stand-in, that poll → `Notify` received), ms."""
@@ -1055,10 +1085,8 @@ class Bench:
             return {"total": (times[0] / 1e6 - start) * 1000, "to_poll": (poll - start) * 1000,
                     "after_poll": (times[0] / 1e6 - poll) * 1000}
 
-        self.results["wake_relay"] = [timed(written[line["id"]], line["number"], line["user"]) for line in relay_lines]
-        self.results["wake_deliver"] = [timed(p["sent"], p["number"], p["user"]) for p in payloads]
-        self.log(f"wake-ups: relay → Notify p50 {median([t['total'] for t in self.results['wake_relay']]):.2f} ms; "
-                 f"Deliver → Notify p50 {median([t['total'] for t in self.results['wake_deliver']]):.2f} ms")
+        return ([timed(written[line["id"]], line["number"], line["user"]) for line in relay_lines],
+                [timed(p["sent"], p["number"], p["user"]) for p in payloads])
 
     def poll_floor(self, users):
         """The floor under the poll in the wake-up path: the list request an account's wake-up poll
@@ -1401,8 +1429,8 @@ def report(results, arguments, command, ca):
         t = r["tray"]
         part = lambda name: median([run[name] for run in t])
         row(f"The tray item's Private_Dirty, tray off → on (`gbnotify-tray-bench`: one process, the tray started, "
-            f"50 counts drawn, 50 asked for by a host), median of {len(t)} runs; of which the start (librsvg's "
-            f"render) / drawing the counts / answering the host",
+            f"50 counts drawn by `gbnotifyctl draw-tray-icon`, 50 asked for by a host), median of {len(t)} runs; of "
+            f"which the start (the bare icon drawn) / the counts drawn / answering the host",
             f"{part('off_kib')} → {part('on_kib')} KiB, +{part('growth_kib')} KiB; "
             f"+{part('started_kib') - part('off_kib')} / +{part('drawn_kib') - part('started_kib')} / "
             f"+{part('on_kib') - part('drawn_kib')} KiB", target="at most +256 KiB")
@@ -1443,6 +1471,44 @@ def report(results, arguments, command, ca):
         ready = r["start"]["ready_ms"]
         row(f"Start to `READY=1` with 10 accounts, median (min–max) of {len(ready)} starts",
             f"{ms(median(ready), 1)} ({min(ready):.1f}–{max(ready):.1f})")
+    if "idle_30" in r and "idle_30_before" in r:
+        lines.extend(loop_report(r, arguments.before_label))
+    return lines
+
+
+def loop_report(r, before_label):
+    """Issue 22's figures: this tree beside the one before the one loop, measured in turn in `idle`
+    (10 accounts on the HTTPS stand-in at the default 30 s, connections kept)."""
+    lines = ["", f"The one loop (issue 22): this tree beside {before_label}, each idle 60 s with 10 accounts "
+             "at the default 30 s over HTTPS, connections kept, the CA bundle of the system's CAs and the run's; "
+             "median of runs, the threads as the last run named them (`/proc/PID/task/*/comm`).", "",
+             f"| Figure | This tree | {before_label} | Target |", "|---|---|---|---|"]
+    builds = (r["idle_30"], r["idle_30_before"])
+
+    def row(figure, value, target):
+        lines.append(f"| {figure} | {value(builds[0])} | {value(builds[1])} | {target} |")
+
+    def threads(runs):
+        names = runs[-1]["threads"]
+        counted = sorted(set(names), key=names.index)
+        return f"{len(names)}: " + ", ".join(f"`{name}`" + (f" ×{names.count(name)}" if names.count(name) > 1 else "")
+                                            for name in counted)
+
+    per_poll = lambda runs: median([run["switches"] / max(run["polls"], 1) for run in runs])
+    row("Threads of the idle daemon", threads, "at most 3")
+    row("Context switches per 304 poll, all threads (switches / polls in the window)",
+        lambda runs: f"{per_poll(runs):.1f} ({median([run['switches'] for run in runs]):.0f} / "
+                     f"{median([run['polls'] for run in runs]):.0f})", "at most 3")
+    row("CPU per 304 poll", lambda runs: ms(median([run["cpu_ms"] / max(run["polls"], 1) for run in runs]), 3), "—")
+    row("Memory after the window: VmRSS / Pss / Private_Dirty",
+        lambda runs: memory_cell(median_memory([run["memory"] for run in runs])), "Private_Dirty at most 4 MiB")
+    for key, label in (("wake_relay", "Relay line"), ("wake_deliver", "`Deliver`")):
+        if key in r and key + "_before" in r:
+            cell = lambda times: (f"{ms(percentile([t['total'] for t in times], 0.5), 3)} / "
+                                  f"{ms(percentile([t['total'] for t in times], 0.99), 3)}")
+            lines.append(f"| {label} → `Notify` on an instant server, the wake-up path of `wakeup` above, p50 / p99 "
+                         f"({len(r[key])} wake-ups each) | {cell(r[key])} | {cell(r[key + '_before'])} | "
+                         f"under 2 ms / under 10 ms |")
     return lines
 
 
@@ -1477,6 +1543,9 @@ def main():
     parser.add_argument("--laptop-runs", type=int, default=5, help="resumes, and returns of the network, each")
     parser.add_argument("--only", nargs="*", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--json", help="also write the raw figures here")
+    parser.add_argument("--before", help="directory of a release gbnotifyd of an earlier tree, measured beside "
+                        "this one in `idle` (Benchmarks/run builds the tree before the one loop)")
+    parser.add_argument("--before-label", default="the earlier tree", help="what the report calls --before's tree")
     arguments = parser.parse_args()
     if not os.environ.get("PRIVATE_DESKTOP_SESSION"):
         fail("run inside scripts/desktop-session (Benchmarks/run does): it writes to the session's keyring")

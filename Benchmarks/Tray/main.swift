@@ -1,18 +1,18 @@
 // gbnotify-tray-bench: what the tray item costs a process in memory, the tray on against off,
 // on the session bus it is run on (any: `scripts/desktop-session` gives one).
 //
-//     gbnotify-tray-bench SVG-FILE [ROUNDS]   (ROUNDS: 50 by default)
+//     gbnotify-tray-bench SVG-FILE GBNOTIFYCTL [ROUNDS]   (ROUNDS: 50 by default)
 //         Connects to the session bus and reads its own Private_Dirty (/proc/self/smaps_rollup,
 //         what the process alone costs the machine). "off": ROUNDS states handed to a TrayModel
 //         with no tray, the daemon's work with `tray = off`. "on": then starts a Tray on the
-//         same connection and hands it ROUNDS states of a count that changes every time (each
-//         draws the icon anew), each followed by what a host asks (GetAll of the item, its
-//         pixmaps included, and GetLayout) from another process (gdbus), as a host would. Prints
-//         one line of JSON: {"off_kib", "started_kib", "drawn_kib", "on_kib", "growth_kib"},
-//         Private_Dirty after each phase, and the growth from off to on.
+//         same connection, its count drawn by GBNOTIFYCTL (`draw-tray-icon`) as gbnotifyd has
+//         it drawn, and hands it ROUNDS states of a count that changes every time (each drawn
+//         anew), each followed by what a host asks (GetAll of the item, its pixmaps included,
+//         and GetLayout) from another process (gdbus), as a host would. Prints one line of
+//         JSON: {"off_kib", "started_kib", "drawn_kib", "on_kib", "growth_kib"}, Private_Dirty
+//         after each phase, and the growth from off to on.
 //
-// Apart from gbnotify-bench so that the floor it measures links no librsvg while gbnotifyd
-// does not. Built by Benchmarks/run; BENCHMARKS.md has the figures.
+// Built by Benchmarks/run; BENCHMARKS.md has the figures.
 import DBus
 import FoundationEssentials
 import Glibc
@@ -52,9 +52,9 @@ func state(_ round: Int, _ account: Account) -> TrayState {
 
 struct Figures: Encodable {
     let off_kib: Int
-    /// After `Tray.start`: the objects exported, the SVG rendered by librsvg.
+    /// After `Tray.start`: the objects exported, the bare icon drawn.
     let started_kib: Int
-    /// After ROUNDS states, each count drawn with cairo.
+    /// After ROUNDS states, each count drawn by GBNOTIFYCTL.
     let drawn_kib: Int
     /// After ROUNDS more, each asked for by a host.
     let on_kib: Int
@@ -62,10 +62,11 @@ struct Figures: Encodable {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard (1...2).contains(arguments.count), let svg = FileManager.default.contents(atPath: arguments[0]) else {
-    fail("usage: gbnotify-tray-bench SVG-FILE [ROUNDS]")
+guard (2...3).contains(arguments.count) else {
+    fail("usage: gbnotify-tray-bench SVG-FILE GBNOTIFYCTL [ROUNDS]")
 }
-let rounds = arguments.count == 2 ? Int(arguments[1]) ?? 0 : 50
+let drawing = Tray.IconDrawing(program: arguments[1], svgFile: arguments[0])
+let rounds = arguments.count == 3 ? Int(arguments[2]) ?? 0 : 50
 guard rounds > 0 else { fail("ROUNDS is a positive number") }
 
 do {
@@ -79,7 +80,7 @@ do {
     let off = privateDirty()
 
     let logger = Logger(level: .error)
-    let tray = try await Tray.start(on: connection, options: Tray.Options(mode: .on, iconFile: Array(svg)), logger: logger)
+    let tray = try await Tray.start(on: connection, options: Tray.Options(mode: .on, drawing: drawing), logger: logger)
     let started = privateDirty()
     for round in 1...rounds {
         await tray.show(state(round, account))

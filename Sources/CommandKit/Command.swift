@@ -10,10 +10,12 @@ public struct CommandConfiguration: Sendable {
     /// `(flag, explanation)` pairs; `--help` is added by the renderer.
     public var options: [(String, String)]
     public var subcommands: [any Command.Type]
+    /// Left out of the parent's list: a command the tool runs for itself, not one for users.
+    public var isHidden: Bool
 
     public init(
         name: String, abstract: String, usage: String = "", discussion: String = "",
-        options: [(String, String)] = [], subcommands: [any Command.Type] = []
+        options: [(String, String)] = [], subcommands: [any Command.Type] = [], isHidden: Bool = false
     ) {
         self.name = name
         self.abstract = abstract
@@ -21,6 +23,12 @@ public struct CommandConfiguration: Sendable {
         self.discussion = discussion
         self.options = options
         self.subcommands = subcommands
+        self.isHidden = isHidden
+    }
+
+    /// The subcommands a user is told of.
+    public var listedSubcommands: [any Command.Type] {
+        subcommands.filter { !$0.configuration.isHidden }
     }
 }
 
@@ -37,7 +45,7 @@ public protocol Command: Sendable {
 
 extension Command {
     public init(parsing arguments: inout Arguments) throws(UsageError) {
-        let names = Self.configuration.subcommands.map { $0.configuration.name }
+        let names = Self.configuration.listedSubcommands.map { $0.configuration.name }
         if let word = arguments.peekPositional {
             throw UsageError("unknown command '\(word)'; expected one of: \(names.joined(separator: ", "))")
         }

@@ -16,7 +16,7 @@ public enum HelpRenderer {
         }
         if !config.subcommands.isEmpty {
             lines += ["", "Commands:"]
-            lines += table(config.subcommands.map { ($0.configuration.name, $0.configuration.abstract) })
+            lines += table(config.listedSubcommands.map { ($0.configuration.name, $0.configuration.abstract) })
         }
         lines += ["", "Options:"]
         lines += table(config.options + [("-h, --help", "Show this help.")])

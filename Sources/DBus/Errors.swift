@@ -34,6 +34,7 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
         public static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
         public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+        public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
     }
 
     static func invalidArgs(_ message: String) -> DBusError {

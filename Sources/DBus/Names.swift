@@ -87,6 +87,21 @@ extension DBusConnection {
         return stream
     }
 
+    /// What the bus knows of the connection `name` (a unique or well-known name):
+    /// `GetConnectionCredentials`.
+    public func peer(_ name: String) async throws -> DBusPeer {
+        try Syntax.checkBusName(name)
+        let credentials = try await callBus("GetConnectionCredentials", [.string(name)]).first?.vardictValue ?? [:]
+        let label: [UInt8]? = switch credentials["LinuxSecurityLabel"] {
+        case .bytes(let bytes): bytes
+        case .array("y", let values): values.compactMap(\.byteValue)
+        default: nil
+        }
+        return DBusPeer(
+            uid: credentials["UnixUserID"]?.uint32Value, pid: credentials["ProcessID"]?.uint32Value,
+            securityLabel: label.map { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+    }
+
     private func callBus(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
         try await call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",

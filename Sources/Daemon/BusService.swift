@@ -1,13 +1,17 @@
 import DBus
 import FoundationEssentials
+import Glibc
+import Logging
 import PushCore
+import Synchronization
 
 /// The daemon's object on the session bus, `/org/gitbay/Notify1`: `Reload()`, `Status() -> s`
 /// and `Deliver(s payload) -> s`, which `gbnotifyctl` calls.
 ///
-/// Any client of the session bus can call these: none of them shows anything, reveals a token
-/// or makes the daemon talk to anyone but the accounts' own instances; `Deliver` can at most
-/// make an account poll (no sooner than 2 s after its last poll).
+/// None of these shows anything, launches anything, reveals a token or makes the daemon talk to
+/// anyone but the accounts' own instances; `Deliver` can at most make an account poll (no sooner
+/// than 2 s after its last poll). `Reload` and `Deliver` steer the daemon, so they answer only
+/// programs of its own user outside a sandbox (`BusCaller`); `Status` answers anyone.
 public enum BusService {
     public static let introspection = """
           <interface name="\(DaemonInterface.interface)">
@@ -28,11 +32,13 @@ public enum BusService {
 
     /// Exports the object. Call it before taking the bus name, so that nobody who sees the
     /// name can find the object missing.
-    public static func export(_ supervisor: Supervisor, on connection: DBusConnection) async throws {
+    public static func export(_ supervisor: Supervisor, on connection: DBusConnection, logger: Logger) async throws {
+        let callers = CallerCheck(connection: connection, logger: logger)
         try await connection.export(
             path: DaemonInterface.objectPath, interface: DaemonInterface.interface, introspection: introspection,
             methods: [
-                DBusMethod("Reload") { _ in
+                DBusMethod("Reload") { call in
+                    try await callers.admit(call)
                     do {
                         try await supervisor.reload()
                     } catch {
@@ -45,6 +51,7 @@ public enum BusService {
                 },
                 // A local relay's way in (`DeliverMethod`).
                 DBusMethod(DeliverMethod.member, input: "s", output: "s") { call in
+                    try await callers.admit(call)
                     do {
                         let account = try await supervisor.deliver(call.arguments.first?.stringValue ?? "")
                         return [.string(account.displayName)]
@@ -60,5 +67,43 @@ public enum BusService {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(status), as: UTF8.self)
+    }
+}
+
+/// The check on `Reload`'s and `Deliver`'s callers (`BusCaller`): a refused caller gets
+/// `AccessDenied`, and the refusal is logged once per caller connection.
+private final class CallerCheck: Sendable {
+    let connection: DBusConnection
+    let logger: Logger
+    private let daemonUID = getuid()
+    /// The callers already logged as refused; forgotten whole when full, so a caller that
+    /// reconnects over and over costs a log line per 256 connections, not memory.
+    private let refused = Mutex<Set<String>>([])
+
+    init(connection: DBusConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    func admit(_ call: DBusMethodCall) async throws {
+        let peer: DBusPeer
+        do {
+            peer = try await connection.peer(call.sender)
+        } catch {
+            throw DBusError(name: DBusError.Name.accessDenied, message: "gbnotifyd cannot tell who is calling (\(error))")
+        }
+        guard let reason = BusCaller.refusal(
+            uid: peer.uid, daemonUID: daemonUID, inFlatpak: peer.isInFlatpak, securityLabel: peer.securityLabel)
+        else { return }
+        let first = refused.withLock { refused in
+            if refused.count >= 256 { refused.removeAll() }
+            return refused.insert(call.sender).inserted
+        }
+        if first {
+            logger.warning("refused \(call.member) from \(call.sender) (pid \(peer.pid.map(String.init) ?? "unknown")): \(reason)")
+        }
+        throw DBusError(
+            name: DBusError.Name.accessDenied,
+            message: "gbnotifyd takes \(call.member) only from its own user's programs outside a sandbox: \(reason)")
     }
 }

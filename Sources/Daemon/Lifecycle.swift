@@ -8,8 +8,10 @@ import Logging
 import Keyring
 import LocalTime
 import MainLoop
+import Notifications
 import PushCore
 import Settings
+import Spawn
 import StateStore
 import Tray
 
@@ -138,7 +140,7 @@ public enum Lifecycle {
             wiring.append(Task {
                 for await request in tray.tray.requests {
                     switch await tray.choice(for: request) {
-                    case .open(let target, let token)?: _ = await desktop?.open(target, activationToken: token)
+                    case .open(let target, let token)?: desktop?.open(target, activationToken: token)
                     case .supervisor(let event)?: supervisor.inputs.yield(event)
                     case nil: logger.info("nothing to open from the tray: no account is polled")
                     }
@@ -154,11 +156,7 @@ public enum Lifecycle {
             })
         }
         do {
-            try await BusService.export(supervisor, on: connection)
-            if let desktop {
-                try await DesktopService.export(
-                    desktop, accounts: { try await keyring.list().accounts.map(\.account) }, on: connection)
-            }
+            try await BusService.export(supervisor, on: connection, logger: logger)
             guard try await connection.requestName(DaemonInterface.busName) else {
                 if options.unlessRunning {
                     logger.debug("another gbnotifyd already owns \(DaemonInterface.busName); nothing to do (--unless-running)")
@@ -231,28 +229,27 @@ public enum Lifecycle {
 
     /// The tray item on `connection`, unless `tray = off`; nil then, and when it cannot be
     /// exported (logged). The count is drawn on the icon file a notification names (the
-    /// installed one, or the source tree's for a build).
+    /// installed one, or the source tree's for a build), by the `gbnotifyctl` a click's terminal
+    /// view would run.
     private static func startTray(
         on connection: DBusConnection, config: Config, environment: [String: String], logger: Logger
     ) async -> TrayStage? {
         guard config.tray != .off else { return nil }
-        let icon = Desktop.appIcon(environment: environment)
-        var svg: [UInt8]?
-        if icon.hasPrefix("file://"), let data = try? Data(contentsOf: URL(fileURLWithPath: String(icon.dropFirst("file://".count)))),
-           data.count <= maximumIconFile {
-            svg = Array(data)
-        }
+        let icon = Notification.appIcon(environment: environment)
+        let drawing = icon.hasPrefix("file://")
+            ? Tray.IconDrawing(
+                program: ClickLaunch.viewerProgram(
+                    in: RunningProgram.directory, isInstalled: { RunningProgram.isInstalled($0, environment: environment) }),
+                svgFile: String(icon.dropFirst("file://".count)))
+            : nil
         do {
-            let tray = try await Tray.start(on: connection, options: Tray.Options(mode: config.tray, iconFile: svg), logger: logger)
+            let tray = try await Tray.start(on: connection, options: Tray.Options(mode: config.tray, drawing: drawing), logger: logger)
             return TrayStage(tray: tray, wallClock: WallClock(timeline: Timeline()), zone: SystemZone.offsets)
         } catch {
             logger.warning("no tray item: \(error)")
             return nil
         }
     }
-
-    /// gbnotify's icon is a few KiB; a file much larger is not it.
-    static let maximumIconFile = 1 << 20
 
     /// An account stored, changed or removed by anyone (`secret-tool` too), or a keyring
     /// unlocked, is read at once: no SIGHUP needed. Changes that come while the accounts are

@@ -1,13 +1,13 @@
 import DBus
 import Logging
+import MainLoop
+import Opener
 import PushCore
 
-/// What a click opens, and opening it: a URL through the OpenURI portal where there is one
-/// (it raises the browser even without an activation token), else by launching a program, by
-/// argv with no shell.
+/// What a click opens, and opening it (`Opener`), logged; a program that exits with an error
+/// later is logged with what to install.
 struct Clicks: Sendable {
-    private let portal: OpenURIPortal
-    private let launcher: Launcher
+    private let opener: Opener
     private var config: Config
     private let browser: [String]
     private let environment: [String: String]
@@ -15,8 +15,7 @@ struct Clicks: Sendable {
     private let logger: Logger
 
     init(connection: DBusConnection, options: Desktop.Options, logger: Logger) {
-        portal = OpenURIPortal(connection: connection)
-        launcher = Launcher(logger: logger, environment: options.environment)
+        opener = Opener(connection: connection, environment: options.environment, trustedPortals: options.trustedPortals)
         config = options.config
         browser = options.browser
         environment = options.environment
@@ -28,28 +27,28 @@ struct Clicks: Sendable {
         self.config = config
     }
 
-    /// Opens what a click on a notice of `target` opens. Returns what it did, for
-    /// `gbnotifyctl open`.
-    @discardableResult
-    func open(_ target: PushTarget, activationToken: String?) async -> String {
-        let environment = environment
-        let launch = ClickLaunch.forClick(
-            target, config: config, activationToken: activationToken, browser: browser,
-            programDirectory: Launcher.programDirectory, isInstalled: { Launcher.isInstalled($0, environment: environment) })
-        if let url = launch.url {
-            do {
-                try await portal.open(url, activationToken: launch.environment["XDG_ACTIVATION_TOKEN"])
-                logger.info("opened \(url) through the OpenURI portal")
-                events.tell(.opened([OpenURIPortal.interface, url]))
-                return "\(OpenURIPortal.interface).OpenURI \(url)"
-            } catch let error as DBusError where OpenURIPortal.isAbsent(error) {
-                logger.debug("no OpenURI portal on the session bus; opening with \(launch.argv[0])")
-            } catch {
-                logger.warning("the OpenURI portal did not open \(url) (\(error)); opening with \(launch.argv[0]) instead")
+    /// Opens what a click on a notice of `target` opens.
+    func open(_ target: PushTarget, activationToken: String?) async {
+        let launch = Opener.launch(
+            for: target, config: config, activationToken: activationToken, browser: browser, environment: environment)
+        switch await opener.open(launch) {
+        case .portal(let url):
+            logger.info("opened \(url) through the OpenURI portal")
+            events.tell(.opened([Opener.portalInterface, url]))
+        case .started(let argv, let pid, let passedOver):
+            if let passedOver { logger.warning("\(passedOver); opening with \(argv[0]) instead") }
+            logger.info("opened with \(argv[0]) (pid \(pid))")
+            events.tell(.opened(argv))
+            // Reaped by the main loop's child watch: a browser launcher may take its time.
+            let logger = logger
+            Task {
+                let exit = await ChildWatch.exit(of: pid)
+                guard exit != .exited(0) else { return }
+                logger.error("cannot open the notice: \(argv[0]) \(exit); \(Opener.advice(for: argv[0]))")
             }
+        case .failed(let program, let reason, let advice, let passedOver):
+            if let passedOver { logger.warning("\(passedOver); opening with \(program) instead") }
+            logger.error("cannot open the notice: \(program): \(reason); \(advice)")
         }
-        launcher.launch(launch)
-        events.tell(.opened(launch.argv))
-        return launch.argv.joined(separator: " ")
     }
 }

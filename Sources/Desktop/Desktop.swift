@@ -49,6 +49,8 @@ public final class Desktop: Sendable {
         public var browser: [String]
         /// `app_icon` of every notification; by default the one `AppIcon` finds.
         public var icon: String?
+        /// The programs trusted to be xdg-desktop-portal (`Opener`); the system's unless given.
+        public var trustedPortals: Set<String>?
         public var timeline: Timeline
         /// Where what the stage did is told, for whoever watches.
         public var events: DaemonEvents
@@ -86,8 +88,7 @@ public final class Desktop: Sendable {
         case holdsDue
         /// The "Muted OWNER/REPO" notification of this entry has been shown long enough.
         case muteSaid(UInt64)
-        case sample(CheckedContinuation<Void, any Error>)
-        case open(PushTarget, activationToken: String?, CheckedContinuation<String, Never>)
+        case open(PushTarget, activationToken: String?)
         case stop(CheckedContinuation<Void, Never>)
     }
 
@@ -129,7 +130,7 @@ public final class Desktop: Sendable {
         }
 
         var options = options
-        options.icon = options.icon ?? appIcon(environment: options.environment)
+        options.icon = options.icon ?? Notification.appIcon(environment: options.environment)
         let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
         let (requests, asking) = AsyncStream.makeStream(of: DesktopRequest.self)
         let screen = Screen(
@@ -151,14 +152,6 @@ public final class Desktop: Sendable {
         return Desktop(requests: requests, inputs: inputs, tasks: tasks)
     }
 
-    /// The icon every notification names (`AppIcon.choose`): the installed file, or the source
-    /// tree's for a build, as a `file://` URI; else the theme's name.
-    public static func appIcon(environment: [String: String]) -> String {
-        AppIcon.choose(
-            dataDirectories: AppIcon.dataDirectories(environment: environment), executableDirectory: Launcher.programDirectory,
-            exists: { access($0, F_OK) == 0 })
-    }
-
     /// Hands news on, and returns once it is on screen (or waits for a server there): a poller
     /// saves its high-water mark only after that, so a kill -9 in between shows a notice again
     /// rather than never. News handed after the stop is dropped.
@@ -168,22 +161,9 @@ public final class Desktop: Sendable {
         }
     }
 
-    /// Shows `gbnotifyctl test`'s sample notification. Throws when there is no server, or it
-    /// refused, or the stage has stopped.
-    public func showSample() async throws {
-        try await withCheckedThrowingContinuation { reply in
-            if case .terminated = inputs.yield(.sample(reply)) { reply.resume(throwing: CancellationError()) }
-        }
-    }
-
-    /// Opens what a click on a notice of `target` opens; returns what it did, for
-    /// `gbnotifyctl open` (nothing, once the stage has stopped).
-    public func open(_ target: PushTarget, activationToken: String?) async -> String {
-        await withCheckedContinuation { reply in
-            if case .terminated = inputs.yield(.open(target, activationToken: activationToken, reply)) {
-                reply.resume(returning: "nothing: gbnotifyd is stopping")
-            }
-        }
+    /// Opens what a click on a notice of `target` opens: the tray's menu asks this.
+    public func open(_ target: PushTarget, activationToken: String?) {
+        inputs.yield(.open(target, activationToken: activationToken))
     }
 
     /// The clean stop: everything handed over before is handled, our notifications are

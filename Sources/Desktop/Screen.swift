@@ -101,10 +101,8 @@ actor Screen {
             guard case .muted? = book.entry(id: id)?.subject else { return false }
             book.withdraw(id)
             await apply()
-        case .sample(let reply):
-            await showSample(reply)
-        case .open(let target, let activationToken, let reply):
-            reply.resume(returning: await clicks.open(target, activationToken: activationToken))
+        case .open(let target, let activationToken):
+            open(target, activationToken: activationToken)
         case .stop(let reply):
             await stop()
             reply.resume()
@@ -262,13 +260,7 @@ actor Screen {
     }
 
     private func notification(_ content: NotificationContent) -> Notification {
-        Notification(
-            summary: content.summary, body: content.body, icon: options.icon ?? AppIcon.name,
-            actions: stride(from: 0, to: content.actions.count - 1, by: 2).map {
-                Notification.Action(key: content.actions[$0], label: content.actions[$0 + 1])
-            },
-            desktopEntry: NotificationContent.desktopEntry, category: content.category, urgency: content.urgency.level,
-            sound: content.sound, staysUntilDismissed: content.staysUntilDismissed)
+        Notification(content, icon: options.icon ?? AppIcon.name)
     }
 
     /// The server's capabilities, asked once per server. With none on the bus, the asking is
@@ -390,23 +382,6 @@ actor Screen {
         await apply()
     }
 
-    private func showSample(_ reply: CheckedContinuation<Void, any Error>) async {
-        guard let capabilities = await currentCapabilities() else {
-            reply.resume(throwing: DBusError(
-                name: DesktopInterface.noServerError,
-                message: "no notification server is on the session bus, and none the bus can start (\(NotificationClient.busName) has no owner)"))
-            return
-        }
-        let content = NotificationContent.sample(capabilities: capabilities)
-        do {
-            let id = try await client.show(notification(content), replacing: nil)
-            logger.info("showing the sample notification as notification \(id)")
-            reply.resume()
-        } catch {
-            reply.resume(throwing: DBusError(name: DesktopInterface.refusedError, message: "\(error)"))
-        }
-    }
-
     /// The clean stop: our notifications withdrawn, nothing left to take over, the badge gone.
     private func stop() async {
         holdTimer?.cancel()
@@ -427,15 +402,6 @@ actor Screen {
         case .summary(let summary): "a summary of \(summary.count)"
         case .tokenRejected: "the rejected-token warning"
         case .muted(let repository): "that \(repository) is muted"
-        }
-    }
-}
-
-extension NotificationContent.Urgency {
-    fileprivate var level: Notification.Urgency {
-        switch self {
-        case .low: .low
-        case .normal: .normal
         }
     }
 }

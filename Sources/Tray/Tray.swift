@@ -14,17 +14,32 @@ public final class Tray: Sendable {
     public struct Options: Sendable {
         /// `auto` or `on`: `on` logs a warning while no watcher is on the bus.
         public var mode: Config.Tray
-        /// The SVG the count is drawn on (the installed icon's file); nil draws no count, and
-        /// hosts show the icon by name alone.
-        public var iconFile: [UInt8]?
+        /// How the count is drawn on the icon; nil draws no count, and hosts show the icon by
+        /// name alone.
+        public var drawing: IconDrawing?
         /// `IconThemePath`: a directory with `hicolor/...` for an icon installed outside the
         /// icon theme's directories; "" for an installed one.
         public var iconThemePath: String
 
-        public init(mode: Config.Tray, iconFile: [UInt8]?, iconThemePath: String = "") {
+        public init(mode: Config.Tray, drawing: IconDrawing?, iconThemePath: String = "") {
             self.mode = mode
-            self.iconFile = iconFile
+            self.drawing = drawing
             self.iconThemePath = iconThemePath
+        }
+    }
+
+    /// The count drawn on the icon by another process: `gbnotifyctl draw-tray-icon SVG COUNT`,
+    /// run anew for each new count, which writes the pixmaps (`TrayPixmap`) and exits. The
+    /// drawing libraries (librsvg, cairo) are its memory for a moment, never the daemon's.
+    public struct IconDrawing: Sendable {
+        /// The `gbnotifyctl` that draws (a path, or a name looked up in `PATH`).
+        public var program: String
+        /// The SVG the count is drawn on (the installed icon's file).
+        public var svgFile: String
+
+        public init(program: String, svgFile: String) {
+            self.program = program
+            self.svgFile = svgFile
         }
     }
 
@@ -51,17 +66,10 @@ public final class Tray: Sendable {
     /// whenever one appears. Throws when the objects cannot be exported (exported twice on one
     /// connection, or the connection closed); a watcher that refuses is logged, not thrown.
     public static func start(on connection: DBusConnection, options: Options, logger: Logger) async throws -> Tray {
-        var icon: TrayIcon?
-        if let svg = options.iconFile {
-            do {
-                icon = try TrayIcon(svg: svg)
-            } catch {
-                logger.warning("the tray shows its icon without the count: \(error)")
-            }
-        }
         let (requests, continuation) = AsyncStream.makeStream(of: TrayRequest.self, bufferingPolicy: .bufferingNewest(64))
         let core = TrayCore(
-            connection: connection, icon: icon, iconThemePath: options.iconThemePath, requests: continuation, logger: logger)
+            connection: connection, drawing: options.drawing, iconThemePath: options.iconThemePath, requests: continuation,
+            logger: logger)
         await core.show(TrayState())
         try await StatusNotifierItem.export(on: connection, core: core)
         try await DBusMenu.export(on: connection, core: core)

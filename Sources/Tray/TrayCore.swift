@@ -1,28 +1,29 @@
 import DBus
 import Logging
 import PushCore
+import Spawn
 
 /// The tray's one owner of state: the model, the drawn icon, and the host's activation token.
 /// Both exported objects' handlers and `Tray.show` go through it, one at a time; it sends the
 /// item's signals itself and hands requests on to the stream.
 actor TrayCore {
     private let connection: DBusConnection
-    private let icon: TrayIcon?
+    private let drawing: Tray.IconDrawing?
     private let iconThemePath: String
     private let requests: AsyncStream<TrayRequest>.Continuation
     private let logger: Logger
     private var model = TrayModel()
     /// The icon for the current count, drawn when the count changes.
-    private var pixmaps: [TrayIcon.Pixmap] = []
+    private var pixmaps: [TrayPixmap] = []
     /// From `ProvideXdgActivationToken`, for the next request that opens something.
     private var activationToken: String?
 
     init(
-        connection: DBusConnection, icon: TrayIcon?, iconThemePath: String,
+        connection: DBusConnection, drawing: Tray.IconDrawing?, iconThemePath: String,
         requests: AsyncStream<TrayRequest>.Continuation, logger: Logger
     ) {
         self.connection = connection
-        self.icon = icon
+        self.drawing = drawing
         self.iconThemePath = iconThemePath
         self.requests = requests
         self.logger = logger
@@ -30,10 +31,12 @@ actor TrayCore {
 
     // MARK: - From the daemon
 
-    func show(_ state: TrayState) {
+    func show(_ state: TrayState) async {
         let changes = model.show(state)
-        if changes.contains(.icon) { drawIcon() }
-        send(changes)
+        send(changes.subtracting(.icon))
+        guard changes.contains(.icon) else { return }
+        await drawIcon()
+        send(.icon)
     }
 
     // MARK: - The item's properties
@@ -125,14 +128,41 @@ actor TrayCore {
         return activationToken
     }
 
-    private func drawIcon() {
-        guard let icon else { return }
+    /// The pixmaps of the current count, drawn by `drawing`'s program. Another `show` may come
+    /// while it draws: what is drawn for a count that is no longer the current one is dropped,
+    /// and that later `show` draws its own.
+    private func drawIcon() async {
+        guard let drawing else { return }
+        let count = model.looks.countText
+        let drawn: [TrayPixmap]
         do {
-            pixmaps = try icon.pixmaps(count: model.looks.countText)
+            drawn = try await Self.draw(count, with: drawing)
         } catch {
+            guard count == model.looks.countText else { return }
             pixmaps = []
             logger.warning("the tray shows its icon without the count: \(error)")
+            return
         }
+        guard count == model.looks.countText else { return }
+        pixmaps = drawn
+    }
+
+    private static func draw(_ count: String, with drawing: Tray.IconDrawing) async throws -> [TrayPixmap] {
+        let outcome = try await ChildProcess.run(
+            [drawing.program, "draw-tray-icon", drawing.svgFile, count], stdoutLimit: TrayPixmap.encodedSize, stderrLimit: 1024,
+            deadline: drawingDeadline)
+        guard outcome.termination == .exited(0), !outcome.stdoutOverflowed else {
+            let said = String(decoding: outcome.stderr, as: UTF8.self).displaySafe.truncated(to: 300)
+            throw DrawingFailure(description: "\(drawing.program) draw-tray-icon: \(outcome.termination)\(said.isEmpty ? "" : ": \(said)")")
+        }
+        return try TrayPixmap.decode(outcome.stdout)
+    }
+
+    /// Drawing takes a few milliseconds; one that hangs is killed here.
+    static let drawingDeadline = Duration.seconds(10)
+
+    struct DrawingFailure: Error, CustomStringConvertible {
+        let description: String
     }
 
     private func send(_ changes: TrayModel.Changes) {

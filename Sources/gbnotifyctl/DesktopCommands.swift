@@ -1,26 +1,53 @@
 import CommandKit
 import DBus
+import FoundationEssentials
 import Glibc
+import Notifications
+import Opener
 import PushCore
 
 /// `gbnotifyctl test`: a sample notification through the running daemon.
 struct TestCommand: Command {
     static let configuration = CommandConfiguration(
         name: "test",
-        abstract: "Show a sample notification through the running gbnotifyd.",
-        discussion: "Exits with status 1 when no gbnotifyd or no notification server is running."
+        abstract: "Show a sample notification, as gbnotifyd shows its notices.",
+        discussion: "Exits with status 1 when no notification server is running and the bus can start none."
     )
 
     init(parsing arguments: inout Arguments) throws(UsageError) {}
 
     func run() async throws -> Int32 {
-        await DaemonCall.run("Test", [], interface: DesktopInterface.interface) { _ in "gbnotifyctl: sent a sample notification" }
+        let connection: DBusConnection
+        do {
+            connection = try await DBusConnection.connect()
+        } catch {
+            Console.error("gbnotifyctl: cannot reach the session bus: \(error)")
+            return ExitStatus.failure
+        }
+        defer { Task { await connection.close() } }
+        let client = try await NotificationClient(on: connection, appName: NotificationContent.appName)
+        // Asking is what makes the bus start a server it can, where none runs.
+        guard let names = await client.serverCapabilities() else {
+            Console.error("gbnotifyctl: no notification server is on the session bus, and none the bus can start (\(NotificationClient.busName) has no owner)")
+            return ExitStatus.failure
+        }
+        let content = NotificationContent.sample(capabilities: NotificationCapabilities(advertised: names))
+        let icon = Notification.appIcon(environment: ProcessInfo.processInfo.environment)
+        do {
+            let id = try await client.show(Notification(content, icon: icon), replacing: nil)
+            Console.out("gbnotifyctl: sent a sample notification (notification \(id))")
+            return ExitStatus.success
+        } catch {
+            Console.error("gbnotifyctl: the notification server refused the sample notification: \(error)")
+            return ExitStatus.failure
+        }
     }
 }
 
-/// `gbnotifyctl open [ACCOUNT [PATH]]`: opens what a click on a notice would, through the
-/// running daemon, with its `open-with` setting. The desktop entry runs it bare: the inbox of
-/// the first account.
+/// `gbnotifyctl open [ACCOUNT [PATH]]`: opens what a click on a notice would, with the config
+/// file's `open-with`, the way gbnotifyd opens a click (`Opener`), but by itself: the daemon
+/// launches only on a click on its own notifications. The desktop entry runs it bare: the inbox
+/// of the first account.
 struct OpenCommand: Command {
     static let configuration = CommandConfiguration(
         name: "open",
@@ -30,7 +57,7 @@ struct OpenCommand: Command {
             ACCOUNT is USER@HOST as 'account list' prints it, or the instance URL. Without a path,
             or with one that names no issue, merge request or build, the account's inbox opens;
             without an account, the first account's. The URL is always built from the account's
-            instance.
+            instance. No token is read: only the account's name and instance.
             """
     )
 
@@ -43,21 +70,39 @@ struct OpenCommand: Command {
     }
 
     func run() async throws -> Int32 {
-        // A launcher starting this hands its activation token down; the daemon passes it on.
-        let token = ProcessEnvironmentToken.current
-        return await DaemonCall.run(
-            "Open", [.string(account), .string(path), .string(token)], interface: DesktopInterface.interface
-        ) { reply in
-            "gbnotifyctl: opened: \(reply.first?.stringValue ?? "")"
+        var environment = ProcessInfo.processInfo.environment
+        // A launcher starting this hands its activation token down, which the click's launch
+        // passes on under both names.
+        let token = ["XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+        environment["XDG_ACTIVATION_TOKEN"] = nil
+        environment["DESKTOP_STARTUP_ID"] = nil
+        let read = Setup.settings(environment: environment)
+        read.warnIfUnusable()
+        let source = AccountItems(settings: ViewSettings(read, environment: environment))
+        let chosen = try await account.isEmpty ? source.accounts().first : source.account(account)
+        guard let chosen else {
+            Console.error("gbnotifyctl: there are no accounts in the keyring; gbnotifyctl account add INSTANCE adds one")
+            return ExitStatus.failure
         }
-    }
-}
-
-private enum ProcessEnvironmentToken {
-    static var current: String {
-        for name in ["XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID"] {
-            if let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty { return value }
+        let launch = Opener.launch(
+            for: PushTarget(account: chosen, destination: NotificationDestination(path: path)), config: read.config,
+            activationToken: token, environment: environment)
+        // Without a session bus there is no portal either: the launch goes ahead.
+        let connection = try? await DBusConnection.connect()
+        let outcome = await Opener(connection: connection, environment: environment).open(launch)
+        await connection?.close()
+        switch outcome {
+        case .portal, .started(_, _, nil):
+            Console.out("gbnotifyctl: opened: \(outcome.summary)")
+            return ExitStatus.success
+        case .started(_, _, let passedOver?):
+            Console.error("gbnotifyctl: \(passedOver)")
+            Console.out("gbnotifyctl: opened: \(outcome.summary)")
+            return ExitStatus.success
+        case .failed(let program, let reason, let advice, let passedOver):
+            if let passedOver { Console.error("gbnotifyctl: \(passedOver)") }
+            Console.error("gbnotifyctl: cannot open: \(program): \(reason); \(advice)")
+            return ExitStatus.failure
         }
-        return ""
     }
 }

@@ -24,7 +24,7 @@ struct Root: Command {
         subcommands: [
             AccountCommand.self, RelayCommand.self, StatusCommand.self, ShowCommand.self, InboxCommand.self, TestCommand.self,
             OpenCommand.self, DeliverCommand.self, DoctorCommand.self, MuteCommand.self, UnmuteCommand.self, WatchCommand.self,
-            MutesCommand.self, ReadCommand.self, RulesCommand.self, SnoozeCommand.self,
+            MutesCommand.self, ReadCommand.self, RulesCommand.self, SnoozeCommand.self, DrawTrayIconCommand.self,
         ]
     )
 }

@@ -3,6 +3,7 @@ import Daemon
 import Foundation
 import PushCore
 import Settings
+import TestSupport
 import Testing
 
 /// `Reload()` and `Status()` over a real bus. The object is reached by the serving
@@ -21,7 +22,7 @@ import Testing
             try await harness.waitForListRequests(2, on: 0)
             let server = try await DBusConnection.connect()
             let client = try await DBusConnection.connect()
-            try await BusService.export(supervisor, on: server)
+            try await BusService.export(supervisor, on: server, logger: harness.logger)
 
             func call(_ member: String) async throws -> [DBusValue] {
                 try await client.call(
@@ -59,5 +60,64 @@ import Testing
             await client.close()
             await server.close()
         }
+    }
+
+    /// A caller in a Flatpak sandbox, made as Flatpak makes one (bubblewrap, a root of its own
+    /// with `/.flatpak-info` in it): `Reload` and `Deliver` are refused with a clear error, and
+    /// logged once per caller; `Status` still answers.
+    @Test func reloadAndDeliverRefuseACallerInAFlatpakSandbox() async throws {
+        try await Harness.run(1) { harness in
+            let supervisor = harness.supervisor()
+            try await supervisor.start()
+            try await harness.waitForListRequests(1, on: 0)
+            let server = try await DBusConnection.connect()
+            try await BusService.export(supervisor, on: server, logger: harness.logger)
+            try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
+            let info = harness.directory.appendingPathComponent("flatpak-info")
+            try "[Application]\nname=org.example.Hostile\n".write(to: info, atomically: true, encoding: .utf8)
+
+            func sandboxed(_ method: String, _ arguments: [String] = []) async throws -> Program.Outcome {
+                var sandbox = [
+                    "bwrap", "--tmpfs", "/", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                    "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev", "--ro-bind", info.path, "/.flatpak-info",
+                ]
+                // The session bus's socket, wherever the session put it.
+                for directory in ["/tmp", "/run"] where FileManager.default.fileExists(atPath: directory) {
+                    sandbox += ["--bind", directory, directory]
+                }
+                return try await Program.run(
+                    sandbox + ["--", "/usr/bin/gdbus", "call", "--session", "--dest", server.uniqueName, "--object-path",
+                               DaemonInterface.objectPath, "--method", "\(DaemonInterface.interface).\(method)"] + arguments,
+                    environment: ProcessInfo.processInfo.environment)
+            }
+
+            let reload = try await sandboxed("Reload")
+            #expect(reload.status != 0)
+            #expect(reload.stderr.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(reload.stderr)")
+            #expect(reload.stderr.contains("the caller runs in a Flatpak sandbox"), "\(reload.stderr)")
+            let payload = #"{"instance":"\#(harness.instances[0].account.instance.url)","user":"\#(Harness.username)"}"#
+            let deliver = try await sandboxed("Deliver", [payload])
+            #expect(deliver.status != 0)
+            #expect(deliver.stderr.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(deliver.stderr)")
+            let status = try await sandboxed("Status")
+            #expect(status.status == 0, "\(status.stderr)")
+
+            let refusals = harness.log.value.filter { $0.contains("refused ") && $0.contains("Flatpak") }
+            #expect(refusals.count == 2, "\(refusals)")
+            #expect(refusals.allSatisfy { $0.hasPrefix("<4>refused ") })
+            #expect(!harness.log.value.contains { $0.contains("reloading the config") || $0.contains("woken up by Deliver") })
+            await server.close()
+        }
+    }
+
+    @Test func onlyTheDaemonsOwnUserOutsideASandboxMaySteerIt() {
+        #expect(BusCaller.refusal(uid: 1000, daemonUID: 1000, inFlatpak: false, securityLabel: nil) == nil)
+        #expect(BusCaller.refusal(uid: 1000, daemonUID: 1000, inFlatpak: false, securityLabel: "unconfined") == nil)
+        #expect(BusCaller.refusal(uid: 1001, daemonUID: 1000, inFlatpak: false, securityLabel: nil)
+            == "the caller runs as user 1001, not as gbnotifyd's user 1000")
+        #expect(BusCaller.refusal(uid: nil, daemonUID: 1000, inFlatpak: false, securityLabel: nil) != nil)
+        #expect(BusCaller.refusal(uid: 1000, daemonUID: 1000, inFlatpak: true, securityLabel: nil) == "the caller runs in a Flatpak sandbox")
+        #expect(BusCaller.refusal(uid: 1000, daemonUID: 1000, inFlatpak: false, securityLabel: "snap.firefox.firefox (enforce)")
+            == "the caller runs in a Snap sandbox (snap.firefox.firefox (enforce))")
     }
 }

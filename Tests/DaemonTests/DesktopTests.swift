@@ -69,9 +69,16 @@ struct DesktopTests {
         }
 
         /// `gbnotifyctl ARGUMENTS` on this session's bus, launched with `activationToken` as a
-        /// desktop launches it (`XDG_ACTIVATION_TOKEN`).
+        /// desktop launches it (`XDG_ACTIVATION_TOKEN`), with the opener stub first on its `PATH`
+        /// as `xdg-open`.
         func gbnotifyctl(_ arguments: [String], activationToken: String? = nil) async throws -> Program.Outcome {
+            let programs = harness.directory.appendingPathComponent("bin")
+            if !FileManager.default.fileExists(atPath: programs.path) {
+                try FileManager.default.createDirectory(at: programs, withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(atPath: programs.appendingPathComponent("xdg-open").path, withDestinationPath: opener.path)
+            }
             var environment = ProcessInfo.processInfo.environment
+            environment["PATH"] = programs.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
             environment["XDG_ACTIVATION_TOKEN"] = activationToken
             return try await Program.run([Program.built("gbnotifyctl")] + arguments, environment: environment)
         }
@@ -98,6 +105,8 @@ struct DesktopTests {
     ) async throws -> Desktop {
         var options = Desktop.Options(
             config: config, environment: ProcessInfo.processInfo.environment, icon: icon, browser: [opener.path])
+        // The fake portal runs in this process: trusted here as xdg-desktop-portal is.
+        options.trustedPortals = [FakeOpenURIPortal.executable]
         if let clock { options.timeline = Timeline(clock) }
         if let wallClockAtStart {
             options.wallClockAtStart = wallClockAtStart
@@ -128,10 +137,6 @@ struct DesktopTests {
             let connection = try await DBusConnection.connect()
             let desktop = try await Self.desktop(
                 for: harness, on: connection, opener: opener, config: startConfig, clock: clock, wallClockAtStart: wallClockAtStart)
-            // The daemon's desktop methods, under its name on this bus, for gbnotifyctl.
-            let accounts = harness.instances.map(\.account)
-            try await DesktopService.export(desktop, accounts: { accounts }, on: connection)
-            #expect(try await connection.requestName(DaemonInterface.busName))
             var settings = DaemonSettings.forTests
             settings.config = startConfig
             let supervisor = harness.supervisor(settings, desktop: desktop.hand, loadSettings: config.map(Self.testSettings))
@@ -297,14 +302,16 @@ struct DesktopTests {
         }
     }
 
-    @Test func gbnotifyctlTestShowsASampleNotification() async throws {
+    @Test func gbnotifyctlTestShowsASampleNotificationItself() async throws {
         try await Self.run { world in
             let outcome = try await world.gbnotifyctl(["test"])
             #expect(outcome.status == 0, "\(outcome.stderr)")
-            try await world.harness.waitForLog("showing the sample notification")
+            #expect(outcome.stdout.hasPrefix("gbnotifyctl: sent a sample notification"))
             let history = try await Dunst.closeAllAndReadHistory()
             #expect(history.first?.summary == "gbnotify")
             #expect(history.first?.appName == "gitbay")
+            // The daemon showed nothing: gbnotifyctl did, on its own connection.
+            #expect(!world.harness.log.value.contains { $0.contains("sample") })
         }
     }
 
@@ -518,18 +525,54 @@ struct DesktopTests {
         await portal.service.stop()
     }
 
-    @Test func aURLGoesToTheOpenURIPortalWhereThereIsOne() async throws {
+    @Test func aClickHandsItsURLToTheOpenURIPortalWhereThereIsOne() async throws {
+        try await Self.run { world in
+            try await Self.withPortal(refusing: false) { portal in
+                try await world.show(path: "krz/gitbay/issues/12")
+                try await Dunst.ctl("action", "0")
+                let url = "\(world.instanceURL)/krz/gitbay/issues/12"
+                try await world.harness.waitForLog("opened \(url) through the OpenURI portal")
+                #expect(portal.calls.value.map(\.uri) == [url])
+                #expect(!world.harness.log.value.contains { $0.contains("opened with") })
+            }
+        }
+    }
+
+    /// Where no xdg-desktop-portal runs, any program may own its name: one that is not the
+    /// system's portal is handed nothing, and the URL goes to the browser.
+    @Test func aPortalNameOwnedByAnotherProgramGetsNoURL() async throws {
         try await Self.run { world in
             try await Self.withPortal(refusing: false) { portal in
                 let opened = try await world.gbnotifyctl(["open", world.account.displayName, "krz/gitbay/issues/12"], activationToken: "token-7")
                 #expect(opened.status == 0, "\(opened.stderr)")
                 let url = "\(world.instanceURL)/krz/gitbay/issues/12"
-                #expect(opened.stdout.contains("org.freedesktop.portal.OpenURI.OpenURI \(url)"), "\(opened.stdout)")
-                #expect(portal.calls.value == [FakeOpenURIPortal.Call(parentWindow: "", uri: url, activationToken: "token-7")])
-                // The portal opened it, so nothing was launched (the launch would be logged before
-                // gbnotifyctl got its answer).
-                #expect(!world.harness.log.value.contains { $0.contains("opened with") })
+                #expect(try await world.opener.nextLaunch() == OpenerStub.Launch(arguments: [url], activationToken: "token-7"))
+                #expect(portal.calls.value.isEmpty)
+                #expect(opened.stderr.contains("org.freedesktop.portal.Desktop is owned by"), "\(opened.stderr)")
+                #expect(opened.stderr.contains("not by xdg-desktop-portal"), "\(opened.stderr)")
             }
+        }
+    }
+
+    /// Debian's xdg-desktop-portal, started as a session starts it, is the portal `Opener`
+    /// trusts: the URL call is made to it. With no backend in this session it has no OpenURI
+    /// to answer with, so the browser opens instead, saying why.
+    @Test func theSystemsPortalIsTrusted() async throws {
+        try await Self.run { world in
+            let owners = try await world.connection.watchNameOwner(FakeOpenURIPortal.busName)
+            // Ended by its deinit (SIGKILL) when the test fails before the end.
+            let portal = try Program(["/usr/libexec/xdg-desktop-portal", "--replace"], environment: ProcessInfo.processInfo.environment)
+            try await withDeadline(.seconds(20), "xdg-desktop-portal taking its bus name") {
+                for await owner in owners where owner != nil { return }
+            }
+            let opened = try await world.gbnotifyctl(["open", world.account.displayName, "krz/gitbay/issues/12"])
+            #expect(opened.status == 0, "\(opened.stderr)")
+            let url = "\(world.instanceURL)/krz/gitbay/issues/12"
+            #expect(try await world.opener.nextLaunch().arguments == [url])
+            #expect(opened.stderr.contains("the OpenURI portal did not open \(url)"), "\(opened.stderr)")
+            #expect(!opened.stderr.contains("not by xdg-desktop-portal"), "\(opened.stderr)")
+            portal.signal(SIGTERM)
+            _ = await portal.finish()
         }
     }
 

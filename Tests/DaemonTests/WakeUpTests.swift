@@ -152,7 +152,7 @@ import MainLoop
             let supervisor = try await Self.started(harness, clock: clock)
             let server = try await DBusConnection.connect()
             let client = try await DBusConnection.connect()
-            try await BusService.export(supervisor, on: server)
+            try await BusService.export(supervisor, on: server, logger: harness.logger)
             func deliver(_ payload: String) async throws -> [DBusValue] {
                 try await client.call(
                     destination: server.uniqueName, path: DaemonInterface.objectPath, interface: DaemonInterface.interface,

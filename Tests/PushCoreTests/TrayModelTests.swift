@@ -295,3 +295,21 @@ import Testing
         #expect(TrayRequest.Snooze.untilTomorrowMorning.end(from: evening, zone: TestZone.offsets) == TestZone.utc(2026, 10, 25, 7, 0))
     }
 }
+
+@Suite struct TrayPixmapCodingTests {
+    @Test func pixmapsTravelAsTheirBytesInSizeOrder() throws {
+        let pixmaps = TrayPixmap.sizes.map { size in
+            TrayPixmap(size: size, argb: (0..<size * size * 4).map { UInt8(truncatingIfNeeded: $0 &+ size) })
+        }
+        let bytes = try #require(TrayPixmap.encode(pixmaps))
+        #expect(bytes.count == TrayPixmap.encodedSize)
+        #expect(try TrayPixmap.decode(bytes) == pixmaps)
+    }
+
+    @Test func anythingButEverySizeOnceIsRefused() {
+        #expect(TrayPixmap.encode([]) == nil)
+        #expect(TrayPixmap.encode([TrayPixmap(size: 22, argb: [])]) == nil)
+        #expect(throws: TrayPixmap.DecodingError.self) { try TrayPixmap.decode([]) }
+        #expect(throws: TrayPixmap.DecodingError.self) { try TrayPixmap.decode([UInt8](repeating: 0, count: TrayPixmap.encodedSize + 1)) }
+    }
+}

@@ -11,7 +11,11 @@ struct Ctl {
 
     init() throws {
         home = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotifyctl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        // `open` and the view's `o` start what a click would: here an `xdg-open` that does
+        // nothing, never a browser. A test that watches the launch puts its own first on `PATH`.
+        let programs = home.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: programs, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: programs.appendingPathComponent("xdg-open").path, withDestinationPath: "/bin/true")
     }
 
     var stateDirectory: URL { home.appendingPathComponent("state/gbnotifyd") }
@@ -20,6 +24,7 @@ struct Ctl {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        environment["PATH"] = home.appendingPathComponent("bin").path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         return environment
     }
 

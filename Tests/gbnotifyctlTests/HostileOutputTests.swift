@@ -130,12 +130,6 @@ final class HostileDaemon: Sendable {
                 DBusMethod("Reload") { call in record(call); throw failure },
                 DBusMethod("Deliver", input: "s", output: "s") { call in record(call); throw failure },
             ])
-        try await daemon.connection.export(
-            path: DaemonInterface.objectPath, interface: DesktopInterface.interface, introspection: "",
-            methods: [
-                DBusMethod("Test") { call in record(call); throw failure },
-                DBusMethod("Open", input: "sss", output: "s") { call in record(call); return [.string(text)] },
-            ])
         try #require(try await daemon.connection.requestName(DaemonInterface.busName))
         return daemon
     }

@@ -1,4 +1,5 @@
 import DBus
+import Glibc
 
 /// Stand-ins for desktop services that cannot run for real in the test session, exported
 /// through the project's own D-Bus wrapper under their real names on a connection of their own.
@@ -46,6 +47,12 @@ struct FakeOpenURIPortal {
     }
 
     static let busName = "org.freedesktop.portal.Desktop"
+    /// The program the fake runs in: this test process.
+    static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return String(decoding: buffer[..<max(length, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 
     let service: FakeDesktopService
     let calls = Observed<[Call]>([])

@@ -16,7 +16,8 @@ final class TrayOnDesktop: Sendable {
     private let reader: Task<Void, Never>
     let log: LogLines
 
-    static let svg = Array(FileManager.default.contents(atPath: "\(Standin.packageRoot)/packaging/gbnotify.svg") ?? Data())
+    /// The count drawn on the source tree's icon by the built gbnotifyctl, as the daemon has it drawn.
+    static let drawing = Tray.IconDrawing(program: Program.built("gbnotifyctl"), svgFile: "\(Standin.packageRoot)/packaging/gbnotify.svg")
     static let cmc = try! Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "cmc")
     static let bob = try! Account(instance: GitbayInstance(parsing: "https://example.com"), username: "bob")
 
@@ -54,7 +55,7 @@ final class TrayOnDesktop: Sendable {
     static func start(on connection: DBusConnection, mode: Config.Tray = .auto) async throws -> TrayOnDesktop {
         let log = LogLines()
         let logger = Logger(level: .debug) { line in log.lines.withLock { $0.append(line) } }
-        let tray = try await Tray.start(on: connection, options: Tray.Options(mode: mode, iconFile: svg), logger: logger)
+        let tray = try await Tray.start(on: connection, options: Tray.Options(mode: mode, drawing: drawing), logger: logger)
         return TrayOnDesktop(connection: connection, tray: tray, log: log)
     }
 

@@ -1,28 +1,18 @@
 internal import CRsvg
+import PushCore
 
-/// The tray icon with the unread count on it, as `IconPixmap` takes it: the shipped SVG
-/// rendered by librsvg at the sizes hosts draw (22, 24, 32, 48 px), and the count drawn over
-/// it with cairo, in a red badge.
+/// The tray icon with the unread count on it (`TrayPixmap`): the shipped SVG rendered by
+/// librsvg at the sizes hosts draw (22, 24, 32, 48 px), and the count drawn over it with cairo,
+/// in a red badge. `gbnotifyctl draw-tray-icon` runs it for the daemon, which links neither.
 ///
-/// The SVG is rendered once, at start, and librsvg's handle freed; each new count copies those
-/// renders and draws the badge on them. The digits are cairo strokes of their own (below):
-/// text through pango or cairo's toy API would load fontconfig and its configuration into
-/// the daemon, far more memory than ten digits and a "+" are worth.
-struct TrayIcon: Sendable {
-    static let sizes = [22, 24, 32, 48]
-
-    struct Pixmap: Sendable, Equatable {
-        let size: Int
-        /// ARGB32, not premultiplied, in network byte order: what the StatusNotifierItem
-        /// specification asks for.
-        let argb: [UInt8]
-    }
-
-    enum Failure: Error, CustomStringConvertible {
+/// The digits are cairo strokes of their own (below): text through pango or cairo's toy API
+/// would load fontconfig and its configuration, far more than ten digits and a "+" are worth.
+public struct TrayIcon: Sendable {
+    public enum Failure: Error, CustomStringConvertible {
         case svg(String)
         case cairo(String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .svg(let reason): "cannot render the tray icon's SVG: \(reason)"
             case .cairo(let reason): "cannot draw the tray icon: \(reason)"
@@ -33,7 +23,7 @@ struct TrayIcon: Sendable {
     /// Cairo's own pixels (native-endian, premultiplied) of the bare icon at each size.
     private let renders: [(size: Int, pixels: [UInt8])]
 
-    init(svg: [UInt8]) throws(Failure) {
+    public init(svg: [UInt8]) throws(Failure) {
         var error: UnsafeMutablePointer<GError>?
         let handle = svg.withUnsafeBufferPointer { bytes in
             rsvg_handle_new_from_data(bytes.baseAddress, gsize(bytes.count), &error)
@@ -44,7 +34,7 @@ struct TrayIcon: Sendable {
         }
         defer { gbn_rsvg_handle_free(handle) }
         var renders: [(Int, [UInt8])] = []
-        for size in Self.sizes {
+        for size in TrayPixmap.sizes {
             var pixels = [UInt8](repeating: 0, count: size * size * 4)
             try Self.draw(on: &pixels, size: size) { cairo throws(Failure) in
                 var viewport = RsvgRectangle(x: 0, y: 0, width: Double(size), height: Double(size))
@@ -60,14 +50,14 @@ struct TrayIcon: Sendable {
     }
 
     /// The icon at every size with `count` ("7", "99+") in its badge; the bare icon for "".
-    func pixmaps(count: String) throws(Failure) -> [Pixmap] {
-        var pixmaps: [Pixmap] = []
+    public func pixmaps(count: String) throws(Failure) -> [TrayPixmap] {
+        var pixmaps: [TrayPixmap] = []
         for (size, bare) in renders {
             var pixels = bare
             if !count.isEmpty {
                 try Self.draw(on: &pixels, size: size) { cairo in Badge.draw(count, size: Double(size), on: cairo) }
             }
-            pixmaps.append(Pixmap(size: size, argb: Self.networkOrderARGB(pixels)))
+            pixmaps.append(TrayPixmap(size: size, argb: Self.networkOrderARGB(pixels)))
         }
         return pixmaps
     }

@@ -1,0 +1,18 @@
+import Glibc
+import PushCore
+import Spawn
+
+/// Starts what a click opens, by argv with no shell, with the click's activation token added to
+/// the environment it inherits.
+struct Launcher: Sendable {
+    /// The environment of the program that opens, which what it starts inherits.
+    let environment: [String: String]
+
+    func start(_ launch: ClickLaunch) throws(Spawn.Failure) -> pid_t {
+        var environment = self.environment
+        for (name, value) in launch.environment { environment[name] = value }
+        // systemd's readiness socket is the daemon's own; a browser must not report on its behalf.
+        environment["NOTIFY_SOCKET"] = nil
+        return try Spawn.start(launch.argv, environment: environment, stdin: .devNull, stdout: .inherit, stderr: .inherit)
+    }
+}
