@@ -22,6 +22,8 @@ public final class MainLoop: Sendable {
     enum Job: Sendable {
         case task(UnownedJob)
         case closure(@Sendable () -> Void)
+        /// A closure that may be taken out before it is due (`cancelAlarm`).
+        case alarm(UInt64, @Sendable () -> Void)
     }
 
     private enum Runner {
@@ -42,6 +44,7 @@ public final class MainLoop: Sendable {
     }
 
     private let queue = Mutex(Queue())
+    private let alarms = Atomic<UInt64>(0)
     /// The thread that iterates the context, once one does.
     private let loopThread = Atomic<UInt>(0)
     /// A timer on CLOCK_BOOTTIME, which counts the time the system spends suspended: a task's
@@ -134,6 +137,29 @@ public final class MainLoop: Sendable {
         if !isCurrentThread { g_main_context_wakeup(nil) }
     }
 
+    /// Runs `body` on the loop's thread once `delay` has passed (counting a suspend), unless
+    /// `cancelAlarm` takes it out first. A task's cancelled sleep leaves its timer in place, to
+    /// wake the loop for nothing when it is due; a cancelled alarm is gone.
+    public func alarm(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> UInt64 {
+        let id = alarms.add(1, ordering: .relaxed).newValue
+        queue.withLock { queue in
+            _ = queue.continuousTimers.insert(.alarm(id, body), at: .now + delay)
+            arm(&queue)
+        }
+        if !isCurrentThread { g_main_context_wakeup(nil) }
+        return id
+    }
+
+    /// Takes out the alarm `id` unless it has run; the timer is armed for what is left.
+    public func cancelAlarm(_ id: UInt64) {
+        queue.withLock { queue in
+            let removed = queue.continuousTimers.remove { job in
+                if case .alarm(let alarm, _) = job { alarm == id } else { false }
+            }
+            if removed { arm(&queue) }
+        }
+    }
+
     // MARK: - The job source
 
     fileprivate func hasReadyJobs() -> Bool {
@@ -163,7 +189,7 @@ public final class MainLoop: Sendable {
                 job.runSynchronously(
                     isolatedTo: LoopExecutor.shared.asUnownedSerialExecutor(),
                     taskExecutor: LoopExecutor.shared.asUnownedTaskExecutor())
-            case .closure(let body): body()
+            case .closure(let body), .alarm(_, let body): body()
             }
         }
     }

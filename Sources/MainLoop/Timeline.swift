@@ -30,6 +30,42 @@ public struct Timeline: Sendable {
         try await sleep(for: deadline - now)
     }
 
+    /// Calls `action` once `duration` has passed, unless the alarm is cancelled first. On the
+    /// real clock it is a loop alarm that a cancel takes out, so a deadline met early (a child
+    /// that exited in time) never wakes the loop later, as a cancelled sleep's timer would.
+    public func alarm(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> Alarm {
+        if clock is ContinuousClock {
+            return Alarm(.loop(MainLoop.shared.alarm(after: duration, action)))
+        }
+        let clock = clock
+        return Alarm(.task(Task {
+            guard (try? await clock.sleep(for: duration)) != nil else { return }
+            action()
+        }))
+    }
+
+    /// An action waiting for its time (`alarm(after:_:)`).
+    public struct Alarm: Sendable {
+        fileprivate enum Kind: Sendable {
+            case loop(UInt64)
+            case task(Task<Void, Never>)
+        }
+
+        private let kind: Kind
+
+        fileprivate init(_ kind: Kind) {
+            self.kind = kind
+        }
+
+        /// The action will not run, unless it has already; cancelling again does nothing.
+        public func cancel() {
+            switch kind {
+            case .loop(let id): MainLoop.shared.cancelAlarm(id)
+            case .task(let task): task.cancel()
+            }
+        }
+    }
+
     private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
         let start = clock.now
         return { start.duration(to: clock.now) }

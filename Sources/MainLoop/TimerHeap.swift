@@ -17,32 +17,54 @@ struct TimerHeap<Instant: Comparable, Job> {
     mutating func insert(_ job: Job, at deadline: Instant) -> Bool {
         scheduled += 1
         entries.append(Entry(deadline: deadline, order: scheduled, job: job))
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard precedes(child, parent) else { break }
-            entries.swapAt(child, parent)
-            child = parent
-        }
-        return child == 0
+        return siftUp(entries.count - 1) == 0
     }
 
     /// Takes every job whose deadline is at or before `now`, earliest first.
     mutating func removeDue(at now: Instant, into jobs: inout [Job]) {
         while let first = entries.first, first.deadline <= now {
             jobs.append(first.job)
-            entries.swapAt(0, entries.count - 1)
-            entries.removeLast()
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var smallest = parent
-                if left < entries.count && precedes(left, smallest) { smallest = left }
-                if right < entries.count && precedes(right, smallest) { smallest = right }
-                guard smallest != parent else { break }
-                entries.swapAt(parent, smallest)
-                parent = smallest
-            }
+            removeEntry(at: 0)
+        }
+    }
+
+    /// Takes out the first job `matches` picks, before its deadline; true when there was one.
+    mutating func remove(where matches: (Job) -> Bool) -> Bool {
+        guard let index = entries.firstIndex(where: { matches($0.job) }) else { return false }
+        removeEntry(at: index)
+        return true
+    }
+
+    private mutating func removeEntry(at index: Int) {
+        entries.swapAt(index, entries.count - 1)
+        entries.removeLast()
+        guard index < entries.count else { return }
+        siftDown(siftUp(index))
+    }
+
+    /// Moves the entry at `child` up past every later parent; returns where it ends.
+    @discardableResult
+    private mutating func siftUp(_ start: Int) -> Int {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard precedes(child, parent) else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+        return child
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < entries.count && precedes(left, smallest) { smallest = left }
+            if right < entries.count && precedes(right, smallest) { smallest = right }
+            guard smallest != parent else { break }
+            entries.swapAt(parent, smallest)
+            parent = smallest
         }
     }
 

@@ -7,7 +7,7 @@ import Synchronization
 /// captured up to a bound and a deadline on the whole run: what `gbnotifyctl` needs of `ssh`.
 ///
 /// Everything waits on the main loop: the two pipes are loop sources, the child's end is GLib's
-/// child watch (the one that reaps it), and the deadline is a sleep on the caller's timeline.
+/// child watch (the one that reaps it), and the deadline is an alarm on the caller's timeline.
 /// The child gets /dev/null as standard input, so it can never read a terminal, and past the
 /// deadline, past the output bound, or when the caller's task is cancelled it is killed, through
 /// a pidfd, so a signal can never reach another process that took its pid.
@@ -42,8 +42,9 @@ public enum ChildProcess {
         MainLoop.shared.submit { capture.start() }
         // The deadline holds until the output has ended too: something the child started may
         // hold its pipes open after it exited.
-        let timer = Task {
-            guard (try? await timeline.sleep(for: deadline)) != nil else { return }
+        // An alarm, not a sleeping task: the child is usually done long before it, and a
+        // cancelled sleep would still wake the loop at the deadline.
+        let timer = timeline.alarm(after: deadline) {
             child.stop(.timedOut)
             MainLoop.shared.submit { capture.abandon() }
         }

@@ -97,6 +97,19 @@ import Testing
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 
+    @Test func aCancelledAlarmNeverRunsAndOneLeftAloneDoes() async {
+        let ran = Recorder()
+        let cancelled = Timeline().alarm(after: .milliseconds(30)) { ran.values.withLock { $0.append(1) } }
+        cancelled.cancel()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            _ = Timeline().alarm(after: .milliseconds(80)) {
+                ran.values.withLock { $0.append(2) }
+                done.resume()
+            }
+        }
+        #expect(ran.recorded == [2])
+    }
+
     @Test func submittedJobsRunInOrderOnTheLoopsThread() async {
         let order = Recorder()
         for index in 0..<100 {

@@ -36,4 +36,18 @@ import Testing
         #expect(due.isEmpty)
         #expect(heap.earliest == 10)
     }
+
+    @Test func aJobTakenOutBeforeItsDeadlineNeverComesOut() {
+        var heap = TimerHeap<Int, String>()
+        for (job, deadline) in [("a", 50), ("b", 10), ("c", 40), ("d", 20), ("e", 30), ("f", 60)] {
+            _ = heap.insert(job, at: deadline)
+        }
+        #expect(heap.remove { $0 == "b" })
+        #expect(heap.remove { $0 == "c" })
+        #expect(!heap.remove { $0 == "b" })
+        #expect(heap.earliest == 20)
+        var due: [String] = []
+        heap.removeDue(at: 100, into: &due)
+        #expect(due == ["d", "e", "a", "f"])
+    }
 }
