@@ -1429,8 +1429,8 @@ def report(results, arguments, command, ca):
         t = r["tray"]
         part = lambda name: median([run[name] for run in t])
         row(f"The tray item's Private_Dirty, tray off → on (`gbnotify-tray-bench`: one process, the tray started, "
-            f"50 counts drawn by `gbnotifyctl draw-tray-icon`, 50 asked for by a host), median of {len(t)} runs; of "
-            f"which the start (the bare icon drawn) / the counts drawn / answering the host",
+            f"50 counts shown, 50 more asked for by a host and drawn by `gbnotifyctl draw-tray-icon`), median of {len(t)} runs; of "
+            f"which the start / 50 counts shown with no host / 50 asked for by a host (each drawn)",
             f"{part('off_kib')} → {part('on_kib')} KiB, +{part('growth_kib')} KiB; "
             f"+{part('started_kib') - part('off_kib')} / +{part('drawn_kib') - part('started_kib')} / "
             f"+{part('on_kib') - part('drawn_kib')} KiB", target="at most +256 KiB")

@@ -6,9 +6,10 @@
 //         what the process alone costs the machine). "off": ROUNDS states handed to a TrayModel
 //         with no tray, the daemon's work with `tray = off`. "on": then starts a Tray on the
 //         same connection, its count drawn by GBNOTIFYCTL (`draw-tray-icon`) as gbnotifyd has
-//         it drawn, and hands it ROUNDS states of a count that changes every time (each drawn
-//         anew), each followed by what a host asks (GetAll of the item, its pixmaps included,
-//         and GetLayout) from another process (gdbus), as a host would. Prints one line of
+//         it drawn, and hands it ROUNDS states of a count that changes every time (nothing is
+//         drawn until a host asks), then ROUNDS more, each followed by what a host asks (GetAll
+//         of the item, which has the count drawn anew, and GetLayout) from another process
+//         (gdbus), as a host would. Prints one line of
 //         JSON: {"off_kib", "started_kib", "drawn_kib", "on_kib", "growth_kib"}, Private_Dirty
 //         after each phase, and the growth from off to on.
 //
@@ -54,9 +55,9 @@ struct Figures: Encodable {
     let off_kib: Int
     /// After `Tray.start`: the objects exported, the bare icon drawn.
     let started_kib: Int
-    /// After ROUNDS states, each count drawn by GBNOTIFYCTL.
+    /// After ROUNDS states, with no host asking.
     let drawn_kib: Int
-    /// After ROUNDS more, each asked for by a host.
+    /// After ROUNDS more, each asked for by a host and so drawn.
     let on_kib: Int
     let growth_kib: Int
 }

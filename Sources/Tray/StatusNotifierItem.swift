@@ -29,7 +29,7 @@ enum StatusNotifierItem {
                 },
             ])
         try await ReadOnlyProperties.export(on: connection, path: path, interface: interface) {
-            await core.itemProperties
+            await core.itemProperties()
         }
     }
 

@@ -13,8 +13,12 @@ actor TrayCore {
     private let requests: AsyncStream<TrayRequest>.Continuation
     private let logger: Logger
     private var model = TrayModel()
-    /// The icon for the current count, drawn when the count changes.
+    /// The icon drawn for `drawnCount`; drawn again when a host asks for the item after the
+    /// count changed, so a desktop with no tray host never has it drawn at all.
     private var pixmaps: [TrayPixmap] = []
+    private var drawnCount: String?
+    /// The drawing under way, for the count it draws: hosts asking meanwhile wait for it.
+    private var drawingNow: (count: String, task: Task<[TrayPixmap], Never>)?
     /// From `ProvideXdgActivationToken`, for the next request that opens something.
     private var activationToken: String?
 
@@ -31,17 +35,14 @@ actor TrayCore {
 
     // MARK: - From the daemon
 
-    func show(_ state: TrayState) async {
-        let changes = model.show(state)
-        send(changes.subtracting(.icon))
-        guard changes.contains(.icon) else { return }
-        await drawIcon()
-        send(.icon)
+    func show(_ state: TrayState) {
+        send(model.show(state))
     }
 
     // MARK: - The item's properties
 
-    var itemProperties: [String: DBusValue] {
+    func itemProperties() async -> [String: DBusValue] {
+        let pixmaps = await currentPixmaps()
         let looks = model.looks
         let pixmapValue = DBusValue.array(
             elementSignature: "(iiay)",
@@ -128,23 +129,35 @@ actor TrayCore {
         return activationToken
     }
 
-    /// The pixmaps of the current count, drawn by `drawing`'s program. Another `show` may come
-    /// while it draws: what is drawn for a count that is no longer the current one is dropped,
-    /// and that later `show` draws its own.
-    private func drawIcon() async {
-        guard let drawing else { return }
+    /// The pixmaps of the current count, drawn by `drawing`'s program unless they are at hand.
+    /// A host that asks while the count changes gets the count its drawing began with; the
+    /// `NewIcon` of the change makes it ask again.
+    private func currentPixmaps() async -> [TrayPixmap] {
+        guard let drawing else { return [] }
         let count = model.looks.countText
-        let drawn: [TrayPixmap]
-        do {
-            drawn = try await Self.draw(count, with: drawing)
-        } catch {
-            guard count == model.looks.countText else { return }
-            pixmaps = []
-            logger.warning("the tray shows its icon without the count: \(error)")
-            return
+        if drawnCount == count { return pixmaps }
+        let task: Task<[TrayPixmap], Never>
+        if let drawingNow, drawingNow.count == count {
+            task = drawingNow.task
+        } else {
+            let logger = logger
+            task = Task {
+                do {
+                    return try await Self.draw(count, with: drawing)
+                } catch {
+                    logger.warning("the tray shows its icon without the count: \(error)")
+                    return []
+                }
+            }
+            drawingNow = (count, task)
         }
-        guard count == model.looks.countText else { return }
-        pixmaps = drawn
+        let drawn = await task.value
+        if drawingNow?.count == count { drawingNow = nil }
+        if model.looks.countText == count {
+            pixmaps = drawn
+            drawnCount = count
+        }
+        return drawn
     }
 
     private static func draw(_ count: String, with drawing: Tray.IconDrawing) async throws -> [TrayPixmap] {
