@@ -13,11 +13,11 @@
 //         {"sent": MICROSECONDS, "replied": MICROSECONDS, "account": "..."} (CLOCK_MONOTONIC, to
 //         be set beside the notification server's receipts), or {"error": "..."} when the daemon
 //         woke no account. Exits at the end of standard input.
-//     gbnotify-bench poll INSTANCE CA-FILE
+//     gbnotify-bench poll INSTANCE CA
 //         The floor under the poll a wake-up makes: for each line of standard input (an account's
 //         token), the request gbnotifyd sends to list that account's notices (GET /api/v1/read,
 //         the same headers, no If-None-Match), made straight through libcurl on one session, so
-//         the connection to INSTANCE is kept between two, trusting CA-FILE; then one line of JSON:
+//         the connection to INSTANCE is kept between two, trusting CA; then one line of JSON:
 //         {"microseconds": ..., "status": ...}, from the request handed to libcurl to its whole
 //         answer read. Exits at the end of standard input.
 //     gbnotify-bench server
@@ -34,11 +34,14 @@
 //         notice (so most notices are tried against all of them: the worst case of first match
 //         wins). Runs it once unmeasured, then RUNS times (default 20), and prints one line of
 //         JSON: {"microseconds": [...]}, the CPU time of each run (CLOCK_THREAD_CPUTIME_ID).
-//     gbnotify-bench floor URL CA-FILE
+//     gbnotify-bench floor URL CA
 //         The floor under gbnotifyd's memory: the same build's runtime and libraries doing next
 //         to nothing. Connects to the session bus, GETs URL through libcurl (over TLS, trusting
-//         CA-FILE, as gbnotifyd with `ca-file`), decodes a little JSON, prints {"ready": true}
-//         and waits for the end of its standard input.
+//         CA as gbnotifyd does), decodes a little JSON, prints {"ready": true} and waits for
+//         the end of its standard input.
+//
+// CA is a PEM file (trusted as `ca-file` is) or a hashed directory (as the system's CAs are
+// read without one: `SystemTrust`).
 import Curl
 import DBus
 import FoundationEssentials
@@ -52,7 +55,14 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA-FILE | server | layout [COUNT] | rules [RUNS] | floor URL CA-FILE"
+let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA | server | layout [COUNT] | rules [RUNS] | floor URL CA"
+
+/// CA as gbnotifyd trusts it: a PEM file as `ca-file`, a hashed directory as the system's CAs.
+func trusting(_ ca: String) -> TransferOptions {
+    var status = stat()
+    return stat(ca, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        ? TransferOptions(caDirectory: ca) : TransferOptions(caFile: ca)
+}
 let warmUp = 20
 
 /// One measured piece of work, in CLOCK_MONOTONIC microseconds.
@@ -145,9 +155,9 @@ struct Polled: Encodable {
 
 /// Lists the notices of the account whose token is each line of standard input, one request at a
 /// time, the way gbnotifyd's poll asks for them.
-func pollFloor(instance: String, caFile: String) async throws {
+func pollFloor(instance: String, ca: String) async throws {
     let url = "\(instance)/api/v1/read?\(GitbayCommand.notificationsList(limit: nil, cursor: nil).readQuery)"
-    let options = TransferOptions(caFile: caFile)
+    let options = trusting(ca)
     for await token in standardInputLines() {
         let request = HTTPRequest(
             mayUseProxy: false, url: url,
@@ -216,10 +226,10 @@ func threadCPUMicroseconds() -> Int {
 
 /// Holds what gbnotifyd holds at the least (a bus connection, libcurl with a transfer done,
 /// JSON decoded) until standard input ends.
-func idleFloor(url: String, caFile: String) async throws {
+func idleFloor(url: String, ca: String) async throws {
     let connection = try await DBusConnection.connect()
     let response = try await HTTPSession.shared.perform(
-        HTTPRequest(mayUseProxy: false, url: url), options: TransferOptions(caFile: caFile))
+        HTTPRequest(mayUseProxy: false, url: url), options: trusting(ca))
     _ = try? JSONDecoder().decode([String: Int].self, from: Data(response.body))
     printLine(["ready": true])
     await standardInputEnded()
@@ -295,7 +305,7 @@ LoopMain.run {
         case "deliver" where arguments.count == 1:
             try await deliverPayloads()
         case "poll" where arguments.count == 3:
-            try await pollFloor(instance: arguments[1], caFile: arguments[2])
+            try await pollFloor(instance: arguments[1], ca: arguments[2])
         case "server" where arguments.count == 1:
             try await serveNotifications()
         case "layout" where arguments.count <= 2:
@@ -303,7 +313,7 @@ LoopMain.run {
         case "rules" where arguments.count <= 2:
             printLine(Latencies(microseconds: try ruleCosts(runs: arguments.count == 2 ? count(at: 1) : 20)))
         case "floor" where arguments.count == 3:
-            try await idleFloor(url: arguments[1], caFile: arguments[2])
+            try await idleFloor(url: arguments[1], ca: arguments[2])
         default:
             fail(usage)
         }

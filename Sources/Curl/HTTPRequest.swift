@@ -36,6 +36,9 @@ public struct TransferOptions: Sendable, Equatable {
     public var overallTimeout: Duration
     /// A PEM file of CA certificates to trust instead of the system's.
     public var caFile: String?
+    /// Without a `caFile`: the hashed directory the system's CAs are read from, one at a time as
+    /// handshakes need them (`SystemTrust`); nil leaves libcurl's bundle.
+    public var caDirectory: String?
     /// A larger (decompressed) body aborts the transfer with `CurlError.bodyTooLarge`.
     public var maxBodyBytes: Int
     /// Ask for a gzip-compressed body and inflate it.
@@ -50,6 +53,7 @@ public struct TransferOptions: Sendable, Equatable {
         stallBytesPerSecond: Int = 1,
         overallTimeout: Duration = .seconds(60),
         caFile: String? = nil,
+        caDirectory: String? = SystemTrust.directory,
         maxBodyBytes: Int = 1 << 20,
         acceptGzip: Bool = true,
         tcpKeepalive: Duration? = nil
@@ -59,6 +63,7 @@ public struct TransferOptions: Sendable, Equatable {
         self.stallBytesPerSecond = stallBytesPerSecond
         self.overallTimeout = overallTimeout
         self.caFile = caFile
+        self.caDirectory = caDirectory
         self.maxBodyBytes = maxBodyBytes
         self.acceptGzip = acceptGzip
         self.tcpKeepalive = tcpKeepalive

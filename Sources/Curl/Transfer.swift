@@ -47,14 +47,21 @@ final class Transfer {
         // Without CURLOPT_NOPROXY libcurl honours http_proxy, https_proxy and no_proxy from the
         // environment; "*" keeps every proxy out.
         if !request.mayUseProxy { try set(CURLOPT_NOPROXY, "*") }
-        if let caFile = options.caFile { try set(CURLOPT_CAINFO, caFile) }
-        // The CA certificates come from one file (`caFile`, or libcurl's system bundle), never from
-        // a directory too. Debian's libcurl has a built-in CApath (/etc/ssl/certs), and with a
-        // CApath set libcurl parses the CAs into a new store for every connection, which holds it
-        // while open (the system's CAs: about 0.9 MiB). Without one, the session's multi handle
-        // builds the store once and keeps it for all its connections (24 hours, libcurl's
-        // default). And a `caFile` is then trusted instead of the system's CAs, not beside them.
-        try set(CURLOPT_CAPATH, pointer: nil)
+        // The CAs come from one place, never a file and a directory together: with both, libcurl
+        // parses the file into a new store for every connection (the system's bundle: about
+        // 0.9 MiB each), and a `caFile` would be trusted beside the system's CAs, not instead.
+        // A `caFile` is parsed once per session, its store kept for all connections (24 hours,
+        // libcurl's default); the system's hashed directory is read a CA at a time as
+        // handshakes need one (`SystemTrust`).
+        if let caFile = options.caFile {
+            try set(CURLOPT_CAINFO, caFile)
+            try set(CURLOPT_CAPATH, pointer: nil)
+        } else if let directory = options.caDirectory {
+            try set(CURLOPT_CAINFO, pointer: nil)
+            try set(CURLOPT_CAPATH, directory)
+        } else {
+            try set(CURLOPT_CAPATH, pointer: nil)
+        }
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
         // A stream stays open as long as the server keeps it: its reader judges silence.
         if channel == nil {

@@ -6,7 +6,8 @@ import Notifications
 import Opener
 import PushCore
 
-/// `gbnotifyctl test`: a sample notification through the running daemon.
+/// `gbnotifyctl test`: a sample notification, shown by gbnotifyctl itself as gbnotifyd shows its
+/// notices (the same content and icon), so it works with or without a running daemon.
 struct TestCommand: Command {
     static let configuration = CommandConfiguration(
         name: "test",
@@ -24,8 +25,19 @@ struct TestCommand: Command {
             Console.error("gbnotifyctl: cannot reach the session bus: \(error)")
             return ExitStatus.failure
         }
-        defer { Task { await connection.close() } }
-        let client = try await NotificationClient(on: connection, appName: NotificationContent.appName)
+        let status = await Self.showSample(on: connection)
+        await connection.close()
+        return status
+    }
+
+    private static func showSample(on connection: DBusConnection) async -> Int32 {
+        let client: NotificationClient
+        do {
+            client = try await NotificationClient(on: connection, appName: NotificationContent.appName)
+        } catch {
+            Console.error("gbnotifyctl: cannot listen to the notification server: \(error)")
+            return ExitStatus.failure
+        }
         // Asking is what makes the bus start a server it can, where none runs.
         guard let names = await client.serverCapabilities() else {
             Console.error("gbnotifyctl: no notification server is on the session bus, and none the bus can start (\(NotificationClient.busName) has no owner)")
