@@ -584,7 +584,9 @@ struct DesktopTests {
                 let url = "\(world.instanceURL)/krz/gitbay/issues/12"
                 #expect(try await world.opener.nextLaunch().arguments == [url])
                 #expect(portal.calls.value.map(\.uri) == [url])
-                #expect(world.harness.log.value.contains { $0.hasPrefix("<4>the OpenURI portal did not open \(url)") })
+                // Said once the launch is under way, which the stub may record first.
+                let said = try await world.harness.waitForLog("the OpenURI portal did not open \(url)")
+                #expect(said.contains { $0.hasPrefix("<4>the OpenURI portal did not open \(url)") })
             }
         }
     }
