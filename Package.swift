@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "CGlibc"),
         // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children;
         // and running one to its end with its output captured and a deadline (gbnotifyctl's ssh).
-        .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop"]),
+        .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop", "PushCore"]),
 
         // The one place a process waits: GLib's main loop, with the executor that runs every
         // Swift task on it, its sources (descriptors, timeouts, signals, children), and a worker
