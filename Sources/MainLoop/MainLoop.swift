@@ -160,6 +160,12 @@ public final class MainLoop: Sendable {
         }
     }
 
+    /// Whether a timer on the continuous clock is due within `window`, for the tests that a
+    /// cancelled wait leaves none behind.
+    func hasTimer(dueIn window: ClosedRange<ContinuousClock.Instant>) -> Bool {
+        queue.withLock { $0.continuousTimers.deadlines.contains(where: window.contains) }
+    }
+
     // MARK: - The job source
 
     fileprivate func hasReadyJobs() -> Bool {

@@ -16,13 +16,18 @@ public struct Timeline: Sendable {
     public var now: Duration { elapsed() }
 
     /// Returns once `duration` has passed; throws `CancellationError` when the task is
-    /// cancelled first.
+    /// cancelled first. On the real clock the wait is a loop alarm that the cancellation takes
+    /// out (`MainLoop.sleep`), so a wait cut short never wakes the loop later.
     public func sleep(for duration: Duration) async throws {
         guard duration > .zero else {
             try Task.checkCancellation()
             return
         }
-        try await clock.sleep(for: duration)
+        if clock is ContinuousClock {
+            try await MainLoop.shared.sleep(for: duration)
+        } else {
+            try await clock.sleep(for: duration)
+        }
     }
 
     /// Returns at `deadline` (a point of `now`), at once if it has passed.
@@ -32,7 +37,7 @@ public struct Timeline: Sendable {
 
     /// Calls `action` once `duration` has passed, unless the alarm is cancelled first. On the
     /// real clock it is a loop alarm that a cancel takes out, so a deadline met early (a child
-    /// that exited in time) never wakes the loop later, as a cancelled sleep's timer would.
+    /// that exited in time) never wakes the loop later.
     public func alarm(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> Alarm {
         if clock is ContinuousClock {
             return Alarm(.loop(MainLoop.shared.alarm(after: duration, action)))

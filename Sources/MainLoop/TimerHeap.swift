@@ -12,6 +12,8 @@ struct TimerHeap<Instant: Comparable, Job> {
 
     var earliest: Instant? { entries.first?.deadline }
     var count: Int { entries.count }
+    /// Every deadline waiting, in no order.
+    var deadlines: [Instant] { entries.map(\.deadline) }
 
     /// Adds `job`; true when its deadline is now the earliest.
     mutating func insert(_ job: Job, at deadline: Instant) -> Bool {

@@ -97,6 +97,24 @@ import Testing
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 
+    /// Going offline or stopping cancels the waits of every poller; a timer each left behind
+    /// would wake the idle loop when it fell due. The sleep's length is odd enough that no other
+    /// test's timer falls in its window.
+    @Test func aCancelledTimelineSleepLeavesNoTimerToWakeTheLoop() async throws {
+        let length = Duration.seconds(7_777)
+        let before = ContinuousClock.now
+        let sleeper = Task(executorPreference: LoopExecutor.shared) { try await Timeline().sleep(for: length) }
+        var waiting = false
+        for _ in 0..<200 where !waiting {
+            try await Task.sleep(for: .milliseconds(10))
+            waiting = MainLoop.shared.hasTimer(dueIn: (before + length)...(ContinuousClock.now + length))
+        }
+        #expect(waiting, "the sleep's timer never appeared")
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(!MainLoop.shared.hasTimer(dueIn: (before + length)...(ContinuousClock.now + length)))
+    }
+
     @Test func aCancelledAlarmNeverRunsAndOneLeftAloneDoes() async {
         let ran = Recorder()
         let cancelled = Timeline().alarm(after: .milliseconds(30)) { ran.values.withLock { $0.append(1) } }
