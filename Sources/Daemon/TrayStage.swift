@@ -1,6 +1,7 @@
 import Desktop
 import FoundationEssentials
 import Logging
+import MainLoop
 import PushCore
 import Tray
 
@@ -15,6 +16,9 @@ actor TrayStage {
     private var rules = RuleSet.none
     private var snoozes: [NoiseRecord.Snooze] = []
     private var accounts: [Account] = []
+    /// Rings at the soonest end of a snooze still going, to grey out "Resume notifications"
+    /// when nothing is snoozed any more; none without a snooze.
+    private var snoozeEnd: (at: Int64, alarm: Timeline.Alarm)?
 
     init(tray: Tray, wallClock: WallClock, zone: ZoneOffsets) {
         self.tray = tray
@@ -37,8 +41,22 @@ actor TrayStage {
         case .tokenRejected:
             return
         }
+        await showSnoozes()
+    }
+
+    /// Shows whether a snooze is still going, and sets the alarm for the soonest end of one.
+    private func showSnoozes() async {
         let now = Int64(wallClock.now.timeIntervalSince1970)
-        inbox.setSnoozed(snoozes.contains { $0.until > now })
+        let end = snoozes.map(\.until).filter { $0 > now }.min()
+        inbox.setSnoozed(end != nil)
+        if end != snoozeEnd?.at {
+            snoozeEnd?.alarm.cancel()
+            snoozeEnd = end.map { end in
+                (end, wallClock.timeline.alarm(after: .seconds(end - now)) { [weak self] in
+                    Task { await self?.showSnoozes() }
+                })
+            }
+        }
         await tray.show(inbox.state)
     }
 

@@ -1,5 +1,6 @@
 import DBus
 import DesktopSuites
+import Foundation
 import PushCore
 import TestSupport
 import Testing
@@ -13,6 +14,41 @@ struct XfceTrayDaemonTests {
 
     @Test func aSnoozeFromTheMenuHoldsPopupsUntilResumeThenOneSummaryShows() async throws {
         try await TrayDaemonScenarios.aSnoozeFromTheMenuHoldsPopupsUntilResumeThenOneSummaryShows()
+    }
+
+    /// When the last snooze runs out, the menu's Resume greys out by itself: no poll, no
+    /// choice in the menu, only the time.
+    @Test func resumeIsOfferedWhileSnoozedAndGreysOutWhenTheSnoozeRunsOut() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            try await desktop.show(repo: "krz/gitbay", number: 12)
+            let service = try await TrayDaemonScenarios.daemonService(on: desktop.session)
+            // A snooze of every account ending 3 s from now, as `gbnotifyctl snooze` writes it,
+            // read at the reload.
+            var record = NoiseRecord()
+            record.snooze(nil, until: Int64(Date().timeIntervalSince1970) + 3, now: Int64(Date().timeIntervalSince1970))
+            try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: desktop.home.stateDirectory + "/noise.json"))
+            desktop.poll()
+            try await desktop.daemon.waitForLine(containing: "reloading the config")
+            try await Self.waitForResume(enabled: true, of: service, on: desktop.session)
+            try await Self.waitForResume(enabled: false, of: service, on: desktop.session)
+        }
+    }
+
+    /// Asks the menu's layout, as a host does, until "Resume notifications" is `enabled`.
+    static func waitForResume(enabled: Bool, of service: String, on session: DesktopSession) async throws {
+        try await session.withConnection { client in
+            try await withDeadline(.seconds(15), "Resume notifications \(enabled ? "enabled" : "greyed out")") {
+                while true {
+                    let reply = try await client.call(
+                        destination: service, path: "/MenuBar", interface: "com.canonical.dbusmenu", member: "GetLayout",
+                        arguments: [.int32(0), .int32(-1), .stringArray([])])
+                    let children = reply.last?.structValue?[2].arrayValue?.compactMap { $0.variantValue?.structValue } ?? []
+                    let resume = children.map { $0[1].vardictValue ?? [:] }.first { $0["label"] == .string("Resume notifications") }
+                    if let resume, (resume["enabled"] != .bool(false)) == enabled { return }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
     }
 }
 
