@@ -33,7 +33,7 @@ func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
             expected[account] = min(max(negated, 0), OutsideCount.maximum)
         case 4:
             for entry in book.toShow {
-                book.shown(entry.id, serverID: entry.serverID ?? nextServerID)
+                book.shown(entry, serverID: entry.serverID ?? nextServerID)
                 nextServerID &+= 1
             }
             _ = book.takeClosings()

@@ -70,7 +70,7 @@ private func check(_ saved: ScreenBook.Saved) {
     }
     var nextServerID = (serverIDs.max() ?? 0) &+ 1
     for entry in book.toShow {
-        book.shown(entry.id, serverID: entry.serverID ?? nextServerID)
+        book.shown(entry, serverID: entry.serverID ?? nextServerID)
         nextServerID &+= 1
     }
     invariant(book.entries.count <= book.limit, "\(book.entries.count) open past the limit of \(book.limit)")

@@ -6,6 +6,7 @@ import MainLoop
 import Notifications
 import PushCore
 import StateStore
+import Synchronization
 
 /// What a click on a notification asks of an account: handed to whoever reads
 /// `Desktop.requests` (the supervisor), never called back.
@@ -79,8 +80,8 @@ public final class Desktop: Sendable {
     }
 
     enum Input: Sendable {
-        /// Resumed once the news is handled: shown, or waiting for a server.
-        case news(DesktopNews, CheckedContinuation<Void, Never>)
+        /// Answered once the news is handled: shown, or waiting for a server.
+        case news(DesktopNews, NewsReply)
         case notification(NotificationEvent)
         case broadcast(DBusSignal)
         case dockAppeared
@@ -88,6 +89,8 @@ public final class Desktop: Sendable {
         case holdsDue
         /// The "Muted OWNER/REPO" notification of this entry has been shown long enough.
         case muteSaid(UInt64)
+        /// The server answered the show `flight` of the entry (`Screen.startShowing`).
+        case showAnswered(entry: UInt64, flight: UInt64, ShowOutcome)
         case open(PushTarget, activationToken: String?)
         case stop(CheckedContinuation<Void, Never>)
     }
@@ -155,9 +158,16 @@ public final class Desktop: Sendable {
     /// Hands news on, and returns once it is on screen (or waits for a server there): a poller
     /// saves its high-water mark only after that, so a kill -9 in between shows a notice again
     /// rather than never. News handed after the stop is dropped.
+    /// A cancelled caller (a poller retired at the stop) returns at once.
     public func hand(_ news: DesktopNews) async {
-        await withCheckedContinuation { handled in
-            if case .terminated = inputs.yield(.news(news, handled)) { handled.resume() }
+        let reply = NewsReply()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { handled in
+                reply.wait(handled)
+                if case .terminated = inputs.yield(.news(news, reply)) { reply.answer() }
+            }
+        } onCancel: {
+            reply.answer()
         }
     }
 
@@ -166,13 +176,48 @@ public final class Desktop: Sendable {
         inputs.yield(.open(target, activationToken: activationToken))
     }
 
+    /// The longest a stop waits for the server to withdraw our notifications: one that does
+    /// not answer holds the daemon's stop up by no more.
+    public static let stopLimit = Duration.milliseconds(1_500)
+
     /// The clean stop: everything handed over before is handled, our notifications are
-    /// withdrawn, the badge is cleared, and listening ends. Stopping again does nothing.
+    /// withdrawn (within `stopLimit`), the badge is cleared, and listening ends. Stopping again
+    /// does nothing.
     public func stop() async {
         await withCheckedContinuation { reply in
             if case .terminated = inputs.yield(.stop(reply)) { reply.resume() }
         }
         inputs.finish()
         tasks.forEach { $0.cancel() }
+    }
+}
+
+/// The answer to news handed over: given once, by the stage when it has dealt with the news or
+/// by the caller's cancellation, whichever comes first.
+final class NewsReply: Sendable {
+    private enum State {
+        case handing
+        case waiting(CheckedContinuation<Void, Never>)
+        case answered
+    }
+
+    private let state = Mutex(State.handing)
+
+    fileprivate func wait(_ continuation: CheckedContinuation<Void, Never>) {
+        let answered = state.withLock { state -> Bool in
+            guard case .handing = state else { return true }
+            state = .waiting(continuation)
+            return false
+        }
+        if answered { continuation.resume() }
+    }
+
+    func answer() {
+        let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state = .answered }
+            if case .waiting(let continuation) = state { return continuation }
+            return nil
+        }
+        waiting?.resume()
     }
 }

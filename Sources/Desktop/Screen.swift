@@ -1,8 +1,17 @@
 import DBus
 import Logging
+import MainLoop
 import Notifications
 import PushCore
 import StateStore
+
+/// How a show ended: shown under an id, no server to show it, refused twice, or given up.
+enum ShowOutcome: Sendable {
+    case shown(UInt32, replacing: UInt32?)
+    case noServer
+    case refused(NotificationError)
+    case cancelled
+}
 
 /// The desktop stage's state, handled by one task in the order things happen: the book of what
 /// is on screen (`ScreenBook`, which decides), carried out through the notification server,
@@ -42,6 +51,20 @@ actor Screen {
     /// The one timer of the holds: it fires at the soonest end (`holdEnd`) of any hold.
     private var holdTimer: Task<Void, Never>?
     private var holdEnd: Int64?
+    /// Shows sent and not yet answered, by entry id: one at a time per entry, any number at once.
+    private var flights: [UInt64: Flight] = [:]
+    private var flightsStarted: UInt64 = 0
+    /// News handed over, with the entries it changed: answered once none of them is being shown.
+    private var handedNews: [(entries: Set<UInt64>, reply: NewsReply)] = []
+
+    /// A show sent to the server: the entry as it was sent, and its number, which tells its
+    /// answer from that of a show given up (a server that left).
+    private struct Flight {
+        let number: UInt64
+        let entry: ScreenBook.Entry
+        let actionKeys: [String]
+        let task: Task<ShowOutcome, Never>
+    }
 
     init(
         client: any NotificationServer, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
@@ -77,9 +100,18 @@ actor Screen {
     /// Handles one input; true once the stage has stopped.
     func handle(_ input: Desktop.Input) async -> Bool {
         switch input {
-        case .news(let news, let handled):
+        case .news(let news, let reply):
+            let before = Dictionary(uniqueKeysWithValues: book.entries.map { ($0.id, $0.subject) })
             await take(news)
-            handled.resume()
+            let changed = book.entries.filter { before[$0.id] != $0.subject }.map(\.id)
+            handedNews.append((Set(changed), reply))
+            releaseHandedNews()
+        case .showAnswered(let id, let number, let outcome):
+            guard let flight = flights[id], flight.number == number else { return false }
+            flights[id] = nil
+            answered(flight, outcome)
+            await apply()
+            releaseHandedNews()
         case .notification(.serverChanged(let owner)):
             await serverChanged(to: owner)
         case .notification(let event):
@@ -179,76 +211,139 @@ actor Screen {
     }
 
     /// Carries out what the book asks for: closings first (room on screen), then shows, oldest
-    /// first; then saves what is on screen.
+    /// first, each sent once the closings are answered; then saves what is on screen. The stage
+    /// waits for no answer itself: a server that never answers one call (Cinnamon 5.6 on some
+    /// replacements) costs that show its deadline, while other notices, clicks and a stop go on.
     private func apply() async {
-        for id in book.takeClosings() {
-            do {
-                try await client.close(id)
-                logger.info("withdrew notification \(id)")
-                options.events.tell(.withdrawn(notification: id))
-            } catch {
-                // Already closed by the user or the server; nothing to withdraw.
-                logger.debug("notification \(id) was not withdrawn: \(error)")
-            }
-        }
+        let closings = book.takeClosings().map(withdraw)
         // Shown with no server on the bus too: the bus starts one that ships a D-Bus service
         // file (mako on sway, MATE always) with the first call to it, and only a call it cannot
         // deliver means there is none (`meansNoServer`).
-        for entry in book.toShow {
-            await show(entry)
+        for entry in book.toShow where flights[entry.id] == nil {
+            await startShowing(entry, after: closings)
         }
         let open = Set(book.entries.map(\.id))
         shownActions = shownActions.filter { open.contains($0.key) }
         save()
     }
 
-    private func show(_ entry: ScreenBook.Entry) async {
+    @discardableResult
+    private func withdraw(_ id: UInt32) -> Task<Void, Never> {
+        let (client, logger, events) = (client, logger, options.events)
+        return Task {
+            do {
+                try await client.close(id)
+                logger.info("withdrew notification \(id)")
+                events.tell(.withdrawn(notification: id))
+            } catch {
+                // Already closed by the user or the server; nothing to withdraw.
+                logger.debug("notification \(id) was not withdrawn: \(error)")
+            }
+        }
+    }
+
+    /// Sends `entry` to the server once `closings` are done; the answer comes back through the
+    /// stage's queue (`Desktop.Input.showAnswered`).
+    private func startShowing(_ entry: ScreenBook.Entry, after closings: [Task<Void, Never>]) async {
         guard let capabilities = await currentCapabilities() else {
             waitForServer(entry)
             return
         }
         let content = NotificationContent.entry(
             entry, capabilities: capabilities, namesAccount: accounts.count > 1, rules: options.config.rules)
-        var replacing = entry.serverID
         let actionKeys = stride(from: 0, to: content.actions.count, by: 2).map { content.actions[$0] }
-        if let shown = replacing, !quirks.replacesInPlace(shownActions: shownActions[entry.id], with: actionKeys) {
-            // Closed and shown afresh: a replacement would keep the old buttons.
+        // Closed and shown afresh where a replacement would keep the old buttons.
+        let closingFirst = entry.serverID.flatMap {
+            quirks.replacesInPlace(shownActions: shownActions[entry.id], with: actionKeys) ? nil : $0
+        }
+        flightsStarted += 1
+        let number = flightsStarted
+        let (client, notification, timeline, logger, queue) = (client, notification(content), options.timeline, logger, timers)
+        let refused = "\(entry.account.displayName): the notification server refused \(Self.describe(entry.subject))"
+        let task = Task {
+            for closing in closings { await closing.value }
+            let outcome = await Self.send(
+                notification, replacing: entry.serverID, closingFirst: closingFirst, to: client, timeline: timeline
+            ) { error in
+                logger.warning("\(refused): \(error); trying once more")
+            }
+            queue.yield(.showAnswered(entry: entry.id, flight: number, outcome))
+            return outcome
+        }
+        flights[entry.id] = Flight(number: number, entry: entry, actionKeys: actionKeys, task: task)
+    }
+
+    /// One notification's calls to the server. A server may refuse one (Plasma refuses a repeat
+    /// within a second): once more after a second, in place still when it was only too soon;
+    /// any other refusal of a replacement, or no answer to it, is one of its old id (GNOME's
+    /// helper refuses an id another sender holds), so that one is closed and the notification
+    /// shown afresh.
+    private static func send(
+        _ notification: Notification, replacing: UInt32?, closingFirst: UInt32?, to client: any NotificationServer,
+        timeline: Timeline, refusedOnce: @Sendable (NotificationError) -> Void
+    ) async -> ShowOutcome {
+        var replacing = replacing
+        if let shown = closingFirst {
             try? await client.close(shown)
             replacing = nil
         }
-        // A server may refuse one notification (Plasma refuses a repeat within a second): once
-        // more after a second, in place still when it was only too soon; any other refusal of a
-        // replacement is one of its old id (GNOME's helper refuses an id another sender holds),
-        // so that one is closed and the notification shown afresh.
         for attempt in 1...2 {
             do {
-                let id = try await client.show(notification(content), replacing: replacing)
-                book.shown(entry.id, serverID: id)
-                shownActions[entry.id] = actionKeys
-                options.events.tell(.shown(entry.account, notification: id, replacing: replacing))
-                waiting.remove(entry.id)
-                logger.info("""
-                    \(entry.account.displayName): showing \(Self.describe(entry.subject)) as notification \(id)\
-                    \(replacing.map { $0 == id ? " in place" : " in place of \($0)" } ?? "")
-                    """)
-                return
+                return .shown(try await client.show(notification, replacing: replacing), replacing: replacing)
             } catch where error.meansNoServer {
-                waitForServer(entry)
-                return
+                return .noServer
             } catch {
-                guard attempt == 1 else {
-                    logger.error("\(entry.account.displayName): the notification server refused \(Self.describe(entry.subject)) again: \(error); not shown")
-                    book.drop(entry.id)
-                    return
-                }
-                logger.warning("\(entry.account.displayName): the notification server refused \(Self.describe(entry.subject)): \(error); trying once more")
+                guard !Task.isCancelled else { return .cancelled }
+                guard attempt == 1 else { return .refused(error) }
+                refusedOnce(error)
                 if let refused = replacing, !error.meansTooSoon {
                     try? await client.close(refused)
                     replacing = nil
                 }
-                try? await options.timeline.sleep(for: .seconds(1))
+                guard (try? await timeline.sleep(for: .seconds(1))) != nil else { return .cancelled }
             }
         }
+        return .cancelled
+    }
+
+    /// The server answered a show (or it was given up): what it showed joins the book.
+    private func answered(_ flight: Flight, _ outcome: ShowOutcome) {
+        let entry = flight.entry
+        guard book.entry(id: entry.id) != nil else {
+            // Withdrawn while it was being shown.
+            if case .shown(let id, _) = outcome { withdraw(id) }
+            return
+        }
+        switch outcome {
+        case .shown(let id, let replacing):
+            book.shown(entry, serverID: id)
+            shownActions[entry.id] = flight.actionKeys
+            options.events.tell(.shown(entry.account, notification: id, replacing: replacing))
+            waiting.remove(entry.id)
+            logger.info("""
+                \(entry.account.displayName): showing \(Self.describe(entry.subject)) as notification \(id)\
+                \(replacing.map { $0 == id ? " in place" : " in place of \($0)" } ?? "")
+                """)
+        case .noServer:
+            waitForServer(entry)
+        case .refused(let error):
+            logger.error("\(entry.account.displayName): the notification server refused \(Self.describe(entry.subject)) again: \(error); not shown")
+            book.drop(entry.id)
+        case .cancelled:
+            return
+        }
+    }
+
+    /// News is answered once the server has answered the shows of what it changed (or none
+    /// can be made): a poller saves its high-water mark only then, so a kill -9 before the
+    /// answer shows a notice again rather than never. Other news does not wait for it.
+    private func releaseHandedNews() {
+        let busy = Set(flights.keys)
+        var still: [(entries: Set<UInt64>, reply: NewsReply)] = []
+        for news in handedNews {
+            if news.entries.isDisjoint(with: busy) { news.reply.answer() } else { still.append(news) }
+        }
+        handedNews = still
     }
 
     /// No server to show `entry`: it waits for one (said once per entry).
@@ -295,7 +390,9 @@ actor Screen {
     private func heard(_ event: NotificationEvent) async {
         switch event {
         case .closed(let id, let reason):
-            guard book.entry(serverID: id) != nil else { return }
+            // The old notification of an entry being shown anew closes as its show goes on (a
+            // close before a fresh show, or GNOME closing one after its action): the entry stays.
+            guard let entry = book.entry(serverID: id), flights[entry.id] == nil else { return }
             book.closedByServer(id)
             activationTokens[id] = nil
             logger.debug("notification \(id) was closed by the server (reason \(reason))")
@@ -375,7 +472,13 @@ actor Screen {
     private func serverChanged(to owner: String?) async {
         guard owner != serverOwner else { return }
         logger.info(owner.map { "the notification server is \($0) now" } ?? "the notification server left the bus")
-        if serverOwner != nil { book.serverChanged() }
+        if serverOwner != nil {
+            // What was being sent to the old server is sent again to the new one. (With none
+            // before, a show under way is what made the bus start this one: its answer counts.)
+            flights.values.forEach { $0.task.cancel() }
+            flights = [:]
+            book.serverChanged()
+        }
         capabilities = nil
         activationTokens = [:]
         serverOwner = owner
@@ -385,14 +488,42 @@ actor Screen {
     /// The clean stop: our notifications withdrawn, nothing left to take over, the badge gone.
     private func stop() async {
         holdTimer?.cancel()
-        for entry in book.entries {
-            guard let id = entry.serverID else { continue }
-            try? await client.close(id)
-        }
+        await withdrawAll(within: Desktop.stopLimit)
+        for news in handedNews { news.reply.answer() }
+        handedNews = []
         book = ScreenBook(limit: book.limit)
         save()
         badge.clear(logger: logger)
         await state.flush()
+    }
+
+    /// Withdraws every notification of ours, those being shown too once they are answered, for
+    /// at most `limit`: what the server has not answered by then is given up.
+    private func withdrawAll(within limit: Duration) async {
+        let client = client
+        let shows = flights.values.map(\.task)
+        let shown = book.entries.compactMap(\.serverID)
+        // Answered here, not through the stage's queue, which the stop holds.
+        flights = [:]
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskGroup(of: Void.self) { closing in
+                    for id in shown { closing.addTask { try? await client.close(id) } }
+                    for show in shows {
+                        closing.addTask {
+                            if case .shown(let id, _) = await show.value { try? await client.close(id) }
+                        }
+                    }
+                }
+            }
+            group.addTask { [timeline = options.timeline] in
+                try? await timeline.sleep(for: limit)
+                // A show cut short answers at once; waiting for it no longer holds the stop.
+                shows.forEach { $0.cancel() }
+            }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     private static func describe(_ subject: ScreenBook.Subject) -> String {

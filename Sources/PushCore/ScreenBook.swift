@@ -332,13 +332,15 @@ public struct ScreenBook: Sendable, Equatable {
         entries.filter(\.needsShowing)
     }
 
-    /// The server showed the entry under `serverID` (a replacement may get a new one).
-    public mutating func shown(_ id: UInt64, serverID: UInt32) {
-        forgetClick(on: id)
+    /// The server showed `entry`, as `toShow` gave it, under `serverID` (a replacement may get
+    /// a new one). When the entry changed while the server was being asked, what it shows is
+    /// older than the entry: it still needs showing, in place of `serverID`.
+    public mutating func shown(_ entry: Entry, serverID: UInt32) {
+        forgetClick(on: entry.id)
         forgetActions(on: serverID)
-        set(id) {
+        set(entry.id) {
+            $0.needsShowing = $0.subject != entry.subject
             $0.serverID = serverID
-            $0.needsShowing = false
             $0.isAdopted = false
         }
     }

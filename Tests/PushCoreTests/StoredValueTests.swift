@@ -44,7 +44,7 @@ import Testing
         book.take(AccountUpdate(
             account: cmc, notices: [.summary(count: 5, isAtLeast: true, rowIDs: [50, 51], isFirstSight: false)], unread: .atLeast(6)))
         book.tokenRejected(for: cmc)
-        for (index, entry) in book.toShow.enumerated() { book.shown(entry.id, serverID: UInt32(index + 1)) }
+        for (index, entry) in book.toShow.enumerated() { book.shown(entry, serverID: UInt32(index + 1)) }
         let saved = book.saved(serverOwner: ":1.4")
         #expect(saved.entries.count == 3)
         #expect(try decodeSaved(JSONEncoder().encode(saved)) == saved)

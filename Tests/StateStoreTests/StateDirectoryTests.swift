@@ -155,7 +155,7 @@ final class ScratchDirectory {
         let account = try Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "cmc")
         var book = ScreenBook(limit: 3)
         book.take(AccountUpdate(account: account, unread: .exact(4)))
-        book.shown(book.entries[0].id, serverID: 17)
+        book.shown(book.entries[0], serverID: 17)
         let saved = book.saved(serverOwner: ":1.5")
         try state.saveScreen(saved)
         #expect(try state.loadScreen().saved == saved)

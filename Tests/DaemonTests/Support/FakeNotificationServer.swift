@@ -36,20 +36,31 @@ final class FakeNotificationServer: Sendable {
     let notifyCalls = Observed<[String]>([])
     private let connection: DBusConnection
     private let refusals: Int
+    private let unanswered: Set<String>
     private let nextID = Mutex<UInt32>(1)
+    /// The calls left unanswered, answered with an error at `stop()`.
+    private let silent = Mutex<[CheckedContinuation<Void, Never>]>([])
 
 
     /// Owns the name on the session bus; throws when another server has it.
-    /// - Parameter refusals: how many `Notify` calls to refuse before showing any.
-    static func start(capabilities: [String], refusals: Int = 0) async throws -> FakeNotificationServer {
-        let server = FakeNotificationServer(connection: try await DBusConnection.connect(), refusals: refusals)
+    /// - Parameters:
+    ///   - refusals: how many `Notify` calls to refuse before showing any.
+    ///   - unanswered: the summaries whose `Notify` gets no answer, as Cinnamon 5.6 leaves some
+    ///     replacements.
+    static func start(capabilities: [String], refusals: Int = 0, unanswered: Set<String> = []) async throws -> FakeNotificationServer {
+        let server = FakeNotificationServer(connection: try await DBusConnection.connect(), refusals: refusals, unanswered: unanswered)
         try await server.connection.export(
             path: NotificationsInterface.path, interface: NotificationsInterface.name,
             introspection: NotificationsInterface.introspection,
             methods: [
                 DBusMethod("GetCapabilities", output: "as") { _ in [.stringArray(capabilities)] },
                 DBusMethod("Notify", input: "susssasa{sv}i", output: "u") { [server] call in
-                    [.uint32(try server.notify(call))]
+                    if server.unanswered.contains(call.arguments[3].stringValue ?? "") {
+                        server.notifyCalls.update { $0.append(call.arguments[3].stringValue ?? "") }
+                        await withCheckedContinuation { waiting in server.silent.withLock { $0.append(waiting) } }
+                        throw DBusError(name: DBusError.Name.failed, message: "the server stopped")
+                    }
+                    return [.uint32(try server.notify(call))]
                 },
                 DBusMethod("CloseNotification", input: "u") { _ in [] },
                 DBusMethod("GetServerInformation", output: "ssss") { _ in
@@ -63,13 +74,15 @@ final class FakeNotificationServer: Sendable {
         return server
     }
 
-    private init(connection: DBusConnection, refusals: Int) {
+    private init(connection: DBusConnection, refusals: Int, unanswered: Set<String>) {
         self.connection = connection
         self.refusals = refusals
+        self.unanswered = unanswered
     }
 
     func stop() async {
         await connection.close()
+        for call in silent.withLock({ $0 }) { call.resume() }
     }
 
     /// Clicks `action` on a notification, the way a server reports it: `ActionInvoked` to the

@@ -11,13 +11,14 @@ import TestSupport
 /// is sent: for what no real server lets a test see (a refusal, the hints of a call).
 enum FakeServerDesktop {
     /// A desktop with `config` on a private bus (no dunst) whose notification server refuses
-    /// `refusals` times, on a clock the test moves.
+    /// `refusals` times and never answers a `Notify` of a summary in `unanswered`, on a clock
+    /// the test moves.
     static func run(
-        refusals: Int = 0, config: Config = .defaults, test: String = #function,
+        refusals: Int = 0, unanswered: Set<String> = [], config: Config = .defaults, test: String = #function,
         _ body: (Desktop, FakeNotificationServer, ManualClock, Observed<[String]>) async throws -> Void
     ) async throws {
         try await PrivateSession.run(test: test) {
-            let server = try await FakeNotificationServer.start(capabilities: ["body"], refusals: refusals)
+            let server = try await FakeNotificationServer.start(capabilities: ["body"], refusals: refusals, unanswered: unanswered)
             let connection = try await DBusConnection.connect()
             let log = Observed<[String]>([])
             let clock = ManualClock()

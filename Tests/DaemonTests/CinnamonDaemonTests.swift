@@ -1,0 +1,92 @@
+import DesktopSuites
+import Glibc
+import PushCore
+import TestSupport
+import Testing
+
+/// The real gbnotifyd on Cinnamon 5.6, whose shell is the notification server, read through its
+/// probe and clicked with a real pointer. Cinnamon shows one banner at a time, closes a
+/// notification after any action (so a second action never comes), and a click on a banner
+/// dismisses every notification of its source.
+@Suite(.serialized, .desktop(.cinnamon, installing: .gbnotify))
+struct CinnamonDaemonTests {
+    let cinnamon: Cinnamon
+
+    init() throws {
+        cinnamon = Cinnamon(try SharedDesktop.session())
+    }
+
+    @Test func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
+            try await cinnamon.waitForBanner { $0.id == first.notification && $0.title == "krz/gitbay" && $0.body == "eve opened issue #12" }
+
+            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second.notification == first.notification)
+            try await cinnamon.waitForBanner { $0.id == first.notification && $0.body.hasPrefix("ana commented on issue #12") }
+
+            try await desktop.readElsewhere([first.row, second.row])
+            desktop.poll()
+            try await desktop.waitForLine(endingWith: "withdrew notification \(first.notification)")
+            #expect(try await desktop.closed(first.notification) == 3)
+            try await cinnamon.waitForNotifications { $0.allSatisfy { $0.id != first.notification } }
+        }
+    }
+
+    /// A click on one banner dismisses both of ours (reason 2): the other is neither opened, nor
+    /// marked read, nor shown again by the next poll.
+    @Test func aClickOpensItsItemOnceAndTheNotificationsItDismissedStayUnreadAndAreNotShownAgain() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            // The first is on the banner; the second waits in Cinnamon's queue behind it.
+            let clicked = try await desktop.show(repo: "krz/gitbay", number: 12)
+            let other = try await desktop.show(repo: "krz/other", number: 3)
+
+            try await cinnamon.pointerClickBanner(clicked.notification)
+
+            #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/12")])
+            #expect(try await desktop.clicksServed(on: clicked.notification) == 1)
+            #expect(try await desktop.closed(other.notification) == 2)
+            try await desktop.waitForLine(endingWith: "notification \(other.notification) was closed by the server (reason 2)")
+            // A poll's line: "304 not modified" or "200 ok" (nothing new).
+            let name = desktop.name
+            let isPoll: @Sendable (String) -> Bool = { $0.hasSuffix("\(name): 304 not modified") || $0.hasSuffix("\(name): 200 ok") }
+            let polls = desktop.daemon.lines.value.count(where: isPoll)
+            desktop.poll()
+            try await desktop.daemon.lines.wait(for: "the next poll") { $0.count(where: isPoll) > polls }
+            #expect(desktop.daemon.lines(containing: "showing notice").count == 2)
+            #expect(try await desktop.readAt(other.row) == nil)
+            #expect(try await desktop.readAt(clicked.row) == nil)
+        }
+    }
+
+    @Test func markReadOnTheBannerMarksTheRowReadOnTheServer() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, id) = try await desktop.show()
+            try await cinnamon.pointerClickButton("Mark read", on: id)
+            try await desktop.waitForLine(endingWith: "\"Mark read\" on notification \(id)")
+            try await withDeadline(.seconds(30), "the notice marked read on the server") {
+                while try await desktop.readAt(row) == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
+        }
+    }
+
+    /// Cinnamon keeps what a killed daemon showed; the next daemon takes it over and replaces it
+    /// in place.
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
+            // Its poll is done, what is on screen saved: the next daemon takes it over.
+            try await desktop.daemon.waitForLine(containing: "\(desktop.name): 200 ok, 1 new")
+            desktop.daemon.send(SIGKILL)
+            #expect(try await desktop.daemon.waitForExit() == 128 + SIGKILL)
+
+            try desktop.start()
+            try await desktop.waitForLine(endingWith: "took over 1 notification an earlier gbnotifyd left open")
+            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second.notification == first.notification)
+            try await cinnamon.waitForBanner { $0.id == first.notification && $0.body.hasPrefix("ana commented on issue #12") }
+            #expect(try await cinnamon.notifications().filter { $0.appName == NotificationContent.appName }.map(\.id) == [first.notification])
+        }
+    }
+}
