@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "Opener", dependencies: ["PushCore", "DBus", "Spawn"]),
         // The tray item (StatusNotifierItem and its dbusmenu) on the daemon's connection: the
         // unread count on its icon, the inbox in its menu, choices handed out as requests.
-        .target(name: "Tray", dependencies: ["PushCore", "DBus", "Logging", "Spawn"]),
+        .target(name: "Tray", dependencies: ["PushCore", "DBus", "Logging", "MainLoop", "Spawn"]),
         // The tray icon with its count, drawn with librsvg and cairo: in `gbnotifyctl
         // draw-tray-icon`, which the tray runs, never in the daemon.
         .target(name: "TrayIcon", dependencies: ["PushCore", "CRsvg"], swiftSettings: headerSearchPaths("librsvg-2.0")),
@@ -117,7 +117,7 @@ let package = Package(
             name: "gbnotify-bench", dependencies: ["Curl", "DBus", "MainLoop", "PushCore", "TerminalView", "TestSupport"],
             path: "Benchmarks/InProcess"),
         // What the tray item costs in memory, on against off (Benchmarks/README.md).
-        .executableTarget(name: "gbnotify-tray-bench", dependencies: ["DBus", "Logging", "MainLoop", "PushCore", "Tray"], path: "Benchmarks/Tray"),
+        .executableTarget(name: "gbnotify-tray-bench", dependencies: ["DBus", "Logging", "MainLoop", "PushCore", "Spawn", "Tray"], path: "Benchmarks/Tray"),
 
         // Starts and scripts the stand-ins (Tests/Standin) for Swift tests, and the rigs they
         // stand on: desktop sessions with real notification servers, a stand-in system bus.

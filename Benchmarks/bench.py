@@ -789,7 +789,8 @@ class Bench:
     # Idle with 10 accounts: the default interval, and between polls.
     def tray(self):
         """The tray item's Private_Dirty, on against off, in one process (gbnotify-tray-bench): the
-        objects exported, the icon rendered, 50 counts drawn and 50 asked for by gdbus as a host."""
+        objects exported, the icon rendered, 50 counts drawn and 50 asked for by gdbus as a host, then
+        1.5 s for the daemon to settle (it gives the heap's free pages back a second after a host's question)."""
         runs = []
         for _ in range(self.arguments.repeat):
             output = subprocess.run(
@@ -1446,7 +1447,8 @@ def report(results, arguments, command, ca):
         t = r["tray"]
         part = lambda name: median([run[name] for run in t])
         row(f"The tray item's Private_Dirty, tray off → on (`gbnotify-tray-bench`: one process, the tray started, "
-            f"50 counts shown, 50 more asked for by a host and drawn by `gbnotifyctl draw-tray-icon`), median of {len(t)} runs; of "
+            f"50 counts shown, 50 more asked for by a host and drawn by `gbnotifyctl draw-tray-icon`, all on the loop's thread as in "
+            f"gbnotifyd, the last figure 1.5 s after the host's last question), median of {len(t)} runs; of "
             f"which the start / 50 counts shown with no host / 50 asked for by a host (each drawn)",
             f"{part('off_kib')} → {part('on_kib')} KiB, +{part('growth_kib')} KiB; "
             f"+{part('started_kib') - part('off_kib')} / +{part('drawn_kib') - part('started_kib')} / "

@@ -45,6 +45,8 @@ public final class MainLoop: Sendable {
 
     private let queue = Mutex(Queue())
     private let alarms = Atomic<UInt64>(0)
+    /// A trim of the heap is due (`trimHeapSoon`).
+    private let trimDue = Atomic<Bool>(false)
     /// The thread that iterates the context, once one does.
     private let loopThread = Atomic<UInt>(0)
     /// A timer on CLOCK_BOOTTIME, which counts the time the system spends suspended: a task's
@@ -164,6 +166,19 @@ public final class MainLoop: Sendable {
     /// cancelled wait leaves none behind.
     func hasTimer(dueIn window: ClosedRange<ContinuousClock.Instant>) -> Bool {
         queue.withLock { $0.continuousTimers.deadlines.contains(where: window.contains) }
+    }
+
+    /// Gives the heap's free pages back to the kernel a second from now, once however often it
+    /// is asked meanwhile: after a burst of memory that is all freed again (pixmaps drawn and
+    /// sent to a tray host), so that it stops counting as the process's own. glibc gives back
+    /// only what is free at the top of the heap by itself. The second lets the burst's last
+    /// buffers (a reply still being written) be freed first.
+    public func trimHeapSoon() {
+        guard !trimDue.exchange(true, ordering: .relaxed) else { return }
+        _ = alarm(after: .seconds(1)) {
+            self.trimDue.store(false, ordering: .relaxed)
+            gbn_trim_heap()
+        }
     }
 
     // MARK: - The job source

@@ -1,5 +1,6 @@
 import DBus
 import Logging
+import MainLoop
 import PushCore
 import Spawn
 
@@ -43,6 +44,9 @@ actor TrayCore {
 
     func itemProperties() async -> [String: DBusValue] {
         let pixmaps = await currentPixmaps()
+        // The pixmaps' drawing and the reply that carries them (about 70 KiB) are freed once it
+        // is sent; their pages go back rather than stay the daemon's (issue 27's memory target).
+        if !pixmaps.isEmpty { MainLoop.shared.trimHeapSoon() }
         let looks = model.looks
         let pixmapValue = DBusValue.array(
             elementSignature: "(iiay)",

@@ -49,6 +49,9 @@ int gbn_signal_fd(const sigset_t *mask);
 /// Reads the next signal from a signalfd: its number, or 0 when none is pending (or on error).
 int gbn_signal_fd_read(int descriptor);
 
+/// Gives the heap's free pages back to the kernel (malloc_trim(0)), wherever they lie in it.
+void gbn_trim_heap(void);
+
 /// Names the calling thread (at most 15 bytes) for ps, top and /proc/PID/task/TID/comm.
 void gbn_name_thread(const char *name);
 
