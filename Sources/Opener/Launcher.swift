@@ -7,12 +7,15 @@ import Spawn
 struct Launcher: Sendable {
     /// The environment of the program that opens, which what it starts inherits.
     let environment: [String: String]
+    /// Where what it starts writes: the opener's own output, or nowhere (a terminal view, which
+    /// the output would land in the middle of).
+    let output: Spawn.Stream
 
     func start(_ launch: ClickLaunch) throws(Spawn.Failure) -> pid_t {
         var environment = self.environment
         for (name, value) in launch.environment { environment[name] = value }
         // systemd's readiness socket is the daemon's own; a browser must not report on its behalf.
         environment["NOTIFY_SOCKET"] = nil
-        return try Spawn.start(launch.argv, environment: environment, stdin: .devNull, stdout: .inherit, stderr: .inherit)
+        return try Spawn.start(launch.argv, environment: environment, stdin: .devNull, stdout: output, stderr: output)
     }
 }

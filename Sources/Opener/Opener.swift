@@ -39,9 +39,13 @@ public struct Opener: Sendable {
     ///   - environment: what a started program inherits (its `PATH` finds the program).
     ///   - trustedPortals: the executables trusted to be xdg-desktop-portal (tests name their
     ///     own portal); the system's paths unless given.
-    public init(connection: DBusConnection?, environment: [String: String], trustedPortals: Set<String>? = nil) {
+    ///   - output: where a started program writes (`.devNull` under a terminal view).
+    public init(
+        connection: DBusConnection?, environment: [String: String], trustedPortals: Set<String>? = nil,
+        output: Spawn.Stream = .inherit
+    ) {
         portal = connection.map { OpenURIPortal(connection: $0, trusted: trustedPortals ?? OpenURIPortal.systemExecutables) }
-        launcher = Launcher(environment: environment)
+        launcher = Launcher(environment: environment, output: output)
     }
 
     public func open(_ launch: ClickLaunch) async -> Outcome {

@@ -1,8 +1,9 @@
+import DBus
 import GitbayClient
 import Glibc
 import Keyring
+import Opener
 import PushCore
-import Spawn
 import TerminalView
 import MainLoop
 
@@ -91,26 +92,28 @@ actor AccountItems: ViewSource {
         }
     }
 
-    /// Launches the browser with the URL built from the account's instance, as a click does,
-    /// and waits for the launcher (`xdg-open`) to report.
+    /// Opens the item as a click does (`Opener`: the OpenURI portal where the system's runs,
+    /// else the browser's launcher, whose report is waited for).
     func open(_ target: PushTarget) async throws(ReadProblem) -> String {
         let launch = ClickLaunch.inBrowser(target, activationToken: nil)
         var environment = settings.environment
         // Whatever token started this terminal was spent on it.
         environment["XDG_ACTIVATION_TOKEN"] = nil
         environment["DESKTOP_STARTUP_ID"] = nil
-        let program = launch.argv[0]
-        let pid: pid_t
-        do {
-            // Its output would land in the middle of the view.
-            pid = try Spawn.start(launch.argv, environment: environment, stdin: .devNull, stdout: .devNull, stderr: .devNull)
-        } catch {
-            throw Self.browserProblem(program, "cannot start it: \(error)")
+        let bus = try? await DBusConnection.connect()
+        let outcome = await Opener(connection: bus, environment: environment, output: .devNull).open(launch)
+        await bus?.close()
+        switch outcome {
+        case .portal(let url):
+            return url
+        case .started(let argv, let pid, _):
+            // Reaped by the main loop's child watch: a browser launcher may take its time.
+            let exit = await ChildWatch.exit(of: pid)
+            guard exit == .exited(0) else { throw Self.browserProblem(argv[0], "it \(exit)") }
+            return launch.url ?? ""
+        case .failed(let program, let reason, _, _):
+            throw Self.browserProblem(program, "cannot start it: \(reason)")
         }
-        // Reaped by the main loop's child watch: a browser launcher may take its time.
-        let exit = await ChildWatch.exit(of: pid)
-        guard exit == .exited(0) else { throw Self.browserProblem(program, "it \(exit)") }
-        return launch.url ?? ""
     }
 
     // MARK: - Requests
@@ -182,7 +185,7 @@ actor AccountItems: ViewSource {
     private static func browserProblem(_ program: String, _ what: String) -> ReadProblem {
         ReadProblem(
             .failed, "Cannot open the browser", "\(program): \(what)",
-            fix: program == "xdg-open" ? "install xdg-utils (apt install xdg-utils) and set a default browser" : nil)
+            fix: Opener.advice(for: program))
     }
 }
 
