@@ -243,7 +243,11 @@ public enum Lifecycle {
                 svgFile: String(icon.dropFirst("file://".count)))
             : nil
         do {
-            let tray = try await Tray.start(on: connection, options: Tray.Options(mode: config.tray, drawing: drawing), logger: logger)
+            // A host's clicks and menu events open things and mark notices read: only from the
+            // user's own programs outside a sandbox, as the daemon's own methods that steer it.
+            let callers = CallerCheck(connection: connection, logger: logger)
+            let options = Tray.Options(mode: config.tray, drawing: drawing, admit: { try await callers.admit($0) })
+            let tray = try await Tray.start(on: connection, options: options, logger: logger)
             return TrayStage(tray: tray, wallClock: WallClock(timeline: Timeline()), zone: SystemZone.offsets)
         } catch {
             logger.warning("no tray item: \(error)")

@@ -9,7 +9,10 @@ enum DBusMenu {
     /// libdbusmenu's name for an event or a property asked of an item that is not there.
     static let unknownID = "com.canonical.dbusmenu.UnknownId"
 
-    static func export(on connection: DBusConnection, core: TrayCore) async throws {
+    /// `admit` is asked first by what acts (`Event`, `EventGroup`).
+    static func export(
+        on connection: DBusConnection, core: TrayCore, admit: @escaping @Sendable (DBusMethodCall) async throws -> Void
+    ) async throws {
         try await connection.export(
             path: path, interface: interface, introspection: introspection,
             methods: [
@@ -46,11 +49,13 @@ enum DBusMenu {
                     return [.variant(value)]
                 },
                 DBusMethod("Event", input: "isvu") { call in
+                    try await admit(call)
                     let id = call.arguments[0].int32Value ?? 0
                     guard await core.event(id, call.arguments[1].stringValue ?? "") else { throw unknown(id) }
                     return []
                 },
                 DBusMethod("EventGroup", input: "a(isvu)", output: "ai") { call in
+                    try await admit(call)
                     var errors: [DBusValue] = []
                     for event in call.arguments[0].arrayValue ?? [] {
                         let fields = event.structValue ?? []

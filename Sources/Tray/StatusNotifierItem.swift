@@ -10,12 +10,16 @@ enum StatusNotifierItem {
     /// The installed icon's name (`AppIcon.name`).
     static let iconName = "gbnotify"
 
-    static func export(on connection: DBusConnection, core: TrayCore) async throws {
+    /// `admit` is asked first by what acts (`Activate`, `ProvideXdgActivationToken`).
+    static func export(
+        on connection: DBusConnection, core: TrayCore, admit: @escaping @Sendable (DBusMethodCall) async throws -> Void
+    ) async throws {
         let ignored: @Sendable (DBusMethodCall) async throws -> [DBusValue] = { _ in [] }
         try await connection.export(
             path: path, interface: interface, introspection: introspection,
             methods: [
-                DBusMethod("Activate", input: "ii") { _ in
+                DBusMethod("Activate", input: "ii") { call in
+                    try await admit(call)
                     await core.activated()
                     return []
                 },
@@ -24,6 +28,7 @@ enum StatusNotifierItem {
                 DBusMethod("Scroll", input: "is", handler: ignored),
                 // Plasma sends one before Activate, for the window that the click brings up.
                 DBusMethod("ProvideXdgActivationToken", input: "s") { call in
+                    try await admit(call)
                     await core.provide(activationToken: call.arguments.first?.stringValue ?? "")
                     return []
                 },

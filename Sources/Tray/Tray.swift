@@ -20,11 +20,19 @@ public final class Tray: Sendable {
         /// `IconThemePath`: a directory with `hicolor/...` for an icon installed outside the
         /// icon theme's directories; "" for an installed one.
         public var iconThemePath: String
+        /// Checked before a host's click or menu event does anything (it may open something or
+        /// mark notices read); throws the error the caller is answered with. nil admits every
+        /// caller.
+        public var admit: (@Sendable (DBusMethodCall) async throws -> Void)?
 
-        public init(mode: Config.Tray, drawing: IconDrawing?, iconThemePath: String = "") {
+        public init(
+            mode: Config.Tray, drawing: IconDrawing?, iconThemePath: String = "",
+            admit: (@Sendable (DBusMethodCall) async throws -> Void)? = nil
+        ) {
             self.mode = mode
             self.drawing = drawing
             self.iconThemePath = iconThemePath
+            self.admit = admit
         }
     }
 
@@ -71,8 +79,9 @@ public final class Tray: Sendable {
             connection: connection, drawing: options.drawing, iconThemePath: options.iconThemePath, requests: continuation,
             logger: logger)
         await core.show(TrayState())
-        try await StatusNotifierItem.export(on: connection, core: core)
-        try await DBusMenu.export(on: connection, core: core)
+        let admit = options.admit ?? { _ in }
+        try await StatusNotifierItem.export(on: connection, core: core, admit: admit)
+        try await DBusMenu.export(on: connection, core: core, admit: admit)
         let watchers = try await connection.watchNameOwner(watcherName)
         let follower = Task {
             await withDiscardingTaskGroup { group in

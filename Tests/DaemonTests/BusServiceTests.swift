@@ -72,23 +72,11 @@ import Testing
             try await harness.waitForListRequests(1, on: 0)
             let server = try await DBusConnection.connect()
             try await BusService.export(supervisor, on: server, logger: harness.logger)
-            try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
-            let info = harness.directory.appendingPathComponent("flatpak-info")
-            try "[Application]\nname=org.example.Hostile\n".write(to: info, atomically: true, encoding: .utf8)
-
             func sandboxed(_ method: String, _ arguments: [String] = []) async throws -> Program.Outcome {
-                var sandbox = [
-                    "bwrap", "--tmpfs", "/", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-                    "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev", "--ro-bind", info.path, "/.flatpak-info",
-                ]
-                // The session bus's socket, wherever the session put it.
-                for directory in ["/tmp", "/run"] where FileManager.default.fileExists(atPath: directory) {
-                    sandbox += ["--bind", directory, directory]
-                }
-                return try await Program.run(
-                    sandbox + ["--", "/usr/bin/gdbus", "call", "--session", "--dest", server.uniqueName, "--object-path",
-                               DaemonInterface.objectPath, "--method", "\(DaemonInterface.interface).\(method)"] + arguments,
-                    environment: ProcessInfo.processInfo.environment)
+                try await SandboxedCall.gdbus(
+                    ["--dest", server.uniqueName, "--object-path", DaemonInterface.objectPath, "--method",
+                     "\(DaemonInterface.interface).\(method)"] + arguments,
+                    environment: ProcessInfo.processInfo.environment, scratch: harness.directory)
             }
 
             let reload = try await sandboxed("Reload")

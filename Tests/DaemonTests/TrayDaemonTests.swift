@@ -34,6 +34,30 @@ struct XfceTrayDaemonTests {
         }
     }
 
+    /// A program in a Flatpak sandbox that finds the item cannot click it or choose in its menu
+    /// for the user: `Activate` and `Event` are refused, and nothing opens.
+    @Test func aCallerInAFlatpakSandboxCanNeitherClickTheItemNorChooseInItsMenu() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            try await desktop.show(repo: "krz/gitbay", number: 12)
+            let service = try await TrayDaemonScenarios.daemonService(on: desktop.session)
+            let scratch = URL(fileURLWithPath: desktop.home.directory.path).appendingPathComponent("sandbox")
+            let activate = try await SandboxedCall.gdbus(
+                ["--dest", service, "--object-path", "/StatusNotifierItem", "--method", "org.kde.StatusNotifierItem.Activate", "0", "0"],
+                environment: desktop.session.environment, scratch: scratch)
+            // The menu's first item is the notice: what a host's click on it sends.
+            let event = try await SandboxedCall.gdbus(
+                ["--dest", service, "--object-path", "/MenuBar", "--method", "com.canonical.dbusmenu.Event", "1", "clicked", "<0>", "0"],
+                environment: desktop.session.environment, scratch: scratch)
+            for refused in [activate, event] {
+                #expect(refused.status != 0)
+                #expect(refused.stderr.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(refused.stderr)")
+                #expect(refused.stderr.contains("the caller runs in a Flatpak sandbox"), "\(refused.stderr)")
+            }
+            try await desktop.daemon.waitForLine(containing: "refused Activate from")
+            #expect(try await !desktop.browser.launchArrives(within: 2))
+        }
+    }
+
     /// Asks the menu's layout, as a host does, until "Resume notifications" is `enabled`.
     static func waitForResume(enabled: Bool, of service: String, on session: DesktopSession) async throws {
         try await session.withConnection { client in
