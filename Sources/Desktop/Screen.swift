@@ -105,13 +105,11 @@ actor Screen {
             await take(news)
             let changed = book.entries.filter { before[$0.id] != $0.subject }.map(\.id)
             handedNews.append((Set(changed), reply))
-            releaseHandedNews()
         case .showAnswered(let id, let number, let outcome):
             guard let flight = flights[id], flight.number == number else { return false }
             flights[id] = nil
             answered(flight, outcome)
             await apply()
-            releaseHandedNews()
         case .notification(.serverChanged(let owner)):
             await serverChanged(to: owner)
         case .notification(let event):
@@ -140,6 +138,8 @@ actor Screen {
             reply.resume()
             return true
         }
+        // Whatever the input, shows may have ended (answered, or given up with a server that left).
+        releaseHandedNews()
         return false
     }
 

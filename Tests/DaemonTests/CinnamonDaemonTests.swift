@@ -1,5 +1,4 @@
 import DesktopSuites
-import Glibc
 import PushCore
 import TestSupport
 import Testing
@@ -76,13 +75,7 @@ struct CinnamonDaemonTests {
     @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
         try await DaemonOnDesktop.run { desktop in
             let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
-            // Its poll is done, what is on screen saved: the next daemon takes it over.
-            try await desktop.daemon.waitForLine(containing: "\(desktop.name): 200 ok, 1 new")
-            desktop.daemon.send(SIGKILL)
-            #expect(try await desktop.daemon.waitForExit() == 128 + SIGKILL)
-
-            try desktop.start()
-            try await desktop.waitForLine(endingWith: "took over 1 notification an earlier gbnotifyd left open")
+            try await desktop.killDashNineAndRestart(takingOver: 1)
             let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
             #expect(second.notification == first.notification)
             try await cinnamon.waitForBanner { $0.id == first.notification && $0.body.hasPrefix("ana commented on issue #12") }

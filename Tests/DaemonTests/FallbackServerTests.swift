@@ -31,6 +31,11 @@ struct FallbackServerChecks {
             try await screen.pointerClickButton("", onPopupTitled: title)
         }, closingRemovesTheBubble: false)
 
+    /// A click on the body is the default action; the close button has no accessible name.
+    static let mate = Hands(
+        openButton: nil, dismiss: { screen, title in try await screen.pointerClickButton("", onPopupTitled: title) },
+        closingRemovesTheBubble: true)
+
     static let xfce4Notifyd = Hands(
         openButton: "Open", dismiss: { screen, title in try await screen.pointerClickBody(ofPopupTitled: title) },
         closingRemovesTheBubble: true)
@@ -136,6 +141,19 @@ struct FallbackServerChecks {
             }
         }
     }
+
+    /// The server keeps what a killed daemon showed; the next daemon takes it over and replaces
+    /// it in place.
+    func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await run { desktop in
+            let first = try await desktop.show(summary: "opened issue #12")
+            try await desktop.killDashNineAndRestart(takingOver: 1)
+            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second.notification == first.notification)
+            try await screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
+            #expect(try await screen.popups().map(\.title) == ["krz/gitbay"])
+        }
+    }
 }
 
 @Suite(.serialized, .desktop(.notificationDaemon, installing: .gbnotify))
@@ -212,5 +230,35 @@ struct Xfce4NotifydTests {
 
     @Test func aNoticeReadElsewhereIsWithdrawn() async throws {
         try await checks.aNoticeReadElsewhereIsWithdrawn()
+    }
+}
+
+/// mate-notification-daemon 1.26, started with the session as on a MATE desktop.
+@Suite(.serialized, .desktop(.mate, installing: .gbnotify))
+struct MateDaemonTests {
+    let checks: FallbackServerChecks
+
+    init() throws {
+        checks = try FallbackServerChecks(FallbackServerChecks.mate)
+    }
+
+    @Test func theNextNoticeOfItsRepositoryReplacesThePopupInPlace() async throws {
+        try await checks.theNextNoticeOfItsRepositoryReplacesTheBubbleInPlace()
+    }
+
+    @Test func aClickOnTheBodyOpensTheItemOnce() async throws {
+        try await checks.aClickOpensTheItemOnce()
+    }
+
+    @Test func markReadMarksTheRowReadOnTheServer() async throws {
+        try await checks.markReadMarksTheRowReadOnTheServer()
+    }
+
+    @Test func aNoticeReadElsewhereIsWithdrawn() async throws {
+        try await checks.aNoticeReadElsewhereIsWithdrawn()
+    }
+
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace()
     }
 }

@@ -31,4 +31,19 @@ struct LxqtDaemonTests {
             try await screen.waitUntilGone(titled: "krz/one")
         }
     }
+
+    /// LXQt keeps a popup after an action: "Mark read" after "Open" on it is a second choice of
+    /// the user's, served, not the first click heard again.
+    @Test func markReadAfterOpenOnThePopupLxqtKeepsMarksItRead() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, id) = try await desktop.show()
+            try await screen.pointerClickButton("Open", onPopupTitled: "krz/gitbay")
+            #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/12")])
+            try await screen.pointerClickButton("Mark read", onPopupTitled: "krz/gitbay")
+            try await desktop.waitForLine(endingWith: "\"Mark read\" on notification \(id)")
+            try await desktop.daemon.waitForLine(containing: "marked notice \(row) read")
+            #expect(try await desktop.readAt(row) != nil)
+            #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
+        }
+    }
 }

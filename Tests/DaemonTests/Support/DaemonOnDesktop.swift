@@ -175,6 +175,16 @@ final class DaemonOnDesktop: Sendable {
         home.remove()
     }
 
+    /// Kills the daemon with SIGKILL once its last poll is done (the mark saved after what is on
+    /// screen), starts the next, and returns once that one took over `count` notifications.
+    func killDashNineAndRestart(takingOver count: Int) async throws {
+        try await daemon.waitForLine(containing: "\(name): 200 ok, 1 new")
+        daemon.send(SIGKILL)
+        #expect(try await daemon.waitForExit() == 128 + SIGKILL)
+        try start()
+        try await waitForLine(endingWith: "took over \(count) notification\(count == 1 ? "" : "s") an earlier gbnotifyd left open")
+    }
+
     // MARK: - The inbox
 
     /// Polls at once (SIGHUP reloads, and a reload polls every account).
