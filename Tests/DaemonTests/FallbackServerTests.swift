@@ -233,8 +233,10 @@ struct Xfce4NotifydTests {
     }
 }
 
-/// mate-notification-daemon 1.26, started with the session as on a MATE desktop.
-@Suite(.serialized, .desktop(.mate, installing: .gbnotify))
+/// mate-notification-daemon 1.26, started with the session and with its `.service` file on the
+/// bus, as on a MATE desktop: it exits about 30 s after its last popup closed (a suite that waits
+/// its turn finds it gone), and the daemon's next `Notify` starts it again.
+@Suite(.serialized, .desktop(.mate, activation: .activatable, installing: .gbnotify))
 struct MateDaemonTests {
     let checks: FallbackServerChecks
 
