@@ -36,8 +36,8 @@ actor Screen {
     private var capabilities: NotificationCapabilities?
     /// Asked with the capabilities.
     private var quirks = ServerQuirks(serverName: nil)
-    /// The action keys each entry's notification was last shown with, for a server that keeps
-    /// the first ones (`ServerQuirks.keepsFirstButtons`).
+    /// The actions (keys and labels) each entry's notification was last shown with, for a
+    /// server that keeps the first ones (`ServerQuirks.keepsFirstButtons`).
     private var shownActions: [UInt64: [String]] = [:]
     /// The accounts polled now; with more than one, each notification names its account.
     private var accounts: [Account] = []
@@ -62,7 +62,7 @@ actor Screen {
     private struct Flight {
         let number: UInt64
         let entry: ScreenBook.Entry
-        let actionKeys: [String]
+        let actions: [String]
         let task: Task<ShowOutcome, Never>
     }
 
@@ -251,10 +251,11 @@ actor Screen {
         }
         let content = NotificationContent.entry(
             entry, capabilities: capabilities, namesAccount: accounts.count > 1, rules: options.config.rules)
-        let actionKeys = stride(from: 0, to: content.actions.count, by: 2).map { content.actions[$0] }
+        // Keys and labels: a group's "Open the inbox" has the key of a notice's "Open".
+        let actions = content.actions
         // Closed and shown afresh where a replacement would keep the old buttons.
         let closingFirst = entry.serverID.flatMap {
-            quirks.replacesInPlace(shownActions: shownActions[entry.id], with: actionKeys) ? nil : $0
+            quirks.replacesInPlace(shownActions: shownActions[entry.id], with: actions) ? nil : $0
         }
         flightsStarted += 1
         let number = flightsStarted
@@ -270,7 +271,7 @@ actor Screen {
             queue.yield(.showAnswered(entry: entry.id, flight: number, outcome))
             return outcome
         }
-        flights[entry.id] = Flight(number: number, entry: entry, actionKeys: actionKeys, task: task)
+        flights[entry.id] = Flight(number: number, entry: entry, actions: actions, task: task)
     }
 
     /// One notification's calls to the server. A server may refuse one (Plasma refuses a repeat
@@ -317,7 +318,7 @@ actor Screen {
         switch outcome {
         case .shown(let id, let replacing):
             book.shown(entry, serverID: id)
-            shownActions[entry.id] = flight.actionKeys
+            shownActions[entry.id] = flight.actions
             options.events.tell(.shown(entry.account, notification: id, replacing: replacing))
             waiting.remove(entry.id)
             logger.info("""

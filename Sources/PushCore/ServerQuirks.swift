@@ -10,8 +10,9 @@ public struct ServerQuirks: Sendable, Equatable {
         keepsFirstButtons = serverName == "lxqt-notificationd"
     }
 
-    /// Whether a notification that showed `shownActions` (action keys; nil when unknown) may be
-    /// replaced in place by one with `actions`; if not, it is closed and shown afresh.
+    /// Whether a notification that showed `shownActions` (keys and labels, as `Notify` sends
+    /// them; nil when unknown) may be replaced in place by one with `actions`; if not, it is
+    /// closed and shown afresh.
     public func replacesInPlace(shownActions: [String]?, with actions: [String]) -> Bool {
         !keepsFirstButtons || shownActions == nil || shownActions == actions
     }

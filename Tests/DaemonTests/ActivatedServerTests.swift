@@ -65,4 +65,41 @@ struct MakoDaemonTests {
             #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
         }
     }
+
+    @Test func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let mako = Mako(desktop.session)
+            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
+            try await mako.waitForNotifications { $0.contains { $0.id == first.notification && $0.title == "krz/gitbay" } }
+
+            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second.notification == first.notification)
+            let replaced = try await mako.waitForNotifications {
+                $0.contains { $0.id == first.notification && $0.body.hasPrefix("ana commented on issue #12") }
+            }
+            #expect(replaced.count { $0.title == "krz/gitbay" } == 1)
+
+            try await desktop.readElsewhere([first.row, second.row])
+            desktop.poll()
+            try await desktop.waitForLine(endingWith: "withdrew notification \(first.notification)")
+            try await mako.waitForNotifications { $0.allSatisfy { $0.id != first.notification } }
+        }
+    }
+
+    /// mako keeps what a killed daemon showed; the next daemon takes it over and replaces it in
+    /// place.
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let mako = Mako(desktop.session)
+            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
+            try await desktop.killDashNineAndRestart(takingOver: 1)
+            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second.notification == first.notification)
+            let shown = try await mako.waitForNotifications {
+                $0.contains { $0.id == first.notification && $0.body.hasPrefix("ana commented on issue #12") }
+            }
+            #expect(shown.count { $0.title == "krz/gitbay" } == 1)
+            try await mako.dismissAll()
+        }
+    }
 }

@@ -46,4 +46,26 @@ struct LxqtDaemonTests {
             #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
         }
     }
+
+    /// A notice's buttons are "Open" and "Mark read", a group's "Open the inbox" and "Mark all
+    /// read" under the same keys: LXQt would keep the old labels, so the popup is closed and shown
+    /// afresh. One popup, with the new text and buttons.
+    @Test func theNextNoticeOfItsRepositoryIsShownAfreshWithTheGroupsButtonsAndWithdrawnWhenRead() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
+            try await screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")
+
+            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second.notification != first.notification)
+            #expect(try await desktop.closed(first.notification) == 3)
+            let popup = try await screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
+            #expect(popup.buttons.map(\.label) == ["x", "Open the inbox", "Mark all read", "Mute"])
+            #expect(try await screen.popups().count { $0.title == "krz/gitbay" } == 1)
+
+            try await desktop.readElsewhere([first.row, second.row])
+            desktop.poll()
+            try await desktop.waitForLine(endingWith: "withdrew notification \(second.notification)")
+            try await screen.waitUntilGone(titled: "krz/gitbay")
+        }
+    }
 }
