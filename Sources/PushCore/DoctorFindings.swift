@@ -37,6 +37,16 @@ extension DoctorFinding {
             Sway); gbnotifyd shows what waited as soon as one appears
             """)
 
+    /// Nothing runs, but the bus starts a server with the first notice, as mako is started on
+    /// Sway and MATE's always is. `service` is nil where no service file offering the name was
+    /// found where the session bus looks.
+    public static func notificationServer(activatable service: ActivatableService?) -> DoctorFinding {
+        let server = service.map { "\($0)" } ?? "a server whose service file was not found"
+        return DoctorFinding(
+            "notification server", .ok,
+            "activatable: \(server); the bus starts it with the first notice, so what it can do was not asked")
+    }
+
     public static func notificationServer(unanswered reason: String) -> DoctorFinding {
         DoctorFinding(
             "notification server", .failure, "org.freedesktop.Notifications is owned but did not answer: \(reason)",

@@ -38,6 +38,7 @@ struct TestCommand: Command {
             Console.error("gbnotifyctl: cannot listen to the notification server: \(error)")
             return ExitStatus.failure
         }
+        let wasRunning = (try? await connection.nameOwner(NotificationClient.busName)) != nil
         // Asking is what makes the bus start a server it can, where none runs.
         guard let names = await client.serverCapabilities() else {
             Console.error("gbnotifyctl: no notification server is on the session bus, and none the bus can start (\(NotificationClient.busName) has no owner)")
@@ -48,6 +49,10 @@ struct TestCommand: Command {
         do {
             let id = try await client.show(Notification(content, icon: icon), replacing: nil)
             Console.out("gbnotifyctl: sent a sample notification (notification \(id))")
+            if !wasRunning {
+                let service = ActivatableService.installed(offering: NotificationClient.busName)
+                Console.out("gbnotifyctl: the bus started the notification server for it: activatable: \(service.map { "\($0)" } ?? "its service file was not found")")
+            }
             return ExitStatus.success
         } catch {
             Console.error("gbnotifyctl: the notification server refused the sample notification: \(error)")

@@ -13,7 +13,10 @@ struct DoctorDesktop {
     func notificationServer() async -> DoctorFinding {
         let path = "/org/freedesktop/Notifications", interface = "org.freedesktop.Notifications"
         do {
-            guard let owner = try await connection.nameOwner(interface) else { return .noNotificationServer }
+            guard let owner = try await connection.nameOwner(interface) else {
+                guard try await connection.activatableNames().contains(interface) else { return .noNotificationServer }
+                return .notificationServer(activatable: ActivatableService.installed(offering: interface))
+            }
             let information = try await call(owner, path, interface, "GetServerInformation")
             let capabilities = try await call(owner, path, interface, "GetCapabilities")
             let strings = information.map { $0.stringValue ?? "" }

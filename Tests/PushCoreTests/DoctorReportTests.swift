@@ -85,6 +85,16 @@ import Testing
         #expect(DoctorFinding.noNotificationServer.verdict == .failure)
     }
 
+    /// A server the bus can start is no failure: the first notice starts it (issue 25).
+    @Test func anActivatableNotificationServerIsNamedAndPasses() {
+        let mako = DoctorFinding.notificationServer(activatable: ActivatableService(file: "fr.emersion.mako.service", program: "mako"))
+        #expect(mako.verdict == .ok)
+        #expect(mako.finding == "activatable: mako (fr.emersion.mako.service); the bus starts it with the first notice, so what it can do was not asked")
+        let unnamed = DoctorFinding.notificationServer(activatable: nil)
+        #expect(unnamed.verdict == .ok)
+        #expect(unnamed.finding.hasPrefix("activatable: a server whose service file was not found; "))
+    }
+
     @Test func aMissingDockIsAWarningOnly() {
         #expect(DoctorFinding.dock(present: true).verdict == .ok)
         #expect(DoctorFinding.dock(present: false).verdict == .warning)
