@@ -11,9 +11,10 @@ public struct ServerQuirks: Sendable, Equatable {
     }
 
     /// Whether a notification that showed `shownActions` (keys and labels, as `Notify` sends
-    /// them; nil when unknown) may be replaced in place by one with `actions`; if not, it is
-    /// closed and shown afresh.
+    /// them) may be replaced in place by one with `actions`; if not, it is closed and shown
+    /// afresh. Unknown (nil: taken over from a daemon killed before it said) counts as
+    /// different: the buttons that earlier daemon showed may be a notice's, under a group's text.
     public func replacesInPlace(shownActions: [String]?, with actions: [String]) -> Bool {
-        !keepsFirstButtons || shownActions == nil || shownActions == actions
+        !keepsFirstButtons || shownActions == actions
     }
 }

@@ -68,4 +68,22 @@ struct LxqtDaemonTests {
             try await screen.waitUntilGone(titled: "krz/gitbay")
         }
     }
+
+    /// LXQt keeps what a killed daemon showed, and the next daemon takes it over without knowing
+    /// which buttons it had: its next notice of that repository (a group) closes the old popup
+    /// and shows one afresh, rather than a group's text under a notice's "Mark read".
+    @Test func afterAKillDashNineTheNextDaemonShowsTheGroupAfreshWithItsOwnButtons() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
+            try await screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")
+            try await desktop.killDashNineAndRestart(takingOver: 1)
+
+            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second.notification != first.notification)
+            #expect(try await desktop.closed(first.notification) == 3)
+            let popup = try await screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
+            #expect(popup.buttons.map(\.label) == ["x", "Open the inbox", "Mark all read", "Mute"])
+            #expect(try await screen.popups().count { $0.title == "krz/gitbay" } == 1)
+        }
+    }
 }

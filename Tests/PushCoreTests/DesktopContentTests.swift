@@ -233,8 +233,9 @@ import Testing
         #expect(lxqt.replacesInPlace(shownActions: ["default", "mark-read"], with: ["default", "mark-read"]))
         // The same keys under other labels: a notice's "Open" becomes a group's "Open the inbox".
         #expect(!lxqt.replacesInPlace(shownActions: ["default", "Open"], with: ["default", "Open the inbox"]))
-        // Taken over from an earlier daemon: what it showed is not known.
-        #expect(lxqt.replacesInPlace(shownActions: nil, with: ["default"]))
+        // Taken over from an earlier daemon: what it showed is not known, so not trusted.
+        #expect(!lxqt.replacesInPlace(shownActions: nil, with: ["default"]))
+        #expect(ServerQuirks(serverName: "mako").replacesInPlace(shownActions: nil, with: ["default"]))
         #expect(ServerQuirks(serverName: "dunst").replacesInPlace(shownActions: ["default", "mark-read"], with: ["default"]))
         #expect(ServerQuirks(serverName: nil).replacesInPlace(shownActions: ["mute"], with: []))
     }
