@@ -55,12 +55,7 @@ struct LxqtDaemonTests {
             let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
             try await screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")
 
-            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
-            #expect(second.notification != first.notification)
-            #expect(try await desktop.closed(first.notification) == 3)
-            let popup = try await screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
-            #expect(popup.buttons.map(\.label) == ["x", "Open the inbox", "Mark all read", "Mute"])
-            #expect(try await screen.popups().count { $0.title == "krz/gitbay" } == 1)
+            let second = try await showsTheGroupAfresh(replacing: first, on: desktop)
 
             try await desktop.readElsewhere([first.row, second.row])
             desktop.poll()
@@ -78,12 +73,22 @@ struct LxqtDaemonTests {
             try await screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")
             try await desktop.killDashNineAndRestart(takingOver: 1)
 
-            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
-            #expect(second.notification != first.notification)
-            #expect(try await desktop.closed(first.notification) == 3)
-            let popup = try await screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
-            #expect(popup.buttons.map(\.label) == ["x", "Open the inbox", "Mark all read", "Mute"])
-            #expect(try await screen.popups().count { $0.title == "krz/gitbay" } == 1)
+            try await showsTheGroupAfresh(replacing: first, on: desktop)
         }
+    }
+
+    /// The next notice of `first`'s repository: `first` is closed (reason 3, by a call) and the
+    /// group shown afresh, one popup with the group's own buttons.
+    @discardableResult
+    private func showsTheGroupAfresh(
+        replacing first: (row: Int, notification: UInt32), on desktop: DaemonOnDesktop
+    ) async throws -> (row: Int, notification: UInt32) {
+        let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+        #expect(second.notification != first.notification)
+        #expect(try await desktop.closed(first.notification) == 3)
+        let popup = try await screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
+        #expect(popup.buttons.map(\.label) == ["x", "Open the inbox", "Mark all read", "Mute"])
+        #expect(try await screen.popups().count { $0.title == "krz/gitbay" } == 1)
+        return second
     }
 }
