@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(name: "GitbaySSHTests", dependencies: ["GitbaySSH", "PushCore", "Spawn", "TestSupport", "MainLoop"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
         .testTarget(name: "GitbayClientTests", dependencies: ["Curl", "GitbayClient", "PushCore", "TestSupport"]),
-        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore", "DBus", "TestSupport"]),
+        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore", "DBus", "TestSupport", "DesktopSuites"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "PushCore"]),
         .testTarget(
@@ -147,7 +147,7 @@ let package = Package(
             // Which test covers which fault: read by people, not built.
             exclude: ["FaultCatalogue.md"]),
         // Runs the built gbnotifyctl against the stand-in and the session's real keyring.
-        .testTarget(name: "gbnotifyctlTests", dependencies: ["DBus", "TestSupport", "PushCore"]),
+        .testTarget(name: "gbnotifyctlTests", dependencies: ["DBus", "TestSupport", "DesktopSuites", "PushCore"]),
         // The rigs themselves (Tests/TestSupport/Rigs), proven with plain tools: notify-send,
         // gdbus, systemd-inhibit, and subscribers on the bus.
         .testTarget(name: "RigTests", dependencies: ["TestSupport", "DesktopSuites", "DBus"]),

@@ -1,4 +1,5 @@
 import Daemon
+import DesktopSuites
 import Foundation
 import Glibc
 import PushCore

@@ -1,5 +1,6 @@
 import Daemon
 import DBus
+import DesktopSuites
 import Foundation
 import Glibc
 import PushCore

@@ -1,5 +1,6 @@
 import Accounts
 import Daemon
+import DesktopSuites
 import Foundation
 import GitbayClient
 import Keyring

@@ -1,4 +1,5 @@
 import Daemon
+import DesktopSuites
 import PushCore
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import DBus
 import Daemon
+import DesktopSuites
 import Foundation
 import PushCore
 import Settings

@@ -19,7 +19,7 @@ enum TestSession {
 
     private static let secretServiceProblem = Task<String?, Never> {
         let environment = ProcessInfo.processInfo.environment
-        guard environment["PRIVATE_DESKTOP_SESSION"] != nil else {
+        guard PrivateSession.isInsideDesktopSession else {
             return "PRIVATE_DESKTOP_SESSION is not set, so this is not a session of scripts/desktop-session"
         }
         guard environment["DBUS_SESSION_BUS_ADDRESS"] != nil else {

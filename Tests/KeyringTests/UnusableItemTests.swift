@@ -1,3 +1,4 @@
+import DesktopSuites
 import Keyring
 import PushCore
 import Testing

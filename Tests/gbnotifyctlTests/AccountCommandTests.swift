@@ -1,3 +1,4 @@
+import DesktopSuites
 import Foundation
 import Testing
 import TestSupport

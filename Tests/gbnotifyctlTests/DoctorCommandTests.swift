@@ -1,3 +1,4 @@
+import DesktopSuites
 import Foundation
 import Glibc
 import PushCore

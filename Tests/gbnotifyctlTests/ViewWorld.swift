@@ -26,7 +26,7 @@ final class ViewWorld: Sendable {
     private let stored: Mutex<[(String, String)]>
 
     static func start() async throws -> ViewWorld {
-        try #require(ProcessInfo.processInfo.environment["PRIVATE_DESKTOP_SESSION"] != nil,
+        try #require(PrivateSession.isInsideDesktopSession,
                      "run the view tests inside scripts/desktop-session, which gives them a keyring of their own")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-view-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("bin"), withIntermediateDirectories: true)

@@ -173,7 +173,7 @@ final class Harness: Sendable {
         var all = try await standin.requests()
         while all.count(where: { $0.queryArgv == ["notifications", "list"] }) < count {
             guard ContinuousClock.now < deadline else {
-                throw Observed<Int>.TimedOut(description: "\(count) list requests on instance \(index): not within 20 seconds")
+                throw TimedOut(description: "\(count) list requests on instance \(index): not within 20 seconds")
             }
             all = try await standin.waitForRequests(count: all.count + 1, timeout: .seconds(20))
         }
@@ -238,7 +238,7 @@ final class Harness: Sendable {
     /// The tests write to the keyring: only ever to the throw-away one of scripts/desktop-session.
     private static func requirePrivateSession() throws {
         try #require(
-            ProcessInfo.processInfo.environment["PRIVATE_DESKTOP_SESSION"] != nil,
+            PrivateSession.isInsideDesktopSession,
             "run the daemon tests inside scripts/desktop-session, which gives them a keyring of their own")
     }
 }

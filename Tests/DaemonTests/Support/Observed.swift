@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TestSupport
 
 /// A value that tests wait on: whoever changes it wakes the waiters, who check their condition
 /// again. The signal behind every wait in these tests, so none of them sleeps and hopes.
@@ -27,10 +28,6 @@ final class Observed<Value: Sendable>: Sendable {
             return Array(state.watchers.values)
         }
         for watcher in watchers { watcher.yield() }
-    }
-
-    struct TimedOut: Error, CustomStringConvertible {
-        let description: String
     }
 
     /// Returns the value once `condition` holds; throws `TimedOut`, naming `what`, when it does

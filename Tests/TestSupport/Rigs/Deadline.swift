@@ -1,6 +1,10 @@
-/// Why a wait of the rigs gave up.
+/// Why a wait of the tests or the rigs gave up.
 public struct TimedOut: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// `body`'s result, or `TimedOut` naming `what` once `timeout` has passed; `body` is cancelled
