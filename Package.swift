@@ -67,7 +67,7 @@ let package = Package(
         // The desktop's notification server (org.freedesktop.Notifications) over a DBus connection.
         .target(name: "Notifications", dependencies: ["DBus", "PushCore", "Spawn"]),
         // Typed wrapper over libdbus: connections on the main loop, messages, calls, signals, names.
-        .target(name: "DBus", dependencies: ["CDBus", "MainLoop"]),
+        .target(name: "DBus", dependencies: ["CDBus", "MainLoop", "Spawn"]),
         // The state directory: per-account state, the relay cursor and what is on screen, written
         // atomically on a worker thread.
         .target(name: "StateStore", dependencies: ["PushCore", "MainLoop"]),
@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests", dependencies: [
                 "Accounts", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "PushCore", "Settings",
-                "StateStore", "TestSupport", "DesktopSuites", "MainLoop",
+                "StateStore", "TestSupport", "DesktopSuites", "MainLoop", "Spawn",
             ],
             // Which test covers which fault: read by people, not built.
             exclude: ["FaultCatalogue.md"]),

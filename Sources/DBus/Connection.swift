@@ -1,4 +1,4 @@
-import Synchronization
+import MainLoop
 internal import CDBus
 
 /// libdbus must know it may be used from several threads (messages are built on the calling
@@ -98,22 +98,22 @@ public final class DBusConnection: Sendable {
             destination: destination, path: path, interface: interface, member: member, arguments: arguments,
             startingService: startingService)
         let id = mailbox.nextID()
-        let waiter = ReplyWaiter()
-        let reply = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                guard waiter.install(continuation) else { return }
-                let submitted = mailbox.submit { core in
-                    core.send(message, timeout: timeout.libdbusMilliseconds, id: id) { waiter.resume(with: $0) }
-                }
-                if !submitted {
-                    waiter.resume(with: .failure(.closed))
-                }
+        // The reply comes on the loop's thread, the cancellation on the cancelling one.
+        let reply = OneAnswer<Message>()
+        let answered = try await withTaskCancellationHandler {
+            try Task.checkCancellation()
+            let submitted = mailbox.submit { core in
+                core.send(message, timeout: timeout.libdbusMilliseconds, id: id) { reply.answer($0.mapError { $0 }) }
             }
+            if !submitted {
+                reply.answer(.failure(DBusError.closed))
+            }
+            return try await reply.value()
         } onCancel: { [mailbox] in
-            waiter.cancel()
+            reply.answer(.failure(CancellationError()))
             mailbox.submit { core in core.cancelCall(id) }
         }
-        return try reply.replyValues()
+        return try answered.replyValues()
     }
 
     /// Sends a signal: to every matching subscriber, or with `destination` to that peer alone.
@@ -141,59 +141,3 @@ public final class DBusConnection: Sendable {
     }
 }
 
-/// The one continuation of a call, resumed exactly once by whichever comes first: the reply
-/// (on the loop's thread) or the task's cancellation (on the cancelling thread).
-private final class ReplyWaiter: Sendable {
-    private enum State {
-        case idle
-        case waiting(CheckedContinuation<Message, any Error>)
-        case cancelled
-        case done
-    }
-
-    private let state = Mutex(State.idle)
-
-    /// False when the task was cancelled before it got here: the continuation is then resumed.
-    func install(_ continuation: CheckedContinuation<Message, any Error>) -> Bool {
-        let cancelled = state.withLock { state in
-            if case .cancelled = state {
-                state = .done
-                return true
-            }
-            state = .waiting(continuation)
-            return false
-        }
-        if cancelled {
-            continuation.resume(throwing: CancellationError())
-        }
-        return !cancelled
-    }
-
-    func resume(with result: Result<Message, DBusError>) {
-        take()?.resume(with: result.mapError { $0 })
-    }
-
-    func cancel() {
-        let continuation = state.withLock { state -> CheckedContinuation<Message, any Error>? in
-            switch state {
-            case .idle:
-                state = .cancelled
-                return nil
-            case .waiting(let continuation):
-                state = .done
-                return continuation
-            case .cancelled, .done:
-                return nil
-            }
-        }
-        continuation?.resume(throwing: CancellationError())
-    }
-
-    private func take() -> CheckedContinuation<Message, any Error>? {
-        state.withLock { state in
-            guard case .waiting(let continuation) = state else { return nil }
-            state = .done
-            return continuation
-        }
-    }
-}

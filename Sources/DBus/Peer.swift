@@ -1,4 +1,5 @@
 import Glibc
+import Spawn
 
 /// Who is behind a connection on the bus: what the bus says of it (`DBusConnection.peer(_:)`)
 /// and what `/proc` says of its process, for the daemon's checks on its callers and on the
@@ -22,11 +23,7 @@ public struct DBusPeer: Sendable, Equatable {
 
     /// The program the peer's process runs (`/proc/PID/exe`), nil when it cannot be read.
     public var executable: String? {
-        guard let pid else { return nil }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        pid.flatMap { RunningProgram.executable(ofProcess: pid_t(bitPattern: $0)) }
     }
 
     /// Whether the process runs in a Flatpak sandbox: Flatpak puts `/.flatpak-info` at the root

@@ -41,11 +41,12 @@ actor TrayStage {
         case .tokenRejected:
             return
         }
-        await showSnoozes()
+        await show()
     }
 
-    /// Shows whether a snooze is still going, and sets the alarm for the soonest end of one.
-    private func showSnoozes() async {
+    /// Shows the tray's state: the inbox and whether a snooze is still going, with the alarm
+    /// set for the soonest end of one.
+    private func show() async {
         let now = Int64(wallClock.now.timeIntervalSince1970)
         let end = snoozes.map(\.until).filter { $0 > now }.min()
         inbox.setSnoozed(end != nil)
@@ -53,7 +54,7 @@ actor TrayStage {
             snoozeEnd?.alarm.cancel()
             snoozeEnd = end.map { end in
                 (end, wallClock.timeline.alarm(after: .seconds(end - now)) { [weak self] in
-                    Task { await self?.showSnoozes() }
+                    Task { await self?.show() }
                 })
             }
         }

@@ -6,7 +6,6 @@ import MainLoop
 import Notifications
 import PushCore
 import StateStore
-import Synchronization
 
 /// What a click on a notification asks of an account: handed to whoever reads
 /// `Desktop.requests` (the supervisor), never called back.
@@ -161,11 +160,9 @@ public final class Desktop: Sendable {
     /// A cancelled caller (a poller retired at the stop) returns at once.
     public func hand(_ news: DesktopNews) async {
         let reply = NewsReply()
+        if case .terminated = inputs.yield(.news(news, reply)) { reply.answer() }
         await withTaskCancellationHandler {
-            await withCheckedContinuation { handled in
-                reply.wait(handled)
-                if case .terminated = inputs.yield(.news(news, reply)) { reply.answer() }
-            }
+            try? await reply.value()
         } onCancel: {
             reply.answer()
         }
@@ -194,30 +191,4 @@ public final class Desktop: Sendable {
 
 /// The answer to news handed over: given once, by the stage when it has dealt with the news or
 /// by the caller's cancellation, whichever comes first.
-final class NewsReply: Sendable {
-    private enum State {
-        case handing
-        case waiting(CheckedContinuation<Void, Never>)
-        case answered
-    }
-
-    private let state = Mutex(State.handing)
-
-    fileprivate func wait(_ continuation: CheckedContinuation<Void, Never>) {
-        let answered = state.withLock { state -> Bool in
-            guard case .handing = state else { return true }
-            state = .waiting(continuation)
-            return false
-        }
-        if answered { continuation.resume() }
-    }
-
-    func answer() {
-        let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            defer { state = .answered }
-            if case .waiting(let continuation) = state { return continuation }
-            return nil
-        }
-        waiting?.resume()
-    }
-}
+typealias NewsReply = OneAnswer<Void>

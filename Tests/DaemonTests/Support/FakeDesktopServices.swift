@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import Spawn
 
 /// Stand-ins for desktop services that cannot run for real in the test session, exported
 /// through the project's own D-Bus wrapper under their real names on a connection of their own.
@@ -48,11 +49,7 @@ struct FakeOpenURIPortal {
 
     static let busName = "org.freedesktop.portal.Desktop"
     /// The program the fake runs in: this test process.
-    static let executable: String = {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        return String(decoding: buffer[..<max(length, 0)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }()
+    static let executable = RunningProgram.executable() ?? ""
 
     let service: FakeDesktopService
     let calls = Observed<[Call]>([])
