@@ -1,5 +1,6 @@
 @testable import DBus
 import Testing
+import TestSupport
 
 @Suite("Connection lifecycle")
 struct LifecycleTests {
@@ -32,8 +33,7 @@ struct LifecycleTests {
 
     @Test("losing the bus ends the connection with .disconnected, failing calls and ending streams")
     func busGoesAway() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
+        let bus = try await PrivateBus()
         let client = try await DBusConnection.connect(to: .address(bus.address))
         let server = try await DBusConnection.connect(to: .address(bus.address))
         let gate = Gate()
@@ -47,7 +47,7 @@ struct LifecycleTests {
                 member: "Block")
         }
 
-        bus.stop()
+        await bus.stop()
         #expect(try await client.waitUntilClosed() == .disconnected)
         #expect(try await server.waitUntilClosed() == .disconnected)
         await expectDBusError(DBusError.Name.disconnected) { _ = try await call.value }
@@ -58,8 +58,7 @@ struct LifecycleTests {
 
     @Test("a limited connection sent a larger message is made again, with its name, rules and watches")
     func oversizedMessageReconnects() async throws {
-        let bus = try PrivateBus()
-        defer { bus.stop() }
+        let bus = try await PrivateBus()
         let name = "org.gitbay.DBusTests.\(uniqueElement("Limited"))"
         let limited = try await DBusConnection.connect(to: .address(bus.address), limitingIncomingMessagesTo: 64 * 1024)
         let peer = try await DBusConnection.connect(to: .address(bus.address))
@@ -100,9 +99,9 @@ struct LifecycleTests {
 
     @Test("a limited connection whose bus is gone ends like any other")
     func limitedConnectionLosesItsBus() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let limited = try await DBusConnection.connect(to: .address(bus.address), limitingIncomingMessagesTo: 64 * 1024)
-        bus.stop()
+        await bus.stop()
         #expect(try await limited.waitUntilClosed() == .disconnected)
     }
 

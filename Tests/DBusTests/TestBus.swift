@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// A connection to the session bus the tests run under, or, in a plain `swift test` outside any
 /// session, to one bus of the tests' own for the whole run.
@@ -9,11 +10,11 @@ func connectToTestBus() async throws -> DBusConnection {
     if ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]?.isEmpty == false {
         return try await DBusConnection.connect()
     }
-    return try await DBusConnection.connect(to: .address(try runBus.get().address))
+    return try await DBusConnection.connect(to: .address(try await runBus.value.address))
 }
 
 /// Started by the first test that needs it; it stops when this process ends, however it ends.
-private let runBus = Result { try PrivateBus(untilThisProcessEnds: true) }
+private let runBus = Task { try await PrivateBus() }
 
 /// A name element no other test (or earlier run) uses, so tests can run in parallel.
 func uniqueElement(_ prefix: String) -> String {
@@ -137,79 +138,3 @@ struct EchoService {
     }
 }
 
-/// A dbus-daemon of the test's own, so a test can take the bus away from a connection.
-///
-/// With `untilThisProcessEnds`, a shell between holds a pipe whose other end only this process
-/// has, and stops the daemon once the pipe closes: when this process ends, however it ends.
-/// `stop()` is for the other kind.
-///
-/// Spawned directly rather than with Foundation's `Process`, which hands the child the
-/// spawning thread's blocked signals (the daemon then ignores SIGTERM) and whose
-/// `waitUntilExit` spins on a cooperative thread.
-final class PrivateBus: Sendable {
-    let address: String
-    private let pid: pid_t
-    private let stopped = Mutex(false)
-
-    init(untilThisProcessEnds: Bool = false) throws {
-        var output: [Int32] = [-1, -1]
-        guard pipe(&output) == 0 else { throw Self.failure("pipe") }
-        // Close-on-exec, so that no other child holds the lifeline open.
-        var lifeline: [Int32] = [-1, -1]
-        if untilThisProcessEnds {
-            guard pipe(&lifeline) == 0, fcntl(lifeline[1], F_SETFD, FD_CLOEXEC) == 0 else { throw Self.failure("pipe") }
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_addclose(&actions, output[0])
-        if untilThisProcessEnds { posix_spawn_file_actions_adddup2(&actions, lifeline[0], 0) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let daemon = ["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"]
-        let arguments = untilThisProcessEnds
-            ? ["/bin/sh", "-c", #"</dev/null "$@" & cat >/dev/null; kill $!"#, "sh"] + daemon
-            : daemon
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, arguments[0], &actions, &attributes, &argv, environ)
-        close(output[1])
-        if untilThisProcessEnds { close(lifeline[0]) }
-        defer { close(output[0]) }
-        guard spawned == 0 else { throw Self.failure("posix_spawn") }
-        pid = child
-
-        var printed: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(output[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") {
-            printed.append(byte)
-        }
-        address = String(decoding: printed, as: UTF8.self)
-        guard !address.isEmpty else {
-            stop()
-            throw Self.failure("dbus-daemon printed no address")
-        }
-    }
-
-    func stop() {
-        let alreadyStopped = stopped.withLock { stopped in
-            defer { stopped = true }
-            return stopped
-        }
-        guard !alreadyStopped else { return }
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-    }
-
-    private static func failure(_ what: String) -> DBusError {
-        DBusError(name: DBusError.Name.failed, message: "cannot start a private bus: \(what) (errno \(errno))")
-    }
-}

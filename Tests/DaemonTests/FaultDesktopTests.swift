@@ -103,9 +103,9 @@ import Testing
             let home = try DaemonHome()
             try home.writeConfig("poll-interval = 30\n")
             let socket = home.directory.appendingPathComponent("bus").path
-            let bus = try await SessionBuses.empty(at: socket)
+            let bus = try await PrivateBus(at: socket)
             var environment = home.environment
-            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.readyLine
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
 
             let readiness = try NotifySocket(path: home.notifySocket)
             let daemon = try RunningDaemon(environment: environment)
@@ -119,7 +119,7 @@ import Testing
 
             daemon.send(SIGTERM)
             #expect(try await daemon.waitForExit() == 0)
-            await bus.kill()
+            await bus.stop()
             home.remove()
         }
     }

@@ -63,31 +63,14 @@ struct SetupFailure: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Session buses as a daemon sees them, for "the bus went away" and "no Secret Service".
+/// The session bus as a daemon sees it, for "the bus went away" (a bare bus for "no Secret
+/// Service" is `PrivateBus`).
 enum SessionBuses {
     /// A relay at `socket` to the test's own session bus: to whoever connects there it is the
     /// session bus, keyring and all, and killing it is, to them, the bus going away.
     static func relay(at socket: String) async throws -> ReadyProcess {
         // Not `python3` from PATH: a wrapper that forks (pyenv's shim) would take the SIGKILL.
         try await ReadyProcess(["/usr/bin/python3", "-c", relayScript, socket, try sessionBusSocket()])
-    }
-
-    /// A bus of its own at `socket` with nothing on it and no activation: no Secret Service.
-    static func empty(at socket: String) async throws -> ReadyProcess {
-        let config = socket + ".conf"
-        try """
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        return try await ReadyProcess(["dbus-daemon", "--config-file=\(config)", "--nofork", "--print-address=1"])
     }
 
     /// The session bus's socket, as the relay's target: a path, or `@name` for an abstract one.
