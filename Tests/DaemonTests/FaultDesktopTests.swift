@@ -45,7 +45,7 @@ import Testing
             var environment = fixture.home.environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(socket)"
 
-            let bus = try await SessionBuses.relay(at: socket)
+            let bus = try await SessionBusRelay(at: socket)
             let first = try RunningDaemon(environment: environment)
             try await first.waitForLine(containing: "\(fixture.name): 200 ok, 2 new")
             try await fixture.standin.addNotification(for: "cmc")
@@ -58,7 +58,7 @@ import Testing
                 $0.hasPrefix("<3>lost the session bus; exiting so that the service manager can start gbnotifyd again")
             }, "\(first.lines.value)")
 
-            let restarted = try await SessionBuses.relay(at: socket)
+            let restarted = try await SessionBusRelay(at: socket)
             let second = try RunningDaemon(environment: environment)
             try await second.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
             #expect(second.lines(containing: " new") == ["<7>\(fixture.name): 200 ok, 1 new"])

@@ -91,6 +91,14 @@ final class LifelineProcess: Sendable {
         await Self.end(child, grace: grace)
     }
 
+    /// Kills it and its whole process group at once (SIGKILL, the way a crashing service goes)
+    /// and waits until it has exited.
+    func kill() async {
+        closeLifeline()
+        child.signal(SIGKILL, group: true)
+        _ = await child.exit()
+    }
+
     /// Waits until it has exited by itself: its exit status, or 128 + the signal that ended it.
     /// Cancelled, the task stops it first (`stop()`).
     func finish() async -> Int32 {
