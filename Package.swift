@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(name: "GitbayClientTests", dependencies: ["Curl", "GitbayClient", "PushCore", "TestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore", "DBus", "TestSupport", "DesktopSuites"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
-        .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "PushCore"]),
+        .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "PushCore", "TestSupport"]),
         .testTarget(
             name: "DaemonTests", dependencies: [
                 "Accounts", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "PushCore", "Settings",

@@ -3,6 +3,7 @@ import Glibc
 import PushCore
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import StateStore
 
@@ -84,7 +85,7 @@ import Testing
         let scratch = try ScratchDirectory()
         let state = StateDirectory(path: scratch.path)
         try state.create()
-        let holder = try LockHolder(scratch.path + "/lock")
+        let holder = try await holdLock(scratch.path + "/lock")
         let started = ContinuousClock.now
         let outcome = await Self.finishes("an update while the lock is held", release: holder) { () throws(StateError) in
             try state.updateAccounts { $0.accounts["x"] = AccountRecord(deviceID: 1) }.warning
@@ -97,7 +98,7 @@ import Testing
         }
         #expect(waited >= .seconds(2))
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/accounts.json"))
-        holder.release()
+        await holder.stop()
         try state.updateAccounts { $0.accounts["x"] = AccountRecord(deviceID: 1) }
         #expect(try state.loadAccounts().state.accounts["x"]?.deviceID == 1)
     }
@@ -172,7 +173,7 @@ import Testing
     /// `work`'s outcome, or a recorded failure when it takes longer than `bound` (then `release`
     /// is let go, or the FIFO opened, so the stuck thread can end).
     static func finishes<Value: Sendable>(
-        _ what: String, release: LockHolder? = nil, _ work: @escaping @Sendable () throws(StateError) -> Value
+        _ what: String, release: LifelineProcess? = nil, _ work: @escaping @Sendable () throws(StateError) -> Value
     ) async -> Result<Value, StateError> {
         let outcome = Mutex<Result<Value, StateError>?>(nil)
         Thread.detachNewThread {
@@ -188,7 +189,7 @@ import Testing
             if overdue { break }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        release?.release()
+        await release?.stop()
         Issue.record("\(what) did not finish within \(bound)")
         return .failure(.io("\(what): hung", errno: ETIMEDOUT))
     }
@@ -206,27 +207,9 @@ import Testing
     }
 }
 
-/// `flock LOCK cat`: another process holding the lock until its standard input closes.
-final class LockHolder: Sendable {
-    private let process: Process
-    private let input: Pipe
-
-    init(_ lock: String) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        process.arguments = ["--exclusive", lock, "sh", "-c", "echo locked; exec cat"]
-        input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        // Held once it says so.
-        let said = output.fileHandleForReading.readData(ofLength: 7)
-        try #require(String(decoding: said, as: UTF8.self) == "locked\n" || said.count == 7)
-    }
-
-    func release() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-    }
+/// `flock LOCK cat`: another process holding the lock until its lifeline closes (`stop()`).
+func holdLock(_ lock: String) async throws -> LifelineProcess {
+    // Held once it says so.
+    try await LifelineProcess.started(
+        ["flock", "--exclusive", lock, "sh", "-c", "echo locked; exec cat"], readyLines: 1, readyTimeout: .seconds(10))
 }

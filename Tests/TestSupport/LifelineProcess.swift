@@ -12,9 +12,9 @@ import Synchronization
 /// It announces readiness with lines on its stdout, or (`init(_:environment:)`) has none to
 /// announce and prints everything to its log; its stderr goes to that log, a temporary file,
 /// read back when it fails to start, or as `output`.
-final class LifelineProcess: Sendable {
+public final class LifelineProcess: Sendable {
     /// What it printed to say it was ready.
-    let readyLines: [String]
+    public let readyLines: [String]
     private let child: ChildProcess
     /// The write end of the lifeline; nil once closed.
     private let lifeline: Mutex<Int32?>
@@ -23,10 +23,20 @@ final class LifelineProcess: Sendable {
     /// How long it has to stop, its lifeline closed, before its process group is killed: longer
     /// than `scripts/desktop-session` takes to stop everything when each service lingers (its
     /// command's 10 s, then 5 s for each service).
-    static let stopGrace = Duration.seconds(30)
+    public static let stopGrace = Duration.seconds(30)
 
-    struct StartFailure: Error, CustomStringConvertible {
-        let description: String
+    public struct StartFailure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Starts `argv` and waits, off the cooperative pool, for its `readyLines` lines. A start
+    /// that fails throws with what the child wrote on stderr.
+    public static func started(
+        _ argv: [String], environment: [String: String]? = nil, readyLines count: Int, readyTimeout: Duration
+    ) async throws -> LifelineProcess {
+        try await offCooperativePool {
+            try LifelineProcess(argv, environment: environment, readyLines: count, readyTimeout: readyTimeout)
+        }
     }
 
     /// Starts `argv` and waits for its `readyLines` lines. Blocks: call it off the cooperative
@@ -80,20 +90,20 @@ final class LifelineProcess: Sendable {
     }
 
     /// What it has written to its log so far (stderr; and stdout, started without ready lines).
-    var output: String {
+    public var output: String {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
     /// Closes the lifeline and waits until it has exited, killing its process group after
     /// `grace`.
-    func stop(grace: Duration = stopGrace) async {
+    public func stop(grace: Duration = stopGrace) async {
         closeLifeline()
         await Self.end(child, grace: grace)
     }
 
     /// Kills it and its whole process group at once (SIGKILL, the way a crashing service goes)
     /// and waits until it has exited.
-    func kill() async {
+    public func kill() async {
         closeLifeline()
         child.signal(SIGKILL, group: true)
         _ = await child.exit()
@@ -101,7 +111,7 @@ final class LifelineProcess: Sendable {
 
     /// Waits until it has exited by itself: its exit status, or 128 + the signal that ended it.
     /// Cancelled, the task stops it first (`stop()`).
-    func finish() async -> Int32 {
+    public func finish() async -> Int32 {
         await withTaskCancellationHandler { await child.exit() } onCancel: {
             closeLifeline()
             Task { [child] in await Self.end(child) }

@@ -43,7 +43,7 @@ public final class PrivateBus: Sendable {
         let argv = ["/bin/sh", "-c", #"</dev/null "$@" & cat >/dev/null; kill $!; wait $!"#, "sh",
                     "dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile", "--print-address=1"]
         do {
-            process = try await offCooperativePool { try LifelineProcess(argv, readyLines: 1, readyTimeout: .seconds(15)) }
+            process = try await LifelineProcess.started(argv, readyLines: 1, readyTimeout: .seconds(15))
         } catch {
             unlink(config)
             throw error

@@ -9,7 +9,7 @@ public final class SessionBusRelay: Sendable {
     public init(at socket: String) async throws {
         // Not `python3` from PATH: a wrapper that forks (pyenv's shim) would take the SIGKILL.
         let argv = ["/usr/bin/python3", "-c", Self.relayScript, socket, try Self.sessionBusSocket()]
-        process = try await offCooperativePool { try LifelineProcess(argv, readyLines: 1, readyTimeout: .seconds(15)) }
+        process = try await LifelineProcess.started(argv, readyLines: 1, readyTimeout: .seconds(15))
     }
 
     /// Kills it and waits until it is gone, so its sockets are closed.
