@@ -12,7 +12,11 @@ struct TestCommand: Command {
     static let configuration = CommandConfiguration(
         name: "test",
         abstract: "Show a sample notification, as gbnotifyd shows its notices.",
-        discussion: "Exits with status 1 when no notification server is running and the bus can start none."
+        discussion: """
+            Where no notification server runs but the bus can start one (its D-Bus service file
+            installed, as mako's and MATE's are), the sample starts it, and says which. Exits with
+            status 1 when no notification server is running and the bus can start none.
+            """
     )
 
     init(parsing arguments: inout Arguments) throws(UsageError) {}
