@@ -12,7 +12,6 @@ public final class PrivateBus: Sendable {
     /// Its address, for `DBUS_SESSION_BUS_ADDRESS` or a connection.
     public let address: String
     private let process: LifelineProcess
-    private let config: String
 
     /// Starts one listening at `socket`, or at a socket of its own in a temporary directory.
     public init(at socket: String? = nil) async throws {
@@ -42,22 +41,14 @@ public final class PrivateBus: Sendable {
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let argv = ["/bin/sh", "-c", #"</dev/null "$@" & cat >/dev/null; kill $!; wait $!"#, "sh",
                     "dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile", "--print-address=1"]
-        do {
-            process = try await LifelineProcess.started(argv, readyLines: 1, readyTimeout: .seconds(15))
-        } catch {
-            unlink(config)
-            throw error
-        }
+        // dbus-daemon reads its config once, at start: the file goes once it has started or failed.
+        defer { unlink(config) }
+        process = try await LifelineProcess.started(argv, readyLines: 1, readyTimeout: .seconds(15))
         address = process.readyLines[0]
-        self.config = config
     }
 
     /// Stops the bus and waits until it has gone: every connection to it is lost.
     public func stop() async {
         await process.stop()
-    }
-
-    deinit {
-        unlink(config)
     }
 }
