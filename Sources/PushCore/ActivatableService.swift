@@ -30,13 +30,9 @@ public struct ActivatableService: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(program) (\(file))" }
 
     /// Where the session bus looks for service files, first match first, as the D-Bus
-    /// specification lists them: `$XDG_DATA_HOME`, then each of `$XDG_DATA_DIRS`, each with
+    /// specification lists them: the XDG data directories (the icon's, `AppIcon`), each with
     /// `dbus-1/services`.
     public static func directories(environment: [String: String]) -> [String] {
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? environment["HOME"].map { $0 + "/.local/share" }
-        let dataDirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-        let roots = [dataHome].compactMap { $0 } + dataDirs.split(separator: ":").map(String.init)
-        return roots.filter { $0.hasPrefix("/") }.map { $0 + "/dbus-1/services" }
+        AppIcon.dataDirectories(environment: environment).map { $0 + "/dbus-1/services" }
     }
 }
