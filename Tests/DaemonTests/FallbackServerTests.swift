@@ -18,26 +18,26 @@ struct FallbackServerChecks {
         /// What a click to open is: on the body (notification-daemon), or on the button of the
         /// default action (xfce4-notifyd shows it as one; a click on its body only dismisses).
         let openButton: String?
-        /// Dismisses a bubble without acting on it.
-        let dismiss: @Sendable (OnScreen, String) async throws -> Void
+        /// Dismisses the bubble listed, without acting on it: a click where it was listed, not
+        /// a wait for it, since it may expire on its own in between.
+        let dismiss: @Sendable (OnScreen, OnScreen.Popup) async throws -> Void
         /// Whether `CloseNotification` takes the bubble off the screen (notification-daemon
         /// answers it with NotificationClosed, reason 3, and leaves the bubble up).
         let closingRemovesTheBubble: Bool
     }
 
-    static let notificationDaemon = Hands(
-        openButton: nil, dismiss: { screen, title in
-            // Its close button, the one button without an accessible name.
-            try await screen.pointerClickButton("", onPopupTitled: title)
-        }, closingRemovesTheBubble: false)
+    /// The GTK servers' close button is the one button without an accessible name.
+    private static let clickTheCloseButton: @Sendable (OnScreen, OnScreen.Popup) async throws -> Void = { screen, popup in
+        try await screen.session.pointerClick(at: popup.button("").area.center)
+    }
 
-    /// A click on the body is the default action; the close button has no accessible name.
-    static let mate = Hands(
-        openButton: nil, dismiss: { screen, title in try await screen.pointerClickButton("", onPopupTitled: title) },
-        closingRemovesTheBubble: true)
+    static let notificationDaemon = Hands(openButton: nil, dismiss: clickTheCloseButton, closingRemovesTheBubble: false)
+
+    /// A click on the body is the default action.
+    static let mate = Hands(openButton: nil, dismiss: clickTheCloseButton, closingRemovesTheBubble: true)
 
     static let xfce4Notifyd = Hands(
-        openButton: "Open", dismiss: { screen, title in try await screen.pointerClickBody(ofPopupTitled: title) },
+        openButton: "Open", dismiss: { screen, popup in try await screen.session.pointerClick(at: popup.bodyArea.center) },
         closingRemovesTheBubble: true)
 
     let hands: Hands
@@ -63,7 +63,7 @@ struct FallbackServerChecks {
 
     private func clearScreen() async throws {
         while let popup = try await screen.popups().first {
-            try await hands.dismiss(screen, popup.title)
+            try await hands.dismiss(screen, popup)
             try await screen.waitUntilGone(titled: popup.title)
         }
     }
