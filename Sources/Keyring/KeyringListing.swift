@@ -6,6 +6,14 @@ public struct StoredAccount: Sendable {
     public let token: APIToken
     /// How gbnotify minted the token over SSH; nil for a token it was handed.
     public let mint: SSHMint?
+
+    /// An account as a keyring other than the desktop's hands it over (the tests' in-process
+    /// daemon).
+    public init(account: Account, token: APIToken, mint: SSHMint? = nil) {
+        self.account = account
+        self.token = token
+        self.mint = mint
+    }
 }
 
 /// What the keyring holds: the usable accounts, one each, sorted by `Account.id`, and the items

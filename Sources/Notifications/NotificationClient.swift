@@ -48,6 +48,12 @@ public struct ServerInformation: Sendable, Equatable {
     public let name: String
     public let vendor: String
     public let version: String
+
+    public init(name: String, vendor: String, version: String) {
+        self.name = name
+        self.vendor = vendor
+        self.version = version
+    }
 }
 
 /// The desktop's notification server (`org.freedesktop.Notifications`, the freedesktop

@@ -23,24 +23,20 @@ public enum DaemonEvent: Sendable, Equatable {
     case opened([String])
 }
 
-/// Where `DaemonEvent`s go: nowhere in the daemon (the default costs nothing), a stream in the
-/// tests.
+/// Where `DaemonEvent`s go: nowhere in the daemon (the default costs nothing); in the tests, to
+/// a recorder that has each one before `tell` returns, so a test that waits until the daemon is
+/// idle finds everything it did already told.
 public struct DaemonEvents: Sendable {
-    private let continuation: AsyncStream<DaemonEvent>.Continuation?
+    private let sink: (@Sendable (DaemonEvent) -> Void)?
 
-    public static let none = DaemonEvents(continuation: nil)
+    public static let none = DaemonEvents(nil)
 
-    private init(continuation: AsyncStream<DaemonEvent>.Continuation?) {
-        self.continuation = continuation
-    }
-
-    /// A sink and the stream of what it is told.
-    public static func stream() -> (AsyncStream<DaemonEvent>, DaemonEvents) {
-        let (stream, continuation) = AsyncStream.makeStream(of: DaemonEvent.self)
-        return (stream, DaemonEvents(continuation: continuation))
+    /// Events told to `sink`, on the teller's thread: it must not block.
+    public init(_ sink: (@Sendable (DaemonEvent) -> Void)?) {
+        self.sink = sink
     }
 
     public func tell(_ event: DaemonEvent) {
-        continuation?.yield(event)
+        sink?(event)
     }
 }

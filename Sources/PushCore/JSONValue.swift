@@ -5,7 +5,8 @@ import FoundationEssentials
 /// Reading into a tree lets the push payload parser check each field's type and name the one
 /// that is wrong (JSONDecoder reports some type errors as "not valid JSON"). Writing is
 /// hand-made because it cannot fail, so callers get bytes instead of a `throws` that never fires.
-enum JSONValue: Sendable, Equatable, Decodable {
+/// The tests' in-memory gitbay writes its answers with it and reads the stand-in's.
+public enum JSONValue: Sendable, Equatable, Decodable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -15,14 +16,14 @@ enum JSONValue: Sendable, Equatable, Decodable {
     case object([String: JSONValue])
 
     /// Parses a document; nil when it is not JSON (or nests deeper than JSONDecoder allows).
-    init?(parsing bytes: some Collection<UInt8>) {
+    public init?(parsing bytes: some Collection<UInt8>) {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
             return nil
         }
         self = value
     }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         // A failed attempt costs a thrown error, so the common kinds are tried first.
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -43,7 +44,7 @@ enum JSONValue: Sendable, Equatable, Decodable {
     }
 
     /// Compact JSON, object keys sorted so equal values give equal bytes.
-    var serialized: [UInt8] {
+    public var serialized: [UInt8] {
         var output: [UInt8] = []
         write(to: &output)
         return output

@@ -101,16 +101,26 @@ public final class ManualClock: Clock, Sendable {
     /// Returns once at least `count` sleeps are pending; throws when that takes longer than
     /// `timeout` of real time (the code under test never reached its wait).
     public func waitForSleepers(_ count: Int, timeout: Duration = .seconds(20)) async throws {
-        try await waitForPendingSleeps("\(count) pending sleeps", timeout: timeout) { $0 >= count }
+        try await waitForPendingSleeps("\(count) pending sleeps", timeout: timeout) { $0.count >= count }
     }
 
     /// Returns once no sleep is pending: nothing waits on this clock.
     public func waitUntilNothingSleeps(timeout: Duration = .seconds(20)) async throws {
-        try await waitForPendingSleeps("no pending sleep", timeout: timeout) { $0 == 0 }
+        try await waitForPendingSleeps("no pending sleep", timeout: timeout) { $0.isEmpty }
+    }
+
+    /// Returns once a pending sleep ends `within` from now: the code under test, told
+    /// something, has set its next wait that short (a wake-up's poll, say), and a test that
+    /// moves the clock on moves it to that end, not to the one the news replaced.
+    public func waitForSleep(endingWithin duration: Duration, timeout: Duration = .seconds(20)) async throws {
+        let end = now.advanced(by: duration)
+        try await waitForPendingSleeps("a pending sleep ending within \(duration)", timeout: timeout) { deadlines in
+            deadlines.contains { $0 <= end }
+        }
     }
 
     private func waitForPendingSleeps(
-        _ what: String, timeout: Duration, until isReached: @escaping @Sendable (Int) -> Bool
+        _ what: String, timeout: Duration, until isReached: @escaping @Sendable ([Instant]) -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
         // Wakes the watchers from the deadline on (a watcher may come just after a wake-up),
@@ -127,18 +137,29 @@ public final class ManualClock: Clock, Sendable {
             }
         }
         defer { alarm.cancel() }
-        while !isReached(pendingSleeps) {
-            guard ContinuousClock.now < deadline else {
-                throw TimedOut(description: "waited \(timeout) for \(what); \(pendingSleeps) pending")
-            }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let isReady = state.withLock { state in
-                    if isReached(state.sleepers.count) { return true }
-                    state.watchers.append(continuation)
-                    return false
+        // A cancelled wait wakes at once and throws, so a test racing two waits is not held up
+        // by the one that lost.
+        try await withTaskCancellationHandler {
+            while !isReached(state.withLock { $0.sleepers.values.map(\.deadline) }) {
+                try Task.checkCancellation()
+                guard ContinuousClock.now < deadline else {
+                    throw TimedOut(description: "waited \(timeout) for \(what); \(pendingSleeps) pending")
                 }
-                if isReady { continuation.resume() }
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let isReady = state.withLock { state in
+                        if Task.isCancelled || isReached(state.sleepers.values.map(\.deadline)) { return true }
+                        state.watchers.append(continuation)
+                        return false
+                    }
+                    if isReady { continuation.resume() }
+                }
             }
+        } onCancel: {
+            let watchers = state.withLock { state in
+                defer { state.watchers = [] }
+                return state.watchers
+            }
+            watchers.forEach { $0.resume() }
         }
     }
 }

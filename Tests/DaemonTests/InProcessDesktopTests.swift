@@ -1,0 +1,129 @@
+import Daemon
+import Foundation
+import Notifications
+import PushCore
+import Settings
+import TestSupport
+import Testing
+
+/// From the inbox to the screen and back, in this process: polls of an in-memory gitbay shown
+/// by the real desktop stage on an in-memory notification server, clicks answered as the
+/// daemon answers them (`InProcessDaemon` with `desktop`). The same behaviour on dunst through
+/// the stand-in is `DesktopTests`; `NotificationServerContractTests` keeps the in-memory server
+/// doing what dunst does.
+@Suite struct InProcessDesktopTests {
+    /// Adds a row and polls until the server has been sent one more notification; that call.
+    /// The first poll comes first: rows there before it are only counted, in a summary.
+    @discardableResult
+    static func show(
+        _ daemon: InProcessDaemon, repo: String = "krz/gitbay", actor: String = "eve", summary: String = "opened issue #12",
+        path: String = "krz/gitbay/issues/12"
+    ) async throws -> (row: Int64, shown: InMemoryNotificationServer.Shown) {
+        let server = try #require(daemon.stage?.server)
+        try await daemon.advance(until: "the first poll") { !daemon.polls(of: 0).isEmpty }
+        let before = server.shown.value.count
+        let row = daemon.gitbays[0].addNotification(repo: repo, actor: actor, summary: summary, path: path)
+        try await daemon.advance(until: "notice \(row) shown") { server.shown.value.count > before }
+        return (row, server.shown.value[before])
+    }
+
+    @Test func aNewRowIsShownWithItsRepositoryAsTitleAndWhatHappenedAsBody() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let (_, shown) = try await Self.show(daemon, actor: "eve", summary: "said <b>hi</b> & left")
+            #expect(shown.notification.summary == "krz/gitbay")
+            // The server takes markup: the text is escaped, so it shows as sent.
+            #expect(shown.notification.body == "eve said &lt;b&gt;hi&lt;/b&gt; &amp; left")
+            #expect(shown.notification.actions.map(\.key) == ["default", "mark-read", "mute"])
+            #expect(shown.replacing == nil)
+            #expect(daemon.events.value.contains { $0.event == .shown(daemon.accounts[0], notification: shown.id, replacing: nil) })
+        }
+    }
+
+    @Test func noticesOfOneRepositoryShareOneNotificationReplacedInPlace() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let server = try #require(daemon.stage?.server)
+            let first = try await Self.show(daemon, actor: "eve", summary: "opened issue #12")
+            let second = try await Self.show(daemon, actor: "ana", summary: "commented on issue #12")
+            #expect(second.shown.replacing == first.shown.id && second.shown.id == first.shown.id)
+            // The new notice listed, the one shown before only counted.
+            #expect(second.shown.notification.body == "ana commented on issue #12\nand 1 more")
+            #expect(server.onScreen.count == 1)
+        }
+    }
+
+    /// `max-notifications` (3 by default): a fourth repository folds the two oldest into one
+    /// summary in the oldest's place, and a fifth joins that summary, which grows in place.
+    @Test func neverMoreThanMaxNotificationsOpenTheOldestFoldIntoASummary() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let server = try #require(daemon.stage?.server)
+            for index in 1...3 {
+                try await Self.show(daemon, repo: "krz/repo\(index)", path: "krz/repo\(index)/issues/\(index)")
+            }
+            #expect(server.onScreen.count == 3)
+            try await Self.show(daemon, repo: "krz/repo4", path: "krz/repo4/issues/4")
+            try await daemon.advance(until: "the summary of 2") {
+                server.onScreen.values.contains { $0.summary.hasPrefix("2 more unread") }
+            }
+            #expect(server.onScreen.count == 3)
+            try await Self.show(daemon, repo: "krz/repo5", path: "krz/repo5/issues/5")
+            try await daemon.advance(until: "the summary of 3") {
+                server.onScreen.values.contains { $0.summary.hasPrefix("3 more unread") }
+            }
+            #expect(Set(server.onScreen.values.map(\.summary)) == [
+                "krz/repo4", "krz/repo5", "3 more unread on \(daemon.accounts[0].instance.displayName) as cmc",
+            ])
+        }
+    }
+
+    /// GNOME Shell repeats a click; a server that keeps a notification after a click (mako,
+    /// LXQt) lets a second, different one come. The same click opens once, a different one is
+    /// taken.
+    @Test func aRepeatedClickOpensOnceAndADifferentOneIsTaken() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let server = try #require(daemon.stage?.server)
+            let (row, shown) = try await Self.show(daemon)
+            server.click(shown.id)
+            server.click(shown.id)
+            server.click(shown.id, "mark-read")
+            // The stage takes clicks in order: once the third is taken, the second was weighed.
+            try await daemon.waitForEvent("the Mark read taken") { $0 == .clicked(notification: shown.id, action: "mark-read") }
+            try await daemon.waitForEvent("the row marked read") { $0 == .markedRead(daemon.accounts[0], [row]) }
+            // The launch is its own task, and may come after the row was marked read.
+            try await daemon.waitForEvent("the item opened") { if case .opened = $0 { true } else { false } }
+
+            let clicks = daemon.events.value.compactMap { told -> String? in
+                if case .clicked(shown.id, let action) = told.event { action } else { nil }
+            }
+            #expect(clicks == ["default", "mark-read"])
+            let opened = daemon.events.value.filter { if case .opened = $0.event { true } else { false } }
+            #expect(opened.map(\.event) == [.opened(["/bin/true", "\(daemon.accounts[0].instance.url)/krz/gitbay/issues/12"])])
+        }
+    }
+
+    @Test func markReadMarksTheRowReadOnItsInstanceAndWithdrawsTheNotification() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let server = try #require(daemon.stage?.server)
+            let (row, shown) = try await Self.show(daemon)
+            server.click(shown.id, "mark-read")
+            try await daemon.waitForEvent("the notification withdrawn") { $0 == .withdrawn(notification: shown.id) }
+
+            #expect(daemon.gitbays[0].requests.value.contains { $0.argv == ["notifications", "read", String(row)] && $0.status == 200 })
+            #expect(daemon.gitbays[0].unreadIDs().isEmpty)
+            #expect(server.closed.value == [shown.id])
+            #expect(server.onScreen.isEmpty)
+        }
+    }
+
+    @Test func aNoticeReadElsewhereIsWithdrawnAtTheNextPoll() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let server = try #require(daemon.stage?.server)
+            let (row, shown) = try await Self.show(daemon)
+            let polls = daemon.polls(of: 0).count
+            daemon.gitbays[0].readElsewhere([row])
+            try await daemon.advance(until: "the withdrawal") { server.closed.value == [shown.id] }
+
+            #expect(daemon.polls(of: 0).count == polls + 1)
+            #expect(daemon.events.value.contains { $0.event == .withdrawn(notification: shown.id) })
+        }
+    }
+}
