@@ -319,7 +319,7 @@ actor Screen {
         case .shown(let id, let replacing):
             book.shown(entry, serverID: id)
             shownActions[entry.id] = flight.actions
-            options.events.tell(.shown(entry.account, notification: id, replacing: replacing))
+            options.events.tell(.shown(entry.account, entry.subject, notification: id, replacing: replacing))
             waiting.remove(entry.id)
             logger.info("""
                 \(entry.account.displayName): showing \(Self.describe(entry.subject)) as notification \(id)\

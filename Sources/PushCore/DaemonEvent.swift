@@ -13,8 +13,9 @@ public enum DaemonEvent: Sendable, Equatable {
     case keyringWaiting(String)
     /// The account's token was refused: polling stopped.
     case tokenRejected(Account)
-    /// A notification is on screen as `notification`, in place of `replacing` when it replaced one.
-    case shown(Account, notification: UInt32, replacing: UInt32?)
+    /// What the book holds (`subject`: a group of notices, a summary, ...) is on screen as
+    /// `notification`, in place of `replacing` when it replaced one.
+    case shown(Account, ScreenBook.Subject, notification: UInt32, replacing: UInt32?)
     /// One of ours was withdrawn.
     case withdrawn(notification: UInt32)
     /// The server said `action` was invoked on one of ours, and it was taken (not a repeat).

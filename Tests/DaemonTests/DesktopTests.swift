@@ -5,6 +5,7 @@ import Foundation
 import GitbayClient
 import Logging
 import MainLoop
+import Opener
 import PushCore
 import Settings
 import StateStore
@@ -38,7 +39,7 @@ struct DesktopTests {
         ) async throws -> Int {
             let id = try await harness.instances[instance].standin.addNotification(
                 for: Harness.username, repo: repo, kind: "issue", actor: actor, summary: summary, path: path)
-            try await harness.waitForLog("\(harness.instances[instance].account.displayName): showing notice \(id) as notification")
+            try await harness.waitForShown(row: id, of: harness.instances[instance].account)
             return id
         }
 
@@ -107,6 +108,7 @@ struct DesktopTests {
             config: config, environment: ProcessInfo.processInfo.environment, icon: icon, browser: [opener.path])
         // The fake portal runs in this process: trusted here as xdg-desktop-portal is.
         options.trustedPortals = [FakeOpenURIPortal.executable]
+        options.events = harness.tell
         if let clock { options.timeline = Timeline(clock) }
         if let wallClockAtStart {
             options.wallClockAtStart = wallClockAtStart
@@ -157,7 +159,7 @@ struct DesktopTests {
             do {
                 try await supervisor.start()
                 for index in 0..<count { try await harness.desktop.waitForUpdates(1, for: harness.instances[index].account) }
-                try await harness.waitForLog(": 200 ok", occurrence: count)
+                try await harness.waitForListedPolls(count)
                 try await body(World(harness: harness, desktop: desktop, supervisor: supervisor, connection: connection, opener: opener))
             } catch {
                 await finish()
@@ -211,7 +213,7 @@ struct DesktopTests {
                 try await badges.wait(for: "a badge of 1") { $0.last == 1 }
                 // dunst's context menu runs the session's stub dmenu, which picks "Mark read".
                 try await Dunst.ctl("context")
-                try await world.harness.waitForLog("marked notice \(id) read")
+                try await world.harness.waitForEvents("notice \(id) marked read") { $0 == .markedRead(world.account, [Int64(id)]) }
                 let reads = try await world.standin.requests().filter { $0.argv?.starts(with: ["notifications", "read"]) == true }
                 #expect(reads.map(\.argv) == [["notifications", "read", String(id)]])
                 #expect(try await world.standin.state().notifications.first { $0.id == id }?.readAt != nil)
@@ -270,14 +272,14 @@ struct DesktopTests {
             let first = try await world.standin.addNotification(for: Harness.username, repo: "krz/first", path: "krz/first/issues/1")
             try await world.harness.waitForLog("notice \(first) waits for one")
             try await Dunst.start()
-            try await world.harness.waitForLog("showing notice \(first) as notification")
+            try await world.harness.waitForShown(row: first, of: world.account)
             #expect(try await Dunst.closeAllAndReadHistory().first?.summary == "krz/first")
 
             try await Dunst.kill()
             let second = try await world.standin.addNotification(for: Harness.username, repo: "krz/second", path: "krz/second/issues/2")
             try await world.harness.waitForLog("notice \(second) waits for one")
             try await Dunst.start()
-            try await world.harness.waitForLog("showing notice \(second) as notification")
+            try await world.harness.waitForShown(row: second, of: world.account)
             #expect(try await Dunst.closeAllAndReadHistory().first?.summary == "krz/second")
         }
     }
@@ -326,7 +328,7 @@ struct DesktopTests {
 
             let restarted = try await Self.desktop(for: world.harness, on: world.connection, opener: world.opener)
             try await world.harness.supervisor(desktop: restarted.hand).start()
-            try await world.harness.waitForLog("showing a summary of 2 as notification")
+            try await world.harness.waitForSummary(of: 2)
             let history = try await Dunst.closeAllAndReadHistory()
             #expect(history.first?.summary == "2 unread on \(world.account.instance.displayName) as cmc")
             await restarted.stop()
@@ -342,7 +344,7 @@ struct DesktopTests {
                 let instance = world.harness.instances[0]
                 let client = GitbayClient(instance: instance.account.instance, token: try APIToken(instance.token))
                 _ = try await client.send(.notificationsRead(ids: [Int64(id)]))
-                try await world.harness.waitForLog("withdrew notification")
+                try await world.harness.waitForEvents("a withdrawal") { if case .withdrawn = $0 { true } else { false } }
                 try await badges.wait(for: "the badge at 0") { $0.last == 0 }
                 #expect(try await Dunst.displayed() == 0)
             }
@@ -358,7 +360,7 @@ struct DesktopTests {
         let id = try await world.standin.addNotification(
             for: Harness.username, repo: "krz/gitbay", kind: "issue", actor: "ana", summary: summary,
             path: "krz/gitbay/issues/\(number)")
-        try await world.harness.waitForLog("showing notice \(id) in a group of \(size) of krz/gitbay as notification")
+        try await world.harness.waitForShown(row: id, of: world.account, inGroupOf: size)
         return id
     }
 
@@ -366,8 +368,12 @@ struct DesktopTests {
         try await Self.run { world in
             try await world.show(summary: "opened issue #12")
             try await Self.join(world, size: 2, summary: "commented on issue #12", number: 12)
-            let replaced = try #require(world.harness.log.value.last { $0.contains("in a group of 2") })
-            #expect(replaced.hasSuffix(" in place"), "\(replaced)")
+            let groups = world.harness.events.value.compactMap { event -> (UInt32, UInt32?)? in
+                guard case .shown(_, .group(let group), let notification, let replacing) = event, group.items.count == 2 else { return nil }
+                return (notification, replacing)
+            }
+            // In place: the group's notification replaced itself.
+            #expect(groups.count == 1 && groups.first?.1 == groups.first?.0, "\(groups)")
             #expect(try await Dunst.displayed() == 1)
 
             try await Dunst.ctl("action", "0")
@@ -386,7 +392,9 @@ struct DesktopTests {
                 let second = try await Self.join(world, size: 2, summary: "closed issue #12", number: 12)
                 try await badges.wait(for: "a badge of 2") { $0.last == 2 }
                 try await Dunst.ctl("context")
-                try await world.harness.waitForLog("marked notice \(second), \(first) read")
+                try await world.harness.waitForEvents("the group marked read") {
+                    $0 == .markedRead(world.account, [Int64(second), Int64(first)])
+                }
                 let reads = try await world.standin.requests().filter { $0.argv?.starts(with: ["notifications", "read"]) == true }
                 #expect(reads.map(\.argv) == [["notifications", "read", String(second), String(first)]])
                 try await badges.wait(for: "the badge at 0") { $0.last == 0 }
@@ -402,13 +410,13 @@ struct DesktopTests {
             let instance = world.harness.instances[0]
             let client = GitbayClient(instance: instance.account.instance, token: try APIToken(instance.token))
             _ = try await client.send(.notificationsRead(ids: [Int64(first)]))
-            try await world.harness.waitForLog("\(world.account.displayName): 200 ok", occurrence: 3)
+            try await world.harness.waitForListedPolls(3, of: world.account)
             // Half read: no new banner for a shorter list; the notification stays.
             #expect(try await Dunst.displayed() == 1)
-            #expect(!world.harness.log.value.contains { $0.contains("withdrew notification") })
+            #expect(!world.harness.events.value.contains { if case .withdrawn = $0 { true } else { false } })
 
             _ = try await client.send(.notificationsRead(ids: [Int64(second)]))
-            try await world.harness.waitForLog("withdrew notification")
+            try await world.harness.waitForEvents("a withdrawal") { if case .withdrawn = $0 { true } else { false } }
             #expect(try await Dunst.displayed() == 0)
         }
     }
@@ -423,11 +431,11 @@ struct DesktopTests {
             #expect(try await Dunst.displayed() == 3)
             // A fourth repository: the two oldest fold into one summary in krz/repo1's place.
             try await world.show(repo: "krz/repo4", path: "krz/repo4/issues/4")
-            try await world.harness.waitForLog("showing a summary of 2 as notification")
+            try await world.harness.waitForSummary(of: 2)
             #expect(try await Dunst.displayed() == 3)
             // A fifth: krz/repo3 joins that summary, whose count grows in place.
             try await world.show(repo: "krz/repo5", path: "krz/repo5/issues/5")
-            try await world.harness.waitForLog("showing a summary of 3 as notification")
+            try await world.harness.waitForSummary(of: 3)
             #expect(try await Dunst.displayed() == 3)
             let history = try await Dunst.closeAllAndReadHistory().prefix(3).map(\.summary)
             #expect(Set(history) == ["krz/repo4", "krz/repo5", "3 more unread on \(world.account.instance.displayName) as cmc"])
@@ -488,7 +496,7 @@ struct DesktopTests {
                 try await second.standin.addItem(.issue, repo: "krz/clicked", data: Self.issue(4, "Right: the second instance's"))
                 let id = try await second.standin.addNotification(
                     for: Harness.username, repo: "krz/clicked", kind: "issue", path: "krz/clicked/issues/4")
-                try await world.harness.waitForLog("\(second.account.displayName): showing notice \(id) as notification")
+                try await world.harness.waitForShown(row: id, of: second.account)
                 try await Dunst.ctl("action", "0")
                 let screen = try await pane.waitFor("the second instance's item") { $0.contains(" Right: the second instance's") }
                 #expect(screen[0].hasPrefix(" krz/clicked#4 · \(second.account.displayName)"))
@@ -531,7 +539,7 @@ struct DesktopTests {
                 try await world.show(path: "krz/gitbay/issues/12")
                 try await Dunst.ctl("action", "0")
                 let url = "\(world.instanceURL)/krz/gitbay/issues/12"
-                try await world.harness.waitForLog("opened \(url) through the OpenURI portal")
+                try await world.harness.waitForEvents("\(url) opened through the portal") { $0 == .opened([Opener.portalInterface, url]) }
                 #expect(portal.calls.value.map(\.uri) == [url])
                 #expect(!world.harness.log.value.contains { $0.contains("opened with") })
             }

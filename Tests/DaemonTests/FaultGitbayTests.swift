@@ -22,7 +22,7 @@ import Testing
             let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
 
-            try await harness.waitForLog("\(harness.instances[0].account.displayName): poll failed", occurrence: 2)
+            try await harness.waitForFailedPolls(2, of: harness.instances[0].account)
             let failing = try await harness.status(of: 0, from: supervisor)
             #expect(failing.state == .backingOff)
             #expect(failing.lastError?.contains("could not connect to the server") == true, "\(failing.lastError ?? "")")
@@ -39,7 +39,7 @@ import Testing
                     parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
                 try await supervisor.start()
 
-                try await harness.waitForLog("\(unresolvable.displayName): poll failed", occurrence: 2)
+                try await harness.waitForFailedPolls(2, of: unresolvable)
                 let status = try #require(await supervisor.status().accounts.first { $0.id == unresolvable.id })
                 #expect(status.state == .backingOff)
                 #expect(status.lastError?.contains("could not resolve the server's host name") == true, "\(status.lastError ?? "")")
@@ -74,7 +74,7 @@ import Testing
                     accounts: harness.keyringAccounts(including: [account.instance]), parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
                 try await supervisor.start()
 
-                try await harness.waitForLog("\(account.displayName): poll failed", occurrence: 2)
+                try await harness.waitForFailedPolls(2, of: account)
                 let refused = try #require(await supervisor.status().accounts.first { $0.id == account.id })
                 #expect(refused.state == .backingOff)
                 #expect(refused.lastError?.hasPrefix("TLS failure") == true, "\(refused.lastError ?? "")")

@@ -31,9 +31,9 @@ import Testing
             #expect(try await harness.status(of: 1, from: supervisor).state == .ok)
 
             // A reload tries again; the same token rejected again is not news to the user.
-            let rejections = harness.log.value.count { $0.contains("poll failed: the token was rejected") }
+            let rejections = harness.events.value.count { $0 == .tokenRejected(rejected.account) }
             try await supervisor.reload()
-            try await harness.waitForLog("poll failed: the token was rejected", occurrence: rejections + 1)
+            try await harness.waitForEvents("the token rejected", count: rejections + 1) { $0 == .tokenRejected(rejected.account) }
             // The next reload waits for that run of the loop to end, rejection handled.
             try await rejected.standin.clearFaults()
             try await supervisor.reload()
@@ -57,7 +57,7 @@ import Testing
             let supervisor = harness.supervisor(parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
 
-            try await harness.waitForLog("\(limited.account.displayName): poll failed")
+            try await harness.waitForFailedPolls(1, of: limited.account)
             let backingOff = try await harness.status(of: 0, from: supervisor)
             #expect(backingOff.state == .backingOff)
             #expect(backingOff.lastResult == words)
@@ -111,7 +111,7 @@ import Testing
             try await instance.standin.addFault(.init(.close, match: Self.listMatch, times: 0))
             let supervisor = harness.supervisor()
             try await supervisor.start()
-            try await harness.waitForLog("poll failed", occurrence: 2)
+            try await harness.waitForFailedPolls(2, of: instance.account)
             let failing = try await harness.status(of: 0, from: supervisor)
             #expect(failing.state == .backingOff)
             #expect(failing.lastError?.contains("Empty reply from server") == true)

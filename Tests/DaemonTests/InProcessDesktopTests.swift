@@ -29,13 +29,17 @@ import Testing
 
     @Test func aNewRowIsShownWithItsRepositoryAsTitleAndWhatHappenedAsBody() async throws {
         try await InProcessDaemon.run(desktop: true) { daemon in
-            let (_, shown) = try await Self.show(daemon, actor: "eve", summary: "said <b>hi</b> & left")
+            let (row, shown) = try await Self.show(daemon, actor: "eve", summary: "said <b>hi</b> & left")
             #expect(shown.notification.summary == "krz/gitbay")
             // The server takes markup: the text is escaped, so it shows as sent.
             #expect(shown.notification.body == "eve said &lt;b&gt;hi&lt;/b&gt; &amp; left")
             #expect(shown.notification.actions.map(\.key) == ["default", "mark-read", "mute"])
             #expect(shown.replacing == nil)
-            #expect(daemon.events.value.contains { $0.event == .shown(daemon.accounts[0], notification: shown.id, replacing: nil) })
+            let told = daemon.events.value.compactMap { told -> [Int64]? in
+                guard case .shown(daemon.accounts[0], .group(let group), shown.id, nil) = told.event else { return nil }
+                return group.inboxIDs
+            }
+            #expect(told == [[row]])
         }
     }
 

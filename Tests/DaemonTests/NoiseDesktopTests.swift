@@ -60,7 +60,7 @@ extension DesktopTests {
             // `gbnotifyctl snooze off` writes the same, then asks for a reload.
             try world.harness.state.updateNoise { _ = $0.endSnooze(nil, now: now) }
             try await world.supervisor.reload()
-            try await world.harness.waitForLog("showing a summary of 2 as notification")
+            try await world.harness.waitForSummary(of: 2)
             #expect(await world.supervisor.status().accounts.first?.popupsHeld == nil)
             #expect(try await Self.shown(after: before) == ["2 new on \(world.account.instance.displayName) as cmc while snoozed"])
         }
@@ -84,7 +84,7 @@ extension DesktopTests {
 
             try world.harness.state.updateNoise { _ = $0.endSnooze(nil, now: now) }
             try await supervisor.reload()
-            try await world.harness.waitForLog("showing a summary of 1 as notification")
+            try await world.harness.waitForSummary(of: 1)
             #expect(try await Self.shown(after: before) == ["1 unread on \(world.account.instance.displayName) as cmc", "krz/gitbay"])
             await restarted.stop()
         }
@@ -109,7 +109,7 @@ extension DesktopTests {
             // A minute before the end the timer still waits.
             #expect(clock.pendingSleeps == 1)
             clock.advance(by: .seconds(60))
-            try await world.harness.waitForLog("showing a summary of 1 as notification")
+            try await world.harness.waitForSummary(of: 1)
             #expect(try await Self.shown(after: before) == ["1 new on \(world.account.instance.displayName) as cmc during quiet hours"])
         }
     }
@@ -144,9 +144,11 @@ extension DesktopTests {
             let second = try await world.standin.addNotification(
                 for: Harness.username, repo: "krz/repo2", kind: "issue", actor: "eve", summary: "opened issue #2",
                 path: "krz/repo2/issues/2")
-            try await world.harness.waitForLog("showing a summary of 2 as notification")
+            try await world.harness.waitForSummary(of: 2)
             try await Dunst.choose(NotificationContent.markReadAction)
-            try await world.harness.waitForLog("marked notice \(first), \(second) read")
+            try await world.harness.waitForEvents("the summary's notices marked read") {
+                $0 == .markedRead(world.account, [Int64(first), Int64(second)])
+            }
             let reads = try await world.standin.requests().compactMap(\.argv).filter { $0.starts(with: ["notifications", "read"]) }
             #expect(reads == [["notifications", "read", String(first), String(second)]])
         }

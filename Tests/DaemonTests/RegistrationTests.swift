@@ -70,7 +70,7 @@ import Testing
                 return
             }
             try await harness.waitForLog("device \(reaped.id) is gone from the server's device list")
-            try await harness.waitForLog("registered its device token as device", occurrence: 2)
+            try await harness.waitForRegistrations(2)
             let again = try #require(try await instance.standin.state().devices.first)
             #expect(again.token == reaped.token)
             #expect(try await harness.status(of: 0, from: supervisor).deviceID == Int64(again.id))
@@ -170,7 +170,7 @@ import Testing
 
             let supervisor = harness.supervisor()
             try await supervisor.start()
-            try await harness.waitForLog("registered its device token as device", occurrence: 3)
+            try await harness.waitForRegistrations(3)
 
             let records = try harness.state.loadAccounts().state.accounts
             let onFirst = try await first.standin.state().devices

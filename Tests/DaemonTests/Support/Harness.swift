@@ -31,6 +31,8 @@ final class Harness: Sendable {
     private let demand = TimeDemand()
     let desktop: RecordingDesktop
     let log: Observed<[String]>
+    /// What the harness's supervisors and desktop stages told (`DaemonEvent`), in order.
+    let events: Observed<[DaemonEvent]>
     /// The clock of `virtualTime(pollers:)`, and each log line with the time it read when the
     /// line was logged.
     let clock = ManualClock()
@@ -74,6 +76,61 @@ final class Harness: Sendable {
         state = StateDirectory(path: directory.appendingPathComponent("state").path)
         desktop = RecordingDesktop(demand: demand)
         log = Observed([], demand: demand)
+        events = Observed([], demand: demand)
+    }
+
+    /// Where the supervisors and stages of this harness tell what they did.
+    var tell: DaemonEvents {
+        DaemonEvents { [events] event in events.update { $0.append(event) } }
+    }
+
+    /// Waits until `count` of the events told match; those.
+    @discardableResult
+    func waitForEvents(
+        _ what: String, count: Int = 1, _ matches: @escaping @Sendable (DaemonEvent) -> Bool
+    ) async throws -> [DaemonEvent] {
+        try await events.wait(for: "\(count) × \(what)") { $0.count(where: matches) >= count }.filter(matches)
+    }
+
+    /// Waits until notice `row` of `account` is on screen as the newest of its group (of `size`
+    /// notices when given); the notification's id.
+    @discardableResult
+    func waitForShown(row: Int, of account: Account, inGroupOf size: Int? = nil) async throws -> UInt32 {
+        let shown = try await waitForEvents("notice \(row) of \(account.displayName) shown") { event in
+            guard case .shown(account, .group(let group), _, _) = event else { return false }
+            return group.newest.id == Int64(row) && (size == nil || group.items.count == size)
+        }
+        guard case .shown(_, _, let notification, _)? = shown.first else { return 0 }
+        return notification
+    }
+
+    /// Waits until a summary of `count` notices is on screen.
+    func waitForSummary(of count: Int) async throws {
+        try await waitForEvents("a summary of \(count) shown") { event in
+            if case .shown(_, .summary(let summary), _, _) = event { summary.count == count } else { false }
+        }
+    }
+
+    /// Waits until `count` registrations in all have given a device id.
+    func waitForRegistrations(_ count: Int) async throws {
+        try await waitForEvents("a registration", count: count) { event in
+            if case .registered(_, deviceID: _?, _) = event { true } else { false }
+        }
+    }
+
+    /// Waits until `count` polls (of `account`, or of any) answered with a list, a 200.
+    func waitForListedPolls(_ count: Int, of account: Account? = nil) async throws {
+        try await waitForEvents("a poll answered 200 of \(account?.displayName ?? "any account")", count: count) { event in
+            guard case .polled(let polled, let words, failed: false) = event else { return false }
+            return words.hasPrefix("200 ok") && (account == nil || polled == account)
+        }
+    }
+
+    /// Waits until `account` has had `count` polls that failed.
+    func waitForFailedPolls(_ count: Int, of account: Account) async throws {
+        try await waitForEvents("a failed poll of \(account.displayName)", count: count) { event in
+            if case .polled(account, _, failed: true) = event { true } else { false }
+        }
     }
 
     var logger: Logger {
@@ -105,7 +162,8 @@ final class Harness: Sendable {
         return Timeline(clock)
     }
 
-    /// A supervisor over this harness's accounts, stopped when the test ends.
+    /// A supervisor over this harness's accounts, stopped when the test ends; what it does is
+    /// told to `events`.
     ///
     /// - Parameter desktop: where its news goes besides `self.desktop`, which records all.
     func supervisor(
@@ -114,6 +172,8 @@ final class Harness: Sendable {
         accounts: AccountSource? = nil, relayToken: @escaping RelayTokenSource = { _ in nil },
         parts: Supervisor.Parts = Supervisor.Parts()
     ) -> Supervisor {
+        var parts = parts
+        parts.events = tell
         let supervisor = Supervisor(
             settings: settings, configPath: directory.appendingPathComponent("config").path,
             sources: Supervisor.Sources(
