@@ -219,6 +219,7 @@ public actor Supervisor {
         case .relayConnected(let afterGap):
             setRelayConnected(true)
             if afterGap { relayReconnected() }
+            parts.events.tell(.relayConnected(afterGap: afterGap))
         case .relayDisconnected:
             setRelayConnected(false)
         case .resumed:
@@ -336,6 +337,7 @@ public actor Supervisor {
         deliveries.wakeUps += 1
         logger.debug("\(account.displayName): woken up by relay message \(message.id); polling soon")
         poller.wake(.payload)
+        parts.events.tell(.relayWoke(account, messageID: message.id))
     }
 
     /// The relay stream is back after a gap: whatever it may have missed, each account's own
@@ -378,6 +380,7 @@ public actor Supervisor {
         } else if wasOffline {
             networkReturned("the network is back")
         }
+        parts.events.tell(.network(state))
     }
 
     // MARK: - Reloading

@@ -11,6 +11,12 @@ public enum DaemonEvent: Sendable, Equatable {
     case markedRead(Account, [Int64])
     /// A keyring call waits for its user, for this.
     case keyringWaiting(String)
+    /// The relay stream is connected, again after a gap when `afterGap`.
+    case relayConnected(afterGap: Bool)
+    /// Relay message `messageID` woke the account.
+    case relayWoke(Account, messageID: String)
+    /// NetworkManager's word on the network changed, and every account was told.
+    case network(NetworkState)
     /// The account's token was refused: polling stopped.
     case tokenRejected(Account)
     /// What the book holds (`subject`: a group of notices, a summary, ...) is on screen as

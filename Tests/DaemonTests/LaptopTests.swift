@@ -85,7 +85,9 @@ import MainLoop
                 try await system.waitForInhibitors(held: 1, released: 1)
 
                 // Shown once, whether the poll came of the resume or of the relay's message.
-                try await harness.waitForLog("relay message \(whileAsleep.id)")
+                try await harness.waitForEvents("relay message \(whileAsleep.id) handled") {
+                    if case .relayWoke(_, messageID: whileAsleep.id) = $0 { true } else { false }
+                }
                 let notices = harness.desktop.notices(for: account)
                 #expect(notices.count == shown + 1)
                 #expect(notices.last?.gist == .item(Int64(issue)))
@@ -111,7 +113,7 @@ import MainLoop
                 try await clock.waitForSleepers(2)
 
                 try await system.goOffline()
-                try await harness.waitForLog("the system is offline")
+                try await harness.waitForEvents("offline") { $0 == .network(.offline) }
                 // No timer at all: an offline daemon does not wake up.
                 try await clock.waitUntilNothingSleeps()
                 let status = await supervisor.status()
@@ -137,8 +139,10 @@ import MainLoop
 
                 // Back: each account polls within the return window, its rows shown once.
                 for instance in harness.instances { try await instance.standin.clearFaults() }
+                // Online once already, at the start, when NetworkManager first answered.
+                let online = harness.events.value.count { $0 == .network(.online) }
                 try await system.goOnline()
-                try await harness.waitForLog("the network is back")
+                try await harness.waitForEvents("back online", count: online + 1) { $0 == .network(.online) }
                 try await clock.waitForSleepers(2)
                 clock.advance(by: .seconds(PollSchedule.returnWindow))
                 for (index, instance) in harness.instances.enumerated() {

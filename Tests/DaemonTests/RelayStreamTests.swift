@@ -32,7 +32,9 @@ import MainLoop
     /// Waits until the stream has handled message `id`: woken its account and moved its
     /// position past it.
     static func waitUntilHandled(_ id: String, _ harness: Harness) async throws {
-        try await harness.waitForLog("relay message \(id); polling soon")
+        try await harness.waitForEvents("relay message \(id) handled") {
+            if case .relayWoke(_, messageID: id) = $0 { true } else { false }
+        }
     }
 
     /// A supervisor listening to `relay`, started, its first polls done and its stream open.
@@ -46,7 +48,7 @@ import MainLoop
         let supervisor = harness.supervisor(try settings(relay, keepalive: keepalive), parts: Supervisor.Parts(timeline: clock.map { Timeline($0) } ?? Timeline()))
         try await supervisor.start()
         try await relay.waitForSubscriptions(count: subscriptions)
-        try await harness.waitForLog("relay \(relay.url): connected", occurrence: subscriptions)
+        try await harness.waitForEvents("the relay connected", count: subscriptions) { if case .relayConnected = $0 { true } else { false } }
         if let clock {
             // The stream's watch for silence, and the account's first poll (its whoami and
             // registration come with it).
@@ -155,7 +157,7 @@ import MainLoop
             let subscriptions = try await relay.waitForSubscriptions(count: 2)
             #expect(subscriptions[0].since == nil)
             #expect(subscriptions[1].since.flatMap { Int64($0) } != nil)
-            try await harness.waitForLog("relay \(relay.url): connected", occurrence: 2)
+            try await harness.waitForEvents("the relay connected", count: 2) { if case .relayConnected = $0 { true } else { false } }
             try await relay.waitForOpenStreams(1)
             #expect(await supervisor.status().relay.reconnects == 1)
         }
@@ -184,7 +186,7 @@ import MainLoop
             try await clock.waitForSleepers(2)
             clock.advanceToNextDeadline()
             try await relay.waitForSubscriptions(count: 2)
-            try await harness.waitForLog("relay \(relay.url): connected")
+            try await harness.waitForEvents("the relay connected") { if case .relayConnected = $0 { true } else { false } }
             try await relay.waitForOpenStreams(1)
         }
         await relay.stop()
@@ -341,7 +343,7 @@ import MainLoop
             settings.relayPollInterval = 3000
             let supervisor = harness.supervisor(settings)
             try await supervisor.start()
-            try await harness.waitForLog("relay \(relay.url): connected")
+            try await harness.waitForEvents("the relay connected") { if case .relayConnected = $0 { true } else { false } }
 
             // A wake-up polls soon; the poll after it is scheduled at the relay's pace.
             let pollResult: @Sendable (String) -> Bool = { line in
