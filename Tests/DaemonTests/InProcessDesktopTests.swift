@@ -1,8 +1,13 @@
+import DBus
 import Daemon
+import Desktop
 import Foundation
+import Logging
+import MainLoop
 import Notifications
 import PushCore
 import Settings
+import StateStore
 import TestSupport
 import Testing
 
@@ -116,6 +121,53 @@ import Testing
             #expect(server.closed.value == [shown.id])
             #expect(server.onScreen.isEmpty)
         }
+    }
+
+    /// A kill -9 leaves its daemon's notifications on screen; the next daemon's stage, on the
+    /// same server, takes them over from the state the last one saved: the next notice of a
+    /// repository shown before replaces its notification in place, listing only what is new.
+    @Test func afterAKillDashNineTheNextStageTakesOverWhatTheLastShowed() async throws {
+        let bus = try await PrivateBus()
+        let connection = try await DBusConnection.connect(to: .address(bus.address))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-adoption-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = StateFiles(StateDirectory(path: directory.path))
+        let server = InMemoryNotificationServer()
+        let account = try Account(instance: try GitbayInstance(parsing: "https://gitbay-0.test"), username: "cmc")
+        func stage(_ connection: InMemoryNotificationServer.Connection, on bus: DBusConnection) async throws -> Desktop {
+            let options = Desktop.Options(
+                config: .defaults, environment: [:], icon: "gbnotify", browser: ["/bin/true"], timeline: Timeline(ManualClock()))
+            return try await Desktop.start(on: bus, server: connection, state: state, options: options, logger: Logger(level: .debug) { _ in })
+        }
+        func notice(_ id: Int64, by actor: String, _ summary: String) -> DesktopNews {
+            let item = InboxItem(
+                id: id, repo: "krz/gitbay", kind: .issue, actor: actor, summary: summary, path: "krz/gitbay/issues/12",
+                createdAt: "2026-09-20T10:11:12.123Z", readAt: nil)
+            return .update(AccountUpdate(account: account, notices: [.item(item)], unread: .exact(Int(id))))
+        }
+
+        let killed = server.connect()
+        let first = try await stage(killed, on: connection)
+        await first.hand(.accounts([account]))
+        await first.hand(notice(1, by: "eve", "opened issue #12"))
+        let shown = try #require(server.shown.value.first)
+        // The kill: the daemon's connection goes, and nothing of it withdraws anything.
+        killed.disconnect()
+
+        let second = try await stage(server.connect(), on: connection)
+        await second.hand(.accounts([account]))
+        await second.hand(notice(2, by: "ana", "commented on issue #12"))
+        let replaced = try #require(server.shown.value.last)
+        #expect(server.shown.value.count == 2)
+        #expect(replaced.replacing == shown.id && replaced.id == shown.id)
+        #expect(replaced.notification.body == "ana commented on issue #12\nand 1 more")
+        #expect(server.onScreen.count == 1)
+
+        await first.stop()
+        await second.stop()
+        #expect(server.onScreen.isEmpty)
+        await connection.close()
+        await bus.stop()
     }
 
     @Test func aNoticeReadElsewhereIsWithdrawnAtTheNextPoll() async throws {

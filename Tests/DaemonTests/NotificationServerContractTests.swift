@@ -21,7 +21,7 @@ struct NotificationServerContractTests {
     @Test func theInMemoryServerAnswersAndSignalsAsDunstDoes() async throws {
         let memory = InMemoryNotificationServer()
         let inMemory = try await Self.scenario(
-            memory, hands: Hands(click: { memory.click($0) }, dismiss: { memory.dismiss($0) }))
+            memory.connect(), hands: Hands(click: { memory.click($0) }, dismiss: { memory.dismiss($0) }))
 
         let session = try SharedDesktop.session()
         let onDunst = try await session.withConnection { connection in

@@ -77,7 +77,8 @@ final class InProcessDaemon: Sendable {
                 events: tell)
             stage = Stage(
                 bus: bus, connection: connection, server: server,
-                desktop: try await Desktop.start(on: connection, server: server, state: state, options: options, logger: logger))
+                desktop: try await Desktop.start(
+                    on: connection, server: server.connect(), state: state, options: options, logger: logger))
         }
         let daemon = try InProcessDaemon(
             count: count, settings: settings, seed: seed, directory: directory, clock: clock, events: events, log: log,
