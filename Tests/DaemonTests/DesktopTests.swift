@@ -13,8 +13,8 @@ import TestSupport
 import Testing
 
 /// The desktop stage against real parts: a supervisor polling a stand-in with the account in
-/// the session's keyring, its news handed to the stage, which shows it through libnotify on
-/// dunst. libnotify reaches the bus of the process, so the suite runs in a copy of the test
+/// the session's keyring, its news handed to the stage, which shows it on dunst. The stage
+/// reaches the session bus of the process, so the suite runs in a copy of the test
 /// process in a desktop session of its own (`DesktopSuiteTests`), where nobody else shows
 /// anything and "click the top notification" means ours; its tests run one after another.
 @Suite(.serialized, .enabled(if: PrivateSession.isRunning(suite: "DesktopTests")))
@@ -601,7 +601,7 @@ struct DesktopTests {
 }
 
 /// Runs `DesktopTests` in a desktop session of its own: a bus with dunst (configured by
-/// `Dunst.config`) and a keyring, where libnotify and the tests' dunstctl meet.
+/// `Dunst.config`) and a keyring, where the stage and the tests' dunstctl meet.
 @Suite struct DesktopSuiteTests {
     @Test func desktopTestsPassInADesktopOfTheirOwn() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-dunst-\(UUID().uuidString)")

@@ -9,9 +9,9 @@ import Testing
 /// seen and clicked the way a user sees and clicks: the bubbles on screen over AT-SPI, clicks
 /// with a real pointer (XTest), the icon by the colours on screen.
 ///
-/// The binary rather than the desktop stage in this process: libnotify and GLib are per process
-/// and bound to the process's own session bus when first used, and this way every part runs as
-/// shipped, from the keyring and the poller to the server and the browser a click starts.
+/// The binary rather than the desktop stage in this process: the stage reaches the process's
+/// own session bus, and this way every part runs as shipped, from the keyring and the poller to
+/// the server and the browser a click starts.
 struct FallbackServerChecks {
     /// How a user does things on one server.
     struct Hands: Sendable {

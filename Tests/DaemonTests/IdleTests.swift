@@ -4,11 +4,12 @@ import Glibc
 import TestSupport
 import Testing
 
-/// gbnotifyd sleeps between polls: no timer of its own, of GLib's (libnotify's and libsecret's
-/// main contexts, GDBus's threads), of libcurl's or of the Swift runtime wakes it. The real
-/// binary, after a notice shown and clicked (so libnotify, libsecret and the click's launch
-/// have all run), with no poll due, no relay, and a system bus with logind and NetworkManager
-/// to watch, over 30 s: a timer of any period up to that wakes it at least once in the window.
+/// gbnotifyd sleeps between polls: no timer of its own, of GLib's (libsecret's main context,
+/// GDBus's threads), of libcurl's or of the Swift runtime wakes it. The real binary, after a
+/// notice shown and clicked (so the notification server's calls, libsecret and the click's
+/// launch have all run), with no poll due, no relay, and a system bus with logind and
+/// NetworkManager to watch, over 30 s: a timer of any period up to that wakes it at least once
+/// in the window.
 @Suite(.desktop(.dunst, installing: .gbnotify))
 struct IdleTests {
     /// The voluntary and involuntary context switches of each thread of `pid`, by thread id.

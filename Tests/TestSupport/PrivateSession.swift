@@ -93,8 +93,8 @@ public enum PrivateSession {
 
     /// Runs every test of `suite` in a fresh copy of the test process inside its own
     /// `scripts/desktop-session`, one after another, for suites whose tests need the process's
-    /// own session bus to be a private one (libnotify and libsecret reach the bus of the process,
-    /// not a connection a test hands them). Returns how many tests ran; throws `Failure` with
+    /// own session bus to be a private one (libsecret, and the stages that connect to the session
+    /// bus, reach the bus of the process, not a connection a test hands them). Returns how many tests ran; throws `Failure` with
     /// everything the copy printed when it failed or ran none.
     ///
     /// - Parameter environment: added to the copy's, and so to the session's services (dunst
