@@ -36,13 +36,14 @@ import Testing
                 Self.row(3, kind: .issue, actor: "dep-bot", repo: "krz/deps"),
             ]
             await desktop.hand(.update(AccountUpdate(account: Self.account, notices: rows.map { .item($0) }, unread: .exact(3))))
+            // Each notification is its own call, sent side by side: they arrive in either order.
             let shown = server.shown.value
-            #expect(shown.map(\.summary) == ["krz/gitbay", "krz/builds"])
-            let issue = try #require(shown.first)
+            #expect(shown.map(\.summary).sorted() == ["krz/builds", "krz/gitbay"])
+            let issue = try #require(shown.first { $0.summary == "krz/gitbay" })
             #expect(issue.urgency == 1)
             #expect(issue.sound == "message-new-instant")
             #expect(!issue.suppressesSound)
-            let build = try #require(shown.last)
+            let build = try #require(shown.first { $0.summary == "krz/builds" })
             #expect(build.urgency == 0)
             #expect(build.sound == nil)
             #expect(build.suppressesSound)

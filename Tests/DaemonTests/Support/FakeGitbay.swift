@@ -157,6 +157,7 @@ final class FakeGitbay: GitbayTransport {
         }
         if state.isTokenRevoked { return (401, ["www-authenticate": #"Bearer realm="gitbay api""#], special(invalidToken), false) }
         let tag = command.isReadOnly ? ["etag": state.etag] : [:]
+        // Matched whole: the daemon sends back the one ETag it was given, never a list or W/.
         if command.isReadOnly, let ifNoneMatch, ifNoneMatch == state.etag { return (304, tag, [], false) }
         let (exitCode, data, error) = run(command, stdin: stdin, username: username, &state)
         let status = [0: 200, 2: 400, 3: 404, 4: 403][exitCode] ?? 500
