@@ -93,15 +93,12 @@ final class Harness: Sendable {
     }
 
     /// Waits until notice `row` of `account` is on screen as the newest of its group (of `size`
-    /// notices when given); the notification's id.
-    @discardableResult
-    func waitForShown(row: Int, of account: Account, inGroupOf size: Int? = nil) async throws -> UInt32 {
-        let shown = try await waitForEvents("notice \(row) of \(account.displayName) shown") { event in
+    /// notices when given).
+    func waitForShown(row: Int, of account: Account, inGroupOf size: Int? = nil) async throws {
+        try await waitForEvents("notice \(row) of \(account.displayName) shown") { event in
             guard case .shown(account, .group(let group), _, _) = event else { return false }
             return group.newest.id == Int64(row) && (size == nil || group.items.count == size)
         }
-        guard case .shown(_, _, let notification, _)? = shown.first else { return 0 }
-        return notification
     }
 
     /// Waits until a summary of `count` notices is on screen.
