@@ -67,6 +67,14 @@ demo: build
 bench:
 	Benchmarks/run
 
+# A busy day compressed into about 15 minutes (`make bench` runs it too): 250 accounts, 50,000
+# polls, 5,000 notices shown, clicked and withdrawn, reconnects, reloads, restarts, suspends and
+# snoozes, with gbnotifyd's memory, files and threads sampled throughout; rewrites the soak block
+# of BENCHMARKS.md.
+.PHONY: soak
+soak:
+	BENCH_COMMAND="make soak" Benchmarks/run --only soak
+
 # The README's pictures (docs/screenshot*.png): real gbnotifyd notifications on dunst under Xvfb,
 # GNOME Shell headless and Plasma under Xvfb.
 .PHONY: screenshot

@@ -65,25 +65,41 @@ How each figure is taken:
   PrepareForSleep(true), then (false) after a second; NetworkManager going offline and coming
   back. From the stand-in's signal sent to the last account's poll arriving at the stand-in,
   and to the relay stand-in's new subscription; perf over a minute offline;
-- `mailnag`: Mailnag 2.2 (Debian's) with one IMAP account in its default mode (IMAP IDLE, over
-  IMAPS) against imap_standin.py, idle for a minute once its first check is done and IDLE is
-  on; beside it gbnotifyd with one account, polling at the default interval, and on a relay;
+- `peers`: Mailnag 2.2 and gnubiff 2.2 (Debian's; Benchmarks/peers.py says what else was looked
+  for), each with one IMAP account in its default mode (IMAP IDLE, over IMAPS) against
+  imap_standin.py, idle for a minute once its first check is done and IDLE is on; beside them
+  gbnotifyd with one account, polling at the default interval, and on a relay;
 - `layout`: the terminal view's layout of hostile issues, in process (gbnotify-bench layout): a
   1 MiB body of tabs, a body of one unbroken 1 MiB word, that word as a system entry, 1 MiB of
-  tab-indented code, each laid out as `gbnotifyctl show` lays it out (`PlainText.item`, 80
-  columns; each text cut to 64 KiB first), 20 times after 3 unmeasured, CLOCK_MONOTONIC around
-  each; no daemon involved;
+  tab-indented code, and beside them 1 MiB of prose (the layout without hostile text), each laid
+  out as `gbnotifyctl show` lays it out (`PlainText.item`, 80 columns; each text cut to 64 KiB
+  first), 20 times after 3 unmeasured, CLOCK_MONOTONIC around each; no daemon involved;
 - `rules`: what deciding what pops up costs, in process (`gbnotify-bench rules`): 100 rules parsed
   from a config as gbnotifyd parses it, all but a catch-all missing every notice (so each notice
   is tried against all of them, the worst case of first match wins), evaluated against 1,000
   notices; the CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID) per run of all 1,000,
-  after one unmeasured run;
+  after one unmeasured run; beside it the same with no rules at all;
+- `growth`: 1, 10, 100 and 1,000 accounts, each of a user of its own, spread over 10 instances
+  (10 loopback addresses of one TLS stand-in), at the default 30 s: from the daemon's start to the
+  stand-in's first list request of every account, then a window: CPU per 304 poll, memory,
+  threads (`/proc/PID/task`) and open files (`/proc/PID/fd`); beside it the baseline over the same
+  accounts, up to 100 (a round of 1,000 would outlast its interval);
+- `tray_cpu`: the daemon's CPU per notice with the tray off and on, a tray host that asks for every
+  new icon (desktop_standins.py), and that of the icons drawn for it (`gbnotifyctl draw-tray-icon`,
+  which the daemon starts and reaps: cutime and cstime in /proc/PID/stat);
+- `ssh_add`: `gbnotifyctl account add --ssh` against the tests' loopback sshd, beside the same
+  command with the token on standard input (Benchmarks/ssh_mint.py says how);
+- `soak`, a busy day compressed (`make soak`; last, since it stops dunst): SOAK_DAY's events
+  spread over --soak-seconds after a warm-up, against 250 accounts, a relay and
+  desktop_standins.py's notification server, which the benchmark clicks; Private_Dirty, Pss,
+  VmRSS, open files and threads sampled every 30 s from the warm-up's end; each notice numbered,
+  and each `Notify` body searched for the numbers, so that every notice is shown exactly once
+  (or counted once in its account's "N new" summary);
 - poll latency: from the stand-in's receipt of a list request to the moment this script reads
   the daemon's `--verbose` line about the 304.
 """
 
 import argparse
-import hashlib
 import json
 import os
 import platform
@@ -101,11 +117,14 @@ import threading
 import time
 import urllib.request
 
+import peers
+import ssh_mint
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE = os.path.join(ROOT, "Benchmarks", "baseline.sh")
 TLS_STANDIN = os.path.join(ROOT, "Benchmarks", "tls_standin.py")
-IMAP_STANDIN = os.path.join(ROOT, "Benchmarks", "imap_standin.py")
 RELAY = os.path.join(ROOT, "Tests", "Standin", "relay_standin.py")
+DESKTOP_STANDINS = os.path.join(ROOT, "Benchmarks", "desktop_standins.py")
 SYSTEM_BUS = os.path.join(ROOT, "Tests", "Standin", "system_bus_standin.py")
 PYTHON = "/usr/bin/python3"  # the stand-ins need Debian's (python3-gi); a forking shim would keep signals
 SCHEMA = "org.gitbay.Account"
@@ -113,7 +132,26 @@ USERS = [f"u{n:03d}" for n in range(100)]
 # The tls scenario's instances: one loopback address each, all on one stand-in.
 # Five: libcurl keeps five TLS sessions per transfer handle (see BENCHMARKS.md's notes).
 INSTANCE_HOSTS = [f"127.0.0.{n}" for n in range(1, 6)]
-MAILNAG_SCHEMA = "com.github.pulb.mailnag"
+# `growth` and `soak`: up to 1,000 accounts of users of their own, spread over 10 instances.
+MANY_HOSTS = [f"127.0.0.{n}" for n in range(1, 11)]
+MANY_USERS = [f"g{n:04d}" for n in range(1000)]
+GROWTH_COUNTS = (1, 10, 100, 1000)
+# `soak`, a busy day: what happens in it, over --soak-seconds. The relay reconnects 200 times:
+# after each return of the network, each resume and each drop (spaced past the 30 s after which
+# the daemon's backoff starts afresh), and each return polls every account, which with the
+# polls of the relay's 30 s interval makes the day's 50,000.
+TRAY_ROUNDS = 20
+SOAK_ACCOUNTS = 250
+SOAK_SECONDS = 720
+SOAK_DAY = {"notice": 5000, "click": 1000, "mark_read": 500, "withdraw": 1000, "network": 185, "relay_drop": 10,
+            "suspend": 5, "keyring": 50, "reload": 20, "server_restart": 10, "snooze": 5}
+SOAK_SNOOZE_SECONDS = 40
+# A popup's life, compressed as the day is (dunst's 10 s, 60 times shorter), so that the screen
+# holds what a day's screen holds at any moment, not the whole day's notices at once.
+SOAK_POPUP_SECONDS = 0.2
+SOAK_SAMPLE_SECONDS = 30
+# After the last event, a poll of every account at the relay's interval (30 s), and then some.
+SOAK_SETTLE_SECONDS = 35
 # Debian's bundle of the system's CAs (ca-certificates): what libcurl and curl load by default.
 SYSTEM_CAS = "/etc/ssl/certs/ca-certificates.crt"
 
@@ -140,7 +178,7 @@ def run_quietly(arguments, **options):
 # --- TLS: a CA made for the run -------------------------------------------------------------------
 
 class RunCA:
-    """A CA and a server certificate signed by it for INSTANCE_HOSTS, made with openssl for this
+    """A CA and a server certificate signed by it for MANY_HOSTS, made with openssl for this
     run; the CA's key is thrown away once the certificate is signed. The system's CAs and this
     one are trusted, as against a real instance with the default trust: by curl (`--cacert`) as
     `trust_file`, a bundle of them all; by gbnotifyd, which reads the system's CAs from the
@@ -157,7 +195,7 @@ class RunCA:
                      "-keyout", path("ca-key.pem"), "-out", self.ca_file])
         run_quietly(["openssl", "req", *curve, "-subj", "/CN=127.0.0.1", "-keyout", self.key, "-out", path("server.csr")])
         with open(path("extensions"), "w") as extensions:
-            extensions.write("subjectAltName=" + ",".join(f"IP:{host}" for host in INSTANCE_HOSTS)
+            extensions.write("subjectAltName=" + ",".join(f"IP:{host}" for host in MANY_HOSTS)
                              + "\nextendedKeyUsage=serverAuth\n")
         run_quietly(["openssl", "x509", "-req", "-in", path("server.csr"), "-CA", self.ca_file,
                      "-CAkey", path("ca-key.pem"), "-CAcreateserial", "-days", "2", "-extfile", path("extensions"),
@@ -273,9 +311,10 @@ class Standin:
                 self.control("notifications/bulk", {"username": user, "count": count})
 
     def add_numbered_notice(self, user, number):
-        """A notice whose body and path carry `number`, so its notification can be found by it."""
-        self.control("notifications", {"username": user, "summary": f"opened issue #{number}",
-                                       "path": f"krz/gitbay/issues/{number}"})
+        """A notice whose body and path carry `number`, so its notification can be found by it;
+        its id."""
+        return self.control("notifications", {"username": user, "summary": f"opened issue #{number}",
+                                              "path": f"krz/gitbay/issues/{number}"})["id"]
 
     def newest_ids(self, users):
         newest = {user: 0 for user in users}
@@ -417,9 +456,10 @@ class Daemon:
     """A release gbnotifyd with a config, state and readiness socket of its own, trusting the run's
     CA and following the stand-in system bus."""
 
-    def __init__(self, binary, poll_interval, ca, system_bus, verbose=False, config="", bundle=False):
+    def __init__(self, binary, poll_interval, ca, system_bus, verbose=False, config="", bundle=False, path=None):
         """`bundle`: trust the run's CA with the system's through `ca-file = trust_file`, as a
-        build from before `SystemTrust` must (it reads no SSL_CERT_DIR)."""
+        build from before `SystemTrust` must (it reads no SSL_CERT_DIR). `path`: a directory put
+        first on its PATH (`soak`'s `xdg-open`)."""
         self.home = tempfile.mkdtemp(prefix="gbnotify-bench-")
         os.makedirs(os.path.join(self.home, "config", "gbnotifyd"))
         with open(os.path.join(self.home, "config", "gbnotifyd", "config"), "w") as file:
@@ -433,6 +473,9 @@ class Daemon:
             XDG_CONFIG_HOME=os.path.join(self.home, "config"), XDG_STATE_HOME=os.path.join(self.home, "state"),
             NOTIFY_SOCKET=os.path.join(self.home, "notify"), DBUS_SYSTEM_BUS_ADDRESS=system_bus.address,
             SSL_CERT_DIR=ca.trust_directory)
+        if path:
+            environment["PATH"] = path + os.pathsep + environment["PATH"]
+        self.environment = environment
         self.lines = []
         self.arrived = threading.Condition()
         self.started = time.monotonic()
@@ -525,6 +568,18 @@ def memory(pid):
     return values
 
 
+def reaped_cpu_ms(pid):
+    """The CPU time of a process's children it has waited for (cutime + cstime), in ms."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[13]) + int(fields[14])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def open_files(pid):
+    """How many file descriptors a process holds open."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
 def thread_names(pid):
     """The names of a process's threads (`/proc/PID/task/*/comm`), sorted."""
     names = []
@@ -598,12 +653,13 @@ def measured(pid, work):
 # --- the baseline ---------------------------------------------------------------------------------
 
 class Baseline:
-    def __init__(self, standin, users, interval, cycles=0):
+    def __init__(self, ca, accounts, interval, cycles=0):
+        """baseline.sh over `accounts` ((instance URL, user) pairs, in the keyring already)."""
         self.file = tempfile.NamedTemporaryFile("w", prefix="baseline-accounts-", delete=False)
-        for user in users:
-            self.file.write(f"{standin.url} {user}\n")
+        for url, user in accounts:
+            self.file.write(f"{url} {user}\n")
         self.file.close()
-        environment = dict(os.environ, INTERVAL=str(interval), CYCLES=str(cycles), CA_FILE=standin.ca.trust_file)
+        environment = dict(os.environ, INTERVAL=str(interval), CYCLES=str(cycles), CA_FILE=ca.trust_file)
         self.usage_before = resource_children()
         self.process = subprocess.Popen(
             [BASELINE, self.file.name], env=environment, stdin=subprocess.DEVNULL,
@@ -632,75 +688,6 @@ def resource_children():
     return usage.ru_utime + usage.ru_stime, usage.ru_nvcsw + usage.ru_nivcsw
 
 
-# --- Mailnag ----------------------------------------------------------------------------------------
-
-class Mailnag:
-    """Debian's Mailnag with one IMAP account against imap_standin.py, in its default mode (IMAP
-    IDLE over IMAPS), its config and data in directories of its own and its password in the
-    session's keyring, where Mailnag keeps it."""
-
-    USER, PASSWORD = "cmc", "bench-password"
-
-    def __init__(self, ca):
-        self.home = tempfile.mkdtemp(prefix="gbnotify-bench-mailnag-")
-        self.commands = []
-        self.idle = threading.Event()
-        self.server = subprocess.Popen(
-            [PYTHON, IMAP_STANDIN, "--cert", ca.certificate, "--key", ca.key, "--user", self.USER,
-             "--password", self.PASSWORD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        port = json.loads(self.server.stdout.readline())["port"]
-        threading.Thread(target=self._read_commands, daemon=True).start()
-        config = os.path.join(self.home, "config", "mailnag")
-        os.makedirs(config)
-        with open(os.path.join(config, "mailnag.cfg"), "w") as file:
-            # Mailnag's defaults (Mailnag/common/config.py), and an account as its dialog saves one.
-            file.write(f"[core]\npoll_interval = 10\nimap_idle_timeout = 10\nmailbox_seen_flags = 1\n"
-                       f"autostart = 1\nconnectivity_test = networkmonitor\n"
-                       f"enabled_plugins = dbusplugin, soundplugin, libnotifyplugin\n\n"
-                       f"[account1]\nenabled = 1\ntype = imap\nname = bench\nuser = {self.USER}\n"
-                       f"server = 127.0.0.1\nport = {port}\nssl = 1\nimap = 1\nidle = 1\nfolder = []\n")
-        # Mailnag's own key for the secret: md5(user + server + str(is_imap)) (common/accounts.py).
-        secret_id = hashlib.md5(f"{self.USER}127.0.0.1True".encode()).hexdigest()
-        subprocess.run(["secret-tool", "store", "--label=Mailnag bench", "xdg:schema", MAILNAG_SCHEMA, "id", secret_id],
-                       input=self.PASSWORD, text=True, check=True)
-        environment = dict(os.environ, XDG_CONFIG_HOME=os.path.join(self.home, "config"),
-                           XDG_DATA_HOME=os.path.join(self.home, "data"), XDG_CACHE_HOME=os.path.join(self.home, "cache"))
-        self.started = time.monotonic()
-        self.process = subprocess.Popen(["/usr/bin/mailnag", "--quiet"], env=environment, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if not self.idle.wait(60):
-            self.stop()
-            fail(f"Mailnag did not reach IMAP IDLE within 60 s (commands: {self.commands})")
-        self.pid = self.process.pid
-
-    def _read_commands(self):
-        for line in self.server.stderr:
-            moment, _, command = line.strip().partition(" ")
-            self.commands.append((float(moment), command))
-            if command == "IDLE":
-                self.idle.set()
-
-    def commands_since(self, moment):
-        return [command for at, command in self.commands if at >= moment]
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.server.terminate()
-        self.server.wait()
-        subprocess.run(["secret-tool", "clear", "xdg:schema", MAILNAG_SCHEMA], check=False)
-        shutil.rmtree(self.home, ignore_errors=True)
-
-
-def mailnag_version():
-    answer = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "mailnag"], capture_output=True, text=True)
-    return answer.stdout.strip() or "unknown"
-
-
 # --- scenarios ----------------------------------------------------------------------------------
 
 class Bench:
@@ -712,16 +699,25 @@ class Bench:
         self.system_bus = SystemBus()
         self.standin = Standin(self.ca, USERS)
         self.notifies = NotifyCounter()
+        self.many_standin = None
         self.results = {}
 
     def log(self, message):
         print(f"bench: {message}", file=sys.stderr, flush=True)
 
+    def many(self, count):
+        """`count` accounts of users of their own, account n on instance n mod 10 of a stand-in on
+        10 loopback addresses (made at its first use), with the stand-in."""
+        if self.many_standin is None:
+            self.many_standin = Standin(self.ca, MANY_USERS, hosts=MANY_HOSTS)
+        urls = self.many_standin.urls
+        return self.many_standin, [(urls[n % len(urls)], MANY_USERS[n]) for n in range(count)]
+
     def accounts(self, users, standin=None):
         """(instance URL, user) of each of `users` on `standin` (the run's main stand-in)."""
         return [((standin or self.standin).url, user) for user in users]
 
-    def daemon(self, accounts, poll_interval, standin=None, verbose=False, config="", binary=None):
+    def daemon(self, accounts, poll_interval, standin=None, verbose=False, config="", binary=None, path=None):
         """A daemon over `accounts` ((instance URL, user) pairs), returned once each account's first
         poll is saved. Their inboxes are read first, so that the first poll shows nothing: a
         notification left on screen would expire during a window, and the daemon hear of it."""
@@ -731,14 +727,15 @@ class Bench:
         use_accounts(standin, accounts)
         standin.clear()
         daemon = Daemon(binary or self.daemon_binary, poll_interval, self.ca, self.system_bus, verbose, config,
-                        bundle=binary not in (None, self.daemon_binary))
+                        bundle=binary not in (None, self.daemon_binary), path=path)
         daemon.wait_for_marks({account_id(url, user): 0 for url, user in accounts})
         return daemon
 
     # 100 rules against 1,000 notices: the CPU the desktop stage spends deciding what pops up.
     def rules(self):
         answer = subprocess.run([self.bench_binary, "rules", "20"], capture_output=True, text=True, check=True)
-        self.results["rules"] = json.loads(answer.stdout)["microseconds"]
+        costs = json.loads(answer.stdout)
+        self.results["rules"], self.results["rules_without"] = costs["microseconds"], costs["without"]
         self.log(f"100 rules x 1,000 notices: {median(self.results['rules']) / 1000:.3f} ms CPU")
 
     # The floor under showing anything on dunst: a bare `Notify`, and one notify-send.
@@ -800,6 +797,45 @@ class Bench:
             runs.append(json.loads(output))
         self.results["tray"] = runs
 
+    def tray_cpu(self):
+        """CPU per notice with the tray off and on, a host asking for each new icon at once (as
+        Plasma's and Xfce's trays do; desktop_standins.py's watcher): 10 accounts at 10 s, rounds of
+        one new notice on each. The daemon's CPU by perf, and that of what it started and reaped
+        meanwhile (each count drawn by `gbnotifyctl draw-tray-icon`) from /proc/PID/stat."""
+        users = USERS[:10]
+        accounts = self.accounts(users)
+        host = DesktopStandins(tray=True)
+        host.wait_until_serving()
+        marks = lambda: {account_id(self.standin.url, user): mark for user, mark in self.standin.newest_ids(users).items()}
+        runs = {}
+        for key, mode in (("off", "off"), ("on", "auto")):
+            daemon = self.daemon(accounts, 10, config=f"tray = {mode}\n")
+            icons = host.count("icon")
+            shown = self.notifies.value()
+            children = reaped_cpu_ms(daemon.pid)
+
+            def rounds():
+                for _ in range(TRAY_ROUNDS):
+                    self.standin.add_notices(users, 1)
+                    daemon.wait_for_marks(marks())
+                time.sleep(1)  # the last count drawn and fetched
+
+            window = measured(daemon.pid, rounds)
+            runs[key] = {"cpu_ms": window.cpu_ms, "children_ms": reaped_cpu_ms(daemon.pid) - children,
+                         "notices": TRAY_ROUNDS * len(users), "icons": host.count("icon") - icons,
+                         "notifications": self.notifies.value() - shown, "memory": daemon.memory()}
+            daemon.stop()
+            clear_screen()
+            self.log(f"tray {key}: {runs[key]}")
+        host.stop()
+        self.results["tray_cpu"] = runs
+
+    # `account add --ssh` against the loopback sshd, beside the token on standard input.
+    def ssh_add(self):
+        result = ssh_mint.measure(self.arguments.bin, self.standin, self.ca, self.arguments.repeat * 3)
+        self.results["ssh_add"] = result
+        self.log(f"account add: {ssh_mint.summary(result)}")
+
     def idle(self):
         """Idle with 10 accounts at the default interval, and between polls; at the default interval
         also the build before the one loop (`--before`), in turn with this one, for issue 22's
@@ -826,8 +862,8 @@ class Bench:
         rounds = max(1, round(seconds / 30))
         runs = []
         for _ in range(self.arguments.repeat):
-            first = Baseline(self.standin, users, 30, cycles=1).finish()
-            cpu_ms, switches = Baseline(self.standin, users, 30, cycles=1 + rounds).finish()
+            first = Baseline(self.ca, self.accounts(users), 30, cycles=1).finish()
+            cpu_ms, switches = Baseline(self.ca, self.accounts(users), 30, cycles=1 + rounds).finish()
             runs.append({"cpu_ms": cpu_ms - first[0], "switches": switches - first[1], "polls": 10 * rounds})
         self.results["idle_baseline"] = runs
         self.log(f"idle baseline: {runs}")
@@ -870,7 +906,7 @@ class Bench:
 
         use_accounts(self.standin, self.accounts(users))
         self.standin.clear()
-        baseline = Baseline(self.standin, users, 10)
+        baseline = Baseline(self.ca, self.accounts(users), 10)
         started = time.monotonic()
         time.sleep(seconds)
         self.results["baseline_memory"] = memory(baseline.process.pid)
@@ -878,13 +914,58 @@ class Bench:
         self.results["hundred_baseline"] = {
             "requests": summarise_requests(self.standin.requests(), users, time.monotonic() - started)}
 
+    # How the cost grows with the work: 1, 10, 100 and 1,000 accounts over 10 instances.
+    def growth(self):
+        """For each count: start to every account polled (the stand-in's first list request of
+        each, from the moment the daemon was started), then a window at the default 30 s: CPU per
+        304 poll, memory, threads and open files. Beside it the baseline's loop over the same
+        accounts: CPU per poll from whole rounds back to back less one round, its first round's
+        length (what its interval cannot be shorter than) and its bash's memory."""
+        results = {}
+        for count in GROWTH_COUNTS:
+            standin, accounts = self.many(count)
+            daemon = self.daemon(accounts, 30, standin=standin)
+            firsts = {}
+            for request in standin.list_requests():
+                firsts.setdefault(request["username"], request["time"])
+            all_polled = max(firsts.values()) - daemon.started
+            start_handshakes = len(standin.handshakes())
+            standin.clear()
+            window = measured(daemon.pid, lambda: time.sleep(self.arguments.idle_seconds))
+            statuses = [r["status"] for r in standin.list_requests()]
+            results[count] = {**window.figures(), "polls": len(statuses), "not_modified": statuses.count(304),
+                              "all_polled": all_polled, "ready": daemon.ready_seconds, "polled": len(firsts),
+                              "start_handshakes": start_handshakes,
+                              "memory": daemon.memory(),
+                              "threads": len(thread_names(daemon.pid)), "files": open_files(daemon.pid)}
+            daemon.stop()
+            self.log(f"growth {count}: {results[count]}")
+            if count <= 100:
+                standin.clear()
+                one = Baseline(self.ca, accounts, 0, cycles=1)
+                first_round = one.finish()
+                # The first round alone, timed: each account's first request to the last one's.
+                times = [r["time"] for r in standin.list_requests()]
+                standin.clear()
+                cpu_ms, switches = Baseline(self.ca, accounts, 0, cycles=3).finish()
+                # Its bash's memory, a second into a loop at the default interval.
+                looping = Baseline(self.ca, accounts, 30)
+                time.sleep(1)
+                bash = memory(looping.process.pid)
+                looping.kill()
+                results[count]["baseline"] = {
+                    "cpu_ms": cpu_ms - first_round[0], "polls": 2 * count, "memory": bash,
+                    "round_seconds": max(times) - min(times) if times else 0.0}
+                self.log(f"growth baseline {count}: {results[count]['baseline']}")
+        self.results["growth"] = results
+
     # CPU per 304 poll of the baseline: whole rounds, less one round; its handshakes.
     def baseline_polls(self):
         users = USERS[:10]
         use_accounts(self.standin, self.accounts(users))
-        one = Baseline(self.standin, users, 0, cycles=1).finish()
+        one = Baseline(self.ca, self.accounts(users), 0, cycles=1).finish()
         self.standin.clear()
-        many = Baseline(self.standin, users, 0, cycles=7).finish()
+        many = Baseline(self.ca, self.accounts(users), 0, cycles=7).finish()
         self.results["poll_baseline"] = {"cpu_ms": many[0] - one[0], "switches": many[1] - one[1], "polls": 60,
                                          "handshakes_per_poll": len(self.standin.handshakes())
                                          / len(self.standin.list_requests())}
@@ -929,11 +1010,11 @@ class Bench:
 
         # The baseline: one round to learn where each inbox stands, then rounds with new notices.
         use_accounts(self.standin, accounts)
-        idle = Baseline(self.standin, users, 0, cycles=1).finish()
+        idle = Baseline(self.ca, self.accounts(users), 0, cycles=1).finish()
         for key, per_user, count in (("one_new_baseline", 1, 3), ("burst_baseline", 100, 1)):
             self.standin.clear()
             before = self.notifies.value()
-            baseline = Baseline(self.standin, users, 2, cycles=1 + count)
+            baseline = Baseline(self.ca, self.accounts(users), 2, cycles=1 + count)
             for round_number in range(1, count + 1):
                 self.standin.wait_for_answered_lists(10 * round_number)
                 self.standin.add_notices(users, per_user)
@@ -1003,18 +1084,18 @@ class Bench:
         self.results["laptop"] = {**runs, "offline": offline}
         self.log(f"laptop: {self.results['laptop']}")
 
-    # Mailnag idle with one IMAP account, beside gbnotifyd idle with one account.
-    def mailnag(self):
+    # The peers idle with one IMAP account (Mailnag, gnubiff), beside gbnotifyd idle with one account.
+    def peers(self):
         seconds = self.arguments.idle_seconds
-        mailnag = Mailnag(self.ca)
-        time.sleep(5)  # its first check done, its idlers waiting
-        started = time.monotonic()
-        window = measured(mailnag.pid, lambda: time.sleep(seconds))
-        peer = {**window.figures(), "commands": mailnag.commands_since(started), "memory": memory(mailnag.pid),
-                "version": mailnag_version()}
-        mailnag.stop()
-        self.results["mailnag"] = peer
-        self.log(f"Mailnag: {peer}")
+        for key, peer_class in (("mailnag", peers.Mailnag), ("gnubiff", peers.GnuBiff)):
+            peer = peer_class(self.ca)
+            time.sleep(5)  # its first check done, its idlers waiting
+            started = time.monotonic()
+            window = measured(peer.pid, lambda: time.sleep(seconds))
+            self.results[key] = {**window.figures(), "commands": peer.commands_since(started),
+                                 "memory": memory(peer.pid), "version": peers.version(peer.PACKAGE)}
+            peer.stop()
+            self.log(f"{key}: {self.results[key]}")
 
         relay = Relay(self.ca)
         for key, config in (("one_polling", ""), ("one_relay", f"relay-url = {relay.url}\n")):
@@ -1045,6 +1126,203 @@ class Bench:
             self.log(f"wake-ups{suffix}: relay → Notify p50 {median([t['total'] for t in relay_times]):.2f} ms; "
                      f"Deliver → Notify p50 {median([t['total'] for t in deliver_times]):.2f} ms")
         self.results["wake_poll_floor"] = self.poll_floor(USERS)
+
+    # A busy day compressed: many cycles of everything the daemon does, memory sampled throughout.
+    def soak(self):
+        """`make soak`. SOAK_ACCOUNTS accounts over 10 instances, a relay, and the desktop_standins.py
+        notification server (dunst stopped: it cannot be clicked from here), for `--soak-seconds`
+        after a warm-up; events spread evenly over that time. Every notice is numbered, so what
+        the server was sent can be checked against what was added."""
+        seconds = self.arguments.soak_seconds
+        stop_notification_server()
+        standin, accounts = self.many(SOAK_ACCOUNTS)
+        spare = [(standin.urls[0], user) for user in MANY_USERS[-5:]]
+        for _, user in spare:
+            standin.control("notifications/mark-read", {"username": user, "all": True})
+        relay = Relay(self.ca)
+        opener = tempfile.mkdtemp(prefix="gbnotify-soak-opener-")
+        opened = os.path.join(opener, "opened")
+        with open(os.path.join(opener, "xdg-open"), "w") as stub:
+            stub.write(f'#!/bin/sh\necho "$1" >> {opened}\n')
+        os.chmod(os.path.join(opener, "xdg-open"), 0o755)
+        servers = [DesktopStandins(notifications=True, expire=SOAK_POPUP_SECONDS)]
+        servers[0].wait_until_serving()
+        bus_notifies = self.notifies.value()
+        daemon = self.daemon(accounts, 10, standin=standin, path=opener,
+                             config=f"relay-url = {relay.url}\nrelay-poll-interval = 30\n")
+        relay.wait_for_stream_of([daemon.topic(account_id(*account)) for account in accounts])
+        ctl = lambda *words: subprocess.run([os.path.join(self.arguments.bin, "gbnotifyctl"), *words],
+                                            env=daemon.environment, capture_output=True, text=True, check=True)
+        users = [user for _, user in accounts]
+        standin.clear()
+
+        # The day's events, each at its moment in [0, seconds); a shorter day (a trial run) has
+        # fewer of each, in proportion.
+        planned = {kind: max(1, round(count * seconds / SOAK_SECONDS)) for kind, count in SOAK_DAY.items()}
+        plan = []
+        for index, (kind, count) in enumerate(planned.items()):
+            offset = (index + 0.5) / len(planned)  # kinds apart from one another
+            plan += [(seconds * (n + offset) / count, kind) for n in range(count)]
+        plan.sort()
+
+        added = {}  # notice number -> user
+        notice_ids = {}  # notice number -> its id on the stand-in
+        added_at = {}  # notice number -> when it was added (CLOCK_MONOTONIC)
+        snoozed = set()  # numbers added while a snooze held popups
+        done = {kind: 0 for _, kind in plan}
+        snooze_ends = []
+        samples = []
+        number = 0
+        warm_up = self.arguments.soak_warm_up
+        began = time.monotonic()
+        next_sample = began + warm_up
+
+        showing = {}  # what the current server shows: id -> the notice's number, None for a summary
+        shown_numbers = []  # each single notice shown, newest last, for "read elsewhere"
+        read_up_to = [0]  # the current server's events taken into `showing`
+
+        def open_notifications():
+            server = servers[-1]
+            with server.changed:
+                fresh = server.events[read_up_to[0]:]
+                read_up_to[0] = len(server.events)
+            for event in fresh:
+                if event["event"] == "notify":
+                    found = re.findall(r"#(\d+)", event["body"])
+                    showing[event["id"]] = int(found[0]) if found else None
+                    if found:
+                        shown_numbers.append(int(found[0]))
+                elif event["event"] in ("close", "clicked", "expired"):
+                    showing.pop(event["id"], None)
+            return showing
+
+        def sample():
+            pid = daemon.pid
+            samples.append({"t": time.monotonic() - began, "memory": memory(pid), "files": open_files(pid),
+                            "threads": len(thread_names(pid))})
+            self.log(f"soak at {samples[-1]['t']:.0f} s: {samples[-1]}; done {done}; "
+                     f"{servers[-1].count('notify')} Notify on the current server, {len(open_notifications())} showing")
+
+        while plan or snooze_ends:
+            now = time.monotonic() - began
+            if now + began >= next_sample:
+                sample()
+                next_sample += SOAK_SAMPLE_SECONDS
+            if snooze_ends and snooze_ends[0][0] <= now:
+                ctl("snooze", "off", "--account", snooze_ends.pop(0)[1])
+                continue
+            if not plan:
+                time.sleep(0.05)
+                continue
+            at, kind = plan[0]
+            if at + warm_up > now:
+                time.sleep(min(0.05, at + warm_up - now))
+                continue
+            plan.pop(0)
+            done[kind] += 1
+            if kind == "notice":
+                number += 1
+                user = users[number % len(users)]
+                added_at[number] = time.monotonic()
+                notice_ids[number] = standin.add_numbered_notice(user, number)
+                added[number] = user
+                if any(user == account.split("@")[0] for _, account in snooze_ends):
+                    snoozed.add(number)
+            elif kind == "withdraw":
+                # The newest notice shown, read on the instance: withdrawn after the next poll.
+                open_notifications()
+                if not shown_numbers:
+                    done[kind] -= 1
+                    continue
+                notice = shown_numbers.pop()
+                standin.control("notifications/mark-read", {"username": added[notice], "ids": [notice_ids[notice]]})
+            elif kind in ("click", "mark_read"):
+                if not open_notifications():
+                    # Nothing on screen: again a moment later, within the day.
+                    done[kind] -= 1
+                    if at + 0.05 < seconds:
+                        plan.append((at + 0.05, kind))
+                        plan.sort()
+                    continue
+                notification = min(showing)  # the oldest: its `Notify` has surely been answered
+                del showing[notification]
+                servers[-1].command(f"click {notification} {'default' if kind == 'click' else 'mark-read'}")
+            elif kind == "network":
+                self.system_bus.control("network", {"steps": SystemBus.OFFLINE})
+                time.sleep(0.5)
+                self.system_bus.control("network", {"steps": SystemBus.ONLINE})
+            elif kind == "relay_drop":
+                relay.control("faults", {"kind": "drop"})
+            elif kind == "keyring":
+                # A spare account (its inbox read) stored, then cleared again: two changes.
+                url, user = spare[(done[kind] - 1) // 2 % len(spare)]
+                if done[kind] % 2:
+                    subprocess.run(["secret-tool", "store", f"--label=gitbay {user}", "xdg:schema", SCHEMA,
+                                    "instance", url, "user", user], input=standin.tokens[user], text=True, check=True)
+                else:
+                    subprocess.run(["secret-tool", "clear", "xdg:schema", SCHEMA, "instance", url, "user", user],
+                                   check=True)
+            elif kind == "reload":
+                daemon.process.send_signal(signal.SIGHUP)
+            elif kind == "server_restart":
+                servers.append(DesktopStandins(notifications=True, expire=SOAK_POPUP_SECONDS))
+                servers[-2].stop()
+                servers[-1].wait_until_serving()
+                showing.clear()
+                read_up_to[0] = 0
+            elif kind == "suspend":
+                self.system_bus.control("sleep", {})
+                time.sleep(1)
+                self.system_bus.control("resume", {})
+            elif kind == "snooze":
+                # The account whose turn for a notice comes next, so that the snooze holds some.
+                url, user = accounts[(number + 1) % len(accounts)]
+                snoozed_account = f"{user}@{url.split('://')[1]}"
+                ctl("snooze", "1m", "--account", snoozed_account)
+                snooze_ends.append((now + SOAK_SNOOZE_SECONDS, snoozed_account))
+        sample()
+        time.sleep(SOAK_SETTLE_SECONDS)  # the last notices polled and shown
+        sample()
+        requests = standin.requests()
+        subscriptions = len(relay.control("state")["subscriptions"])
+        bus_notifies = self.notifies.value() - bus_notifies
+        daemon.stop()
+        events = [event for server in servers[:-1] for event in server.events] + servers[-1].stop()
+        relay.stop()
+        opens = open(opened).read().splitlines() if os.path.exists(opened) else []
+        shutil.rmtree(opener, ignore_errors=True)
+        use_accounts(standin, [])
+
+        # Every notice shown exactly once: one by one (its number in one body), or else counted in
+        # a summary of its account sent after it came ("N new", "N new ... while snoozed", or
+        # "N more unread" that it joined), never twice.
+        seen, summaries = {}, {}
+        for event in events:
+            if event["event"] != "notify":
+                continue
+            for found in set(re.findall(r"#(\d+)", event["body"])):
+                seen[int(found)] = seen.get(int(found), 0) + 1
+            summary = re.match(r"\d+\+? (?:new|more unread|unread) on \S+ as (\S+)", event["summary"])
+            if summary:
+                summaries.setdefault(summary.group(1), []).append(event["t"])
+        once = sum(1 for notice in added if seen.get(notice) == 1)
+        twice = [notice for notice in added if seen.get(notice, 0) > 1]
+        unseen = [notice for notice in added if notice not in seen]
+        summarised = [notice for notice in unseen if any(t > added_at[notice] for t in summaries.get(added[notice], []))]
+        lists = [r for r in requests if r["query_argv"] == ["notifications", "list"]]
+        self.results["soak"] = {
+            "seconds": seconds, "warm_up": warm_up, "accounts": len(accounts), "samples": samples, "done": done,
+            "planned": planned,
+            "polls": len(lists), "relay_subscriptions": subscriptions, "notices": len(added), "shown_once": once,
+            "shown_twice": twice, "not_shown_alone": len(unseen), "summarised": len(summarised),
+            "never_shown": sorted(set(unseen) - set(summarised)), "snoozed": len(snoozed),
+            "snoozed_alone": sum(1 for notice in snoozed if notice in seen),
+            "replaced": sum(1 for e in events if e["event"] == "notify" and e["replaces"]),
+            "withdrawn": sum(1 for e in events if e["event"] == "close"),
+            "expired": sum(1 for e in events if e["event"] == "expired"),
+            "clicked": sum(1 for e in events if e["event"] == "clicked"), "opened": len(opens),
+            "server_notifies": sum(1 for e in events if e["event"] == "notify"), "bus_notifies": bus_notifies}
+        self.log(f"soak: { {k: v for k, v in self.results['soak'].items() if k != 'samples'} }")
 
     def wake_path(self, binary, numbers):
         """(relay line → `Notify`, `Deliver` → `Notify`) timings of one build; its notices are
@@ -1127,6 +1405,8 @@ class Bench:
     def close(self):
         self.notifies.stop()
         self.standin.stop()
+        if self.many_standin:
+            self.many_standin.stop()
         self.system_bus.stop()
         self.ca.remove()
         subprocess.run(["secret-tool", "clear", "xdg:schema", SCHEMA], check=False)
@@ -1155,6 +1435,50 @@ class InstantServer:
             for number in re.findall(r"#(\d+)", receipt["body"]):
                 received.setdefault(int(number), []).append(receipt["t"])
         return received
+
+class DesktopStandins:
+    """Benchmarks/desktop_standins.py: a notification server that can be clicked, and a tray host.
+    Its events (every `Notify` with its body, every close, every icon fetched) are kept in order.
+    Started while another owns a name, it waits in the bus's queue for it: a restart without a
+    moment with no server, in which the bus would start dunst for the daemon's next `Notify`."""
+
+    def __init__(self, notifications=False, tray=False, expire=None):
+        flags = (["--notifications"] if notifications else []) + (["--tray"] if tray else [])
+        flags += ["--expire", str(expire)] if expire else []
+        self.process = subprocess.Popen([PYTHON, DESKTOP_STANDINS, *flags], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.events = []
+        self.changed = threading.Condition()
+        self.ready = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            event = json.loads(line)
+            if event.get("ready"):
+                self.ready.set()
+                continue
+            with self.changed:
+                self.events.append(event)
+                self.changed.notify_all()
+
+    def wait_until_serving(self, timeout=30):
+        if not self.ready.wait(timeout):
+            fail(f"desktop_standins.py owns none of its names after {timeout} s: {self.process.stderr.read()}")
+
+    def count(self, kind):
+        with self.changed:
+            return sum(1 for event in self.events if event["event"] == kind)
+
+    def command(self, line):
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def stop(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+        with self.changed:
+            return list(self.events)
 
 
 def bus(method, *arguments):
@@ -1246,7 +1570,7 @@ def machine(ca):
         f"- Kernel: {platform.system()} {platform.release()}",
         f"- Swift: {swift[0] if swift else 'unknown'}",
         f"- {library('libcurl/')} with {library('OpenSSL/')}; "
-        f"Python (stand-ins) {platform.python_version()}; jq, notify-send, dunst and Mailnag from Debian",
+        f"Python (stand-ins) {platform.python_version()}; jq, notify-send, dunst, Mailnag and gnubiff from Debian",
         f"- TLS 1.3 (as libcurl and Python's ssl negotiate it); a CA made for the run (ECDSA P-256), trusted with "
         f"the system's, {ca.trusted} CAs in all: by gbnotifyd as the system's are when no `ca-file` is set, from a "
         f"hashed directory (`SystemTrust`: here the system's `/etc/ssl/certs` and the run's CA, given as SSL_CERT_DIR); "
@@ -1413,21 +1737,24 @@ def report(results, arguments, command, ca):
         row(f"Network back (NetworkManager connected again) → every account polled and the relay reconnected, "
             f"median (min–max) of {len(network)}", spread([max(run["polled"], run["relay"]) for run in network], "s", 2),
             target="under 5 s")
-    if "mailnag" in r:
-        peer = r["mailnag"]
-        per_minute = lambda run, key: run[key] * 60 / run["seconds"]
-        peer_cell = (f"Mailnag {peer['version']}, IMAP IDLE on one IMAPS connection: {ms(per_minute(peer, 'cpu_ms'))}, "
+    peer_names = {"mailnag": "Mailnag", "gnubiff": "gnubiff"}
+    per_minute = lambda run, key: run[key] * 60 / run["seconds"]
+    for name, label in peer_names.items():
+        if name not in r:
+            continue
+        peer = r[name]
+        peer_cell = (f"{label} {peer['version']}, IMAP IDLE on one IMAPS connection: {ms(per_minute(peer, 'cpu_ms'))}, "
                      f"{per_minute(peer, 'switches'):.0f} switches ({len(peer['commands'])} IMAP commands)")
-        for key, label in (("one_polling", "polling at the default 30 s"),
-                           ("one_relay", "on a relay stream (ntfy's keepalive every 45 s, a poll every 300 s)")):
+        for key, what in (("one_polling", "polling at the default 30 s"),
+                          ("one_relay", "on a relay stream (ntfy's keepalive every 45 s, a poll every 300 s)")):
             if key in r:
                 run = r[key]
-                row(f"One account idle {run['seconds']:.0f} s, per minute: CPU, context switches; gbnotifyd {label}",
+                row(f"One account idle {run['seconds']:.0f} s, per minute: CPU, context switches; gbnotifyd {what}",
                     f"{ms(per_minute(run, 'cpu_ms'))}, {per_minute(run, 'switches'):.0f} switches ({run['polls']} polls)",
                     peer_cell, ratio(per_minute(run, "cpu_ms"), per_minute(peer, "cpu_ms")))
-        if "one_polling" in r:
-            row("Memory, one account idle after 60 s (polling)", memory_cell(r["one_polling"]["memory"]),
-                f"Mailnag: {memory_cell(peer['memory'])}")
+    if "one_polling" in r:
+        row("Memory, one account idle after 60 s (polling)", memory_cell(r["one_polling"]["memory"]),
+            "; ".join(f"{label}: {memory_cell(r[name]['memory'])}" for name, label in peer_names.items() if name in r))
     dirty_target = "Private_Dirty at most 4 MiB"
     if "start" in r:
         row("Memory at start (10 accounts, just READY, median of runs)", memory_cell(median_memory(r["start"]["memory"])),
@@ -1480,7 +1807,8 @@ def report(results, arguments, command, ca):
     if "layout" in r:
         for key, label in (("tabs", "a body of 1 MiB of tabs"), ("word", "a body of one unbroken 1 MiB word"),
                            ("entry", "one unbroken 1 MiB word as a system entry"),
-                           ("code", "1 MiB of tab-indented code (`\\tx` over and over)")):
+                           ("code", "1 MiB of tab-indented code (`\\tx` over and over)"),
+                           ("prose", "1 MiB of prose (not hostile: sentences and paragraphs)")):
             if key in r["layout"]:
                 times = [t / 1000 for t in r["layout"][key]]
                 row(f"Terminal view: an issue with {label} laid out at 80 columns as `gbnotifyctl show` does (cut to "
@@ -1492,6 +1820,116 @@ def report(results, arguments, command, ca):
             f"{ms(median(ready), 1)} ({min(ready):.1f}–{max(ready):.1f})")
     if "idle_30" in r and "idle_30_before" in r:
         lines.extend(loop_report(r, arguments.before_label))
+    if "growth" in r:
+        lines.extend(growth_report(r["growth"]))
+    lines.extend(parts_report(r))
+    return lines
+
+
+def growth_report(growth):
+    """How the cost grows with the accounts (issue 29): one window each at the default 30 s."""
+    lines = ["", "Growth with the accounts (issue 29): 1 to 1,000 accounts of users of their own, spread over 10 "
+             "HTTPS instances (10 loopback addresses of one stand-in), at the default 30 s, connections kept; "
+             "the daemon's figures from one window after every account's first poll, the baseline's from whole "
+             "rounds back to back (less its first) and its bash a second into its loop.", "",
+             "| Accounts | CPU per 304 poll (polls in the window) | VmRSS / Pss / Private_Dirty | Threads | Open files "
+             "| Start → every account polled | Baseline: CPU per poll | Baseline: one round of polls | Baseline: its bash's memory |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for count, g in sorted(growth.items(), key=lambda item: int(item[0])):
+        b = g.get("baseline")
+        base = ("—", "not run: a round takes longer than the 30 s interval (see 100)", "—") if b is None else (
+            ms(b["cpu_ms"] / b["polls"]), f"{b['round_seconds']:.2f} s" if int(count) > 1 else "one request",
+            memory_cell(b["memory"]))
+        lines.append(f"| {int(count):,} | {ms(g['cpu_ms'] / max(g['polls'], 1), 3)} ({g['polls']}) | "
+                     f"{memory_cell(g['memory'])} | {g['threads']} | {g['files']} | {g['all_polled']:.2f} s (ready at "
+                     f"{g['ready']:.2f} s; {g['start_handshakes']} TLS handshakes) | "
+                     f"{base[0]} | {base[1]} | {base[2]} |")
+    return lines
+
+
+def parts_report(r):
+    """The new parts of this round (issue 29), each beside the same figure without it."""
+    rows = []
+    if "tray_cpu" in r:
+        t = r["tray_cpu"]
+        per_notice = lambda run: (run["cpu_ms"] + run["children_ms"]) / run["notices"]
+        rows.append(f"| The tray: CPU per notice, the daemon's and the icons drawn for it (10 accounts, "
+                    f"{t['on']['notices']} notices in rounds of one per account; {t['on']['icons']} icons fetched by "
+                    f"the host) | {ms(per_notice(t['on']), 3)} (drawing {ms(t['on']['children_ms'] / t['on']['notices'], 3)}) "
+                    f"| {ms(per_notice(t['off']), 3)} | — |")
+        rows.append(f"| … the daemon's memory after those: VmRSS / Pss / Private_Dirty | {memory_cell(t['on']['memory'])} "
+                    f"| {memory_cell(t['off']['memory'])} | — |")
+    if "tray" in r:
+        part = lambda name: median([run[name] for run in r["tray"]])
+        rows.append(f"| The tray: Private_Dirty of `gbnotify-tray-bench` (its row above) | {part('on_kib')} KiB "
+                    f"| {part('off_kib')} KiB | at most +256 KiB |")
+    if "rules" in r and "rules_without" in r:
+        rows.append(f"| Rules: CPU to decide 1,000 notices, 100 rules against none (every notice a popup), median "
+                    f"(min–max) of {len(r['rules'])} runs | {spread([c / 1000 for c in r['rules']], 'ms', 3)} | "
+                    f"{spread([c / 1000 for c in r['rules_without']], 'ms', 3)} | under 5 ms |")
+    if "ssh_add" in r:
+        m = ssh_mint.summary(r["ssh_add"])
+        rows.append(f"| `gbnotifyctl account add --ssh` against the loopback sshd ({r['ssh_add']['openssh']}, its default "
+                    f"key exchange) beside the token on standard input: wall, CPU of the command and its children "
+                    f"(ssh), median of {len(r['ssh_add']['ssh'])} | {ms(m['ssh']['wall_ms'], 0)}, "
+                    f"{ms(m['ssh']['cpu_ms'], 0)} (sshd's side {ms(m['ssh']['sshd_cpu_ms'], 0)}) | "
+                    f"{ms(m['stdin']['wall_ms'], 0)}, {ms(m['stdin']['cpu_ms'], 0)} | — |")
+    if "layout" in r and "prose" in r["layout"]:
+        hostile = max(median(r["layout"][key]) for key in ("tabs", "word", "entry", "code") if key in r["layout"])
+        rows.append(f"| The terminal view's layout of 1 MiB, p50: the slowest hostile text above against prose "
+                    f"| {ms(hostile / 1000)} | {ms(median(r['layout']['prose']) / 1000)} | under 100 ms |")
+    if not rows:
+        return []
+    return ["", "The new parts (issue 29), each beside the same figure without it, in this run (the one loop's "
+            "own figures are in its table above).", "", "| Figure | With the part | Without it | Target |",
+            "|---|---|---|---|"] + rows
+
+
+def soak_report(s, command):
+    """`make soak`: the busy day's counts, and memory, files and threads through it."""
+    samples = s["samples"]
+    first, last = samples[0], samples[-1]
+    dirty = [sample["memory"]["Private_Dirty"] for sample in samples]
+    done, planned = s["done"], s["planned"]
+    lines = [f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with `{command}`: {s['accounts']} "
+             f"accounts over 10 HTTPS instances, a relay, a notification server that is clicked "
+             f"(`Benchmarks/desktop_standins.py`), {s['seconds']:.0f} s of events after a {s['warm_up']:.0f} s "
+             f"warm-up; a sample every {SOAK_SAMPLE_SECONDS} s from the warm-up's end.", "",
+             "| What happened | Count | Planned |", "|---|---|---|",
+             f"| Polls (list requests the stand-in answered) | {s['polls']:,} | {50_000 * s['seconds'] / SOAK_SECONDS:,.0f} |",
+             f"| Notices added, each numbered | {s['notices']:,} | {planned['notice']:,} |",
+             f"| … shown one by one, exactly once | {s['shown_once']:,} | — |",
+             f"| … not shown one by one / of those, in a summary of its account sent after it came "
+             f"(\"N new\", \"N new … while snoozed\", or \"N more unread\" that it joined) "
+             f"| {s['not_shown_alone']:,} / {s['summarised']:,} | — |",
+             f"| … neither shown nor counted in a summary | {len(s['never_shown'])} | 0 |",
+             f"| … shown more than once | {len(s['shown_twice'])} | 0 |",
+             f"| … added while snoozed (shown one by one: {s['snoozed_alone']}) | {s['snoozed']} | — |",
+             f"| Notifications replaced in place (`Notify` with replaces_id) | {s['replaced']:,} | — |",
+             f"| Notifications withdrawn (`CloseNotification`) / expired ({SOAK_POPUP_SECONDS} s, reason 1) | "
+             f"{s['withdrawn']:,} / {s['expired']:,} | — |",
+             f"| Clicks: Open | {done.get('click', 0):,} (opened: {s['opened']:,}) | {planned['click']:,} |",
+             f"| Clicks: Mark read | {done.get('mark_read', 0):,} | {planned['mark_read']:,} |",
+             f"| Notices read elsewhere (withdrawn after the next poll) | {done.get('withdraw', 0):,} | {planned['withdraw']:,} |",
+             f"| Relay subscriptions (the first, then one per reconnect) | {s['relay_subscriptions']:,} | "
+             f"{1 + planned['network'] + planned['suspend'] + planned['relay_drop']} |",
+             f"| … of which network returns / suspend-resume cycles / relay drops | {done.get('network', 0)} / "
+             f"{done.get('suspend', 0)} / {done.get('relay_drop', 0)} | {planned['network']} / {planned['suspend']} / {planned['relay_drop']} |",
+             f"| Keyring changes (an account stored, then cleared) | {done.get('keyring', 0)} | {planned['keyring']} |",
+             f"| Reloads (SIGHUP) | {done.get('reload', 0)} | {planned['reload']} |",
+             f"| Notification server restarts | {done.get('server_restart', 0)} | {planned['server_restart']} |",
+             f"| Snoozes ({SOAK_SNOOZE_SECONDS} s each) | {done.get('snooze', 0)} | {planned['snooze']} |",
+             f"| `Notify` calls: seen by the servers / by a `dbus-monitor` on the bus | {s['server_notifies']:,} / "
+             f"{s['bus_notifies']:,} | equal |", "",
+             "| Sample | Private_Dirty | Pss | VmRSS | Open files | Threads |", "|---|---|---|---|---|---|"]
+    for sample in samples:
+        m = sample["memory"]
+        lines.append(f"| {sample['t']:.0f} s | {m['Private_Dirty']} KiB | {m['Pss']} KiB | {m['rss']} KiB | "
+                     f"{sample['files']} | {sample['threads']} |")
+    lines += ["", f"Private_Dirty from the first sample to the last: {last['memory']['Private_Dirty'] - first['memory']['Private_Dirty']:+} KiB "
+              f"(target at most +128 KiB; lowest {min(dirty)}, highest {max(dirty)} KiB); open files "
+              f"{first['files']} → {last['files']} (most {max(x['files'] for x in samples)}); threads {first['threads']} → "
+              f"{last['threads']} (most {max(x['threads'] for x in samples)}); targets: neither grows."]
     return lines
 
 
@@ -1532,8 +1970,9 @@ def loop_report(r, before_label):
     return lines
 
 
-def write_report(path, lines):
-    begin, end = "<!-- results: written by Benchmarks/bench.py -->", "<!-- end of results -->"
+def write_report(path, lines, block="results"):
+    """Rewrites one block of the report (`results`, or `soak`, which `make soak` writes alone)."""
+    begin, end = f"<!-- {block}: written by Benchmarks/bench.py -->", f"<!-- end of {block} -->"
     block = "\n".join([begin, ""] + lines + ["", end])
     text = open(path).read() if os.path.exists(path) else f"# Benchmarks\n\n{begin}\n{end}\n"
     if begin in text and end in text:
@@ -1544,9 +1983,9 @@ def write_report(path, lines):
         file.write(text)
 
 
-# `wakeup` stops dunst: it stays last.
-SCENARIOS = ("notify", "layout", "rules", "start", "idle", "tls", "hundred", "baseline_polls", "bursts", "latency", "laptop", "mailnag",
-             "tray", "wakeup")
+# `wakeup` and `soak` stop dunst: they stay last.
+SCENARIOS = ("notify", "layout", "rules", "start", "idle", "tls", "hundred", "growth", "baseline_polls", "bursts", "latency",
+             "laptop", "peers", "tray", "tray_cpu", "ssh_add", "wakeup", "soak")
 
 
 def main():
@@ -1561,6 +2000,8 @@ def main():
     parser.add_argument("--hundred-seconds", type=float, default=60)
     parser.add_argument("--latency-seconds", type=float, default=30)
     parser.add_argument("--laptop-runs", type=int, default=5, help="resumes, and returns of the network, each")
+    parser.add_argument("--soak-seconds", type=float, default=720, help="the busy day's length, after its warm-up")
+    parser.add_argument("--soak-warm-up", type=float, default=60, help="from the daemon's start to the first sample")
     parser.add_argument("--only", nargs="*", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--json", help="also write the raw figures here")
     parser.add_argument("--before", help="directory of a release gbnotifyd of an earlier tree, measured beside "
@@ -1586,7 +2027,10 @@ def main():
     if arguments.json:
         with open(arguments.json, "w") as file:
             json.dump(bench.results, file)
-    write_report(arguments.out, report(bench.results, arguments, arguments.command, bench.ca))
+    if set(bench.results) - {"soak"}:
+        write_report(arguments.out, report(bench.results, arguments, arguments.command, bench.ca))
+    if "soak" in bench.results:
+        write_report(arguments.out, soak_report(bench.results["soak"], arguments.command), block="soak")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ It serves one mailbox, INBOX, holding N messages (default 3), all seen: an idle 
 Mailnag's first check finds nothing to show and then waits in IMAP IDLE, as it does by
 default. It speaks the part of IMAP4rev1 (RFC 3501) and IDLE (RFC 2177) that Mailnag's IMAP
 backend (imaplib2) uses: CAPABILITY, LOGIN, SELECT/EXAMINE, UID SEARCH, UID FETCH, IDLE and
-DONE, NOOP, CLOSE, LOGOUT; anything else is answered BAD. Like Mailnag's own account dialog,
+DONE, NOOP, CLOSE, LOGOUT, and the SEARCH by sequence number that gnubiff (the other peer) sends;
+anything else is answered BAD. Like Mailnag's own account dialog,
 it offers IMAPS (TLS from the first byte; Mailnag's IMAP4_SSL connects without checking the
 certificate).
 
@@ -85,9 +86,11 @@ class IMAPHandler(socketserver.StreamRequestHandler):
                 self.send(f"* OK [UIDNEXT {server.messages + 1}] predicted next UID")
                 mode = "READ-ONLY" if command == "EXAMINE" else "READ-WRITE"
                 self.send(f"{tag} OK [{mode}] {command} completed")
-            elif command == "UID" and arguments.upper().startswith("SEARCH"):
-                # Every message is seen: UNSEEN finds none, ALL finds them all.
-                found = "" if "UNSEEN" in arguments.upper() else " " + " ".join(
+            elif command == "SEARCH" or (command == "UID" and arguments.upper().startswith("SEARCH")):
+                # Every message is seen: UNSEEN (or NOT SEEN, the same key) finds none, ALL finds
+                # them all. A message's UID is its sequence number, so both answer alike.
+                unseen = "UNSEEN" in arguments.upper() or "NOT SEEN" in arguments.upper()
+                found = "" if unseen else " " + " ".join(
                     str(uid) for uid in range(1, server.messages + 1))
                 self.send(f"* SEARCH{found}")
                 self.send(f"{tag} OK SEARCH completed")

@@ -4,8 +4,10 @@ import TerminalView
 /// `gbnotify-bench layout [COUNT]`: the terminal view's layout of hostile issues, as `show` lays
 /// them out (`PlainText.item`, the layout the view draws, at 80 columns): a body of 1 MiB of
 /// tabs, a body of one unbroken 1 MiB word, the same word as a system entry, and 1 MiB of
-/// tab-indented code. Each is laid out 3 times unmeasured, then COUNT (default 20) times, and
-/// one line of JSON gives each's microseconds: {"tabs": [...], "word": [...], ...}.
+/// tab-indented code; beside them, what the layout costs without hostile text: 1 MiB of prose
+/// (words of a few letters, sentences, paragraphs). Each is laid out 3 times unmeasured, then
+/// COUNT (default 20) times, and one line of JSON gives each's microseconds: {"tabs": [...],
+/// "word": [...], ..., "prose": [...]}.
 func layoutTimes(count: Int) {
     let mebibyte = 1 << 20
     let word = String(repeating: "w", count: mebibyte)
@@ -14,6 +16,8 @@ func layoutTimes(count: Int) {
         ("word", issue(body: word)),
         ("entry", issue(body: "b", systemEntry: word)),
         ("code", issue(body: String(repeating: "\tx", count: mebibyte / 2))),
+        ("prose", issue(body: String(String(repeating: "The build of main failed on the arm64 runner. ", count: 20)
+            .appending("\n\n").repeated(toFill: mebibyte)))),
     ]
     let now = 1_789_905_600.0
     var times: [String: [Int]] = [:]
@@ -41,4 +45,11 @@ private func issue(body: String, systemEntry: String? = nil) -> ItemDetails {
             number: 1, title: "A hostile issue", state: "open", author: "mallory", createdAt: "2026-09-18T12:00:00.000Z",
             body: body, bodyFormat: "md", comments: comments),
         assignees: []))
+}
+
+private extension String {
+    /// This text over and over, cut to `count` bytes of UTF-8 (it is ASCII).
+    func repeated(toFill count: Int) -> String {
+        String(String(repeating: self, count: count / utf8.count + 1).utf8.prefix(count))!
+    }
 }

@@ -33,7 +33,8 @@
 //         parses it, evaluated against 1,000 notices, all but the last rule missing nearly every
 //         notice (so most notices are tried against all of them: the worst case of first match
 //         wins). Runs it once unmeasured, then RUNS times (default 20), and prints one line of
-//         JSON: {"microseconds": [...]}, the CPU time of each run (CLOCK_THREAD_CPUTIME_ID).
+//         JSON: {"microseconds": [...], "without": [...]}, the CPU time of each run
+//         (CLOCK_THREAD_CPUTIME_ID), with the 100 rules and with none (every notice a popup).
 //     gbnotify-bench floor URL CA
 //         The floor under gbnotifyd's memory: the same build's runtime and libraries doing next
 //         to nothing. Connects to the session bus, GETs URL through libcurl (over TLS, trusting
@@ -181,8 +182,9 @@ func serveNotifications() async throws {
 
 /// 100 rules of the four kinds of filter users write (an account, a repository, a summary with
 /// a kind, a bot), the last a catch-all; 1,000 notices of a few repositories, actors and kinds.
-func ruleCosts(runs: Int) throws -> [Int] {
-    var config = "sound = message-new-instant\n"
+func ruleCosts(runs: Int) throws -> RuleCosts {
+    let plain = "sound = message-new-instant\n"
+    var config = plain
     for index in 0..<99 {
         config += "\n[rule r\(index)]\n"
         switch index % 4 {
@@ -195,6 +197,7 @@ func ruleCosts(runs: Int) throws -> [Int] {
     config += "\n[rule everything-else]\nshow = popup\n"
     let rules = try Config.parse(config).rules
     guard rules.rules.count == 100 else { fail("\(rules.rules.count) rules, not 100") }
+    let none = try Config.parse(plain).rules
     let account = try Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "cmc")
     let actors = ["alba", "ci", "dependabot[bot]", "noor", "renovate[bot]"]
     let notices = (1...1000).map { index in
@@ -204,18 +207,26 @@ func ruleCosts(runs: Int) throws -> [Int] {
             summary: kind == .build ? "build #\(index) failed on main" : "opened \(kind.rawValue) #\(index)",
             path: "krz/repo\(index % 37)/\(kind.pathSegment)/\(index)", createdAt: "2026-09-20T10:11:12.123Z", readAt: nil)
     }
-    var popups = 0
-    var costs: [Int] = []
-    for run in 0...runs {
-        let started = threadCPUMicroseconds()
-        for notice in notices where rules.evaluate(notice, of: account).show == .popup {
-            popups += 1
+    func costs(of rules: RuleSet) -> [Int] {
+        var popups = 0
+        var costs: [Int] = []
+        for run in 0...runs {
+            let started = threadCPUMicroseconds()
+            for notice in notices where rules.evaluate(notice, of: account).show == .popup {
+                popups += 1
+            }
+            if run > 0 { costs.append(threadCPUMicroseconds() - started) }
         }
-        if run > 0 { costs.append(threadCPUMicroseconds() - started) }
+        // Every notice falls through to the catch-all: the worst case, as intended.
+        guard popups == notices.count * (runs + 1) else { fail("\(popups) popups: some rule matched early") }
+        return costs
     }
-    // Every notice falls through to the catch-all: the worst case, as intended.
-    guard popups == notices.count * (runs + 1) else { fail("\(popups) popups: some rule matched early") }
-    return costs
+    return RuleCosts(microseconds: costs(of: rules), without: costs(of: none))
+}
+
+struct RuleCosts: Encodable {
+    let microseconds: [Int]
+    let without: [Int]
 }
 
 func threadCPUMicroseconds() -> Int {
@@ -311,7 +322,7 @@ LoopMain.run {
         case "layout" where arguments.count <= 2:
             layoutTimes(count: arguments.count == 2 ? count(at: 1) : 20)
         case "rules" where arguments.count <= 2:
-            printLine(Latencies(microseconds: try ruleCosts(runs: arguments.count == 2 ? count(at: 1) : 20)))
+            printLine(try ruleCosts(runs: arguments.count == 2 ? count(at: 1) : 20))
         case "floor" where arguments.count == 3:
             try await idleFloor(url: arguments[1], ca: arguments[2])
         default:

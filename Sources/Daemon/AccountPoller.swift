@@ -42,6 +42,9 @@ actor AccountPoller {
     private let services: PollerServices
     private var memory: PollMemory
     private var loop: Task<PollMemory, Never>?
+    /// What the loop polls with, from its start until it stops, by itself (a 401) or stopped.
+    private var running: (token: APIToken, settings: DaemonSettings, number: Int)?
+    private var startedLoops = 0
     /// The running loop's transport, for "Mark read".
     private var client: (any GitbayTransport)?
     private var isRetired = false
@@ -65,7 +68,19 @@ actor AccountPoller {
             account: account, token: token, settings: settings, services: services, board: board, signal: signal,
             client: client)
         let memory = memory
-        loop = Task { await run.loop(from: memory, firstDelay: firstDelay) }
+        startedLoops += 1
+        let number = startedLoops
+        running = (token, settings, number)
+        loop = Task {
+            let memory = await run.loop(from: memory, firstDelay: firstDelay)
+            if running?.number == number { running = nil }
+            return memory
+        }
+    }
+
+    /// Whether a loop polls with this token and these settings (none stopped by itself, on a 401).
+    func isPolling(with token: APIToken, settings: DaemonSettings) -> Bool {
+        running?.token == token && running?.settings == settings
     }
 
     /// Stops polling for good: the daemon is stopping, or the account left the keyring.
@@ -146,6 +161,7 @@ actor AccountPoller {
     }
 
     private func stopLoop() async {
+        running = nil
         guard let loop else { return }
         self.loop = nil
         loop.cancel()

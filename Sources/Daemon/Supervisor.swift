@@ -253,7 +253,8 @@ public actor Supervisor {
             guard !supervisor.isStopped else { return (waiters, [String]()) }
             supervisor.logger.info("reloading the config and the accounts")
             let problems = [
-                await supervisor.refreshSettings(), await supervisor.refreshNoise(), await supervisor.refreshAccounts(),
+                await supervisor.refreshSettings(), await supervisor.refreshNoise(),
+                await supervisor.refreshAccounts(restartingEvery: true),
                 await supervisor.refreshRelay(),
             ]
             return (waiters, problems.compactMap { $0 })
@@ -446,8 +447,10 @@ public actor Supervisor {
         }
     }
 
-    /// The keyring again, and pollers to match; nil when it was read, else why not.
-    private func refreshAccounts() async -> String? {
+    /// The keyring again, and pollers to match; nil when it was read, else why not. Pollers of
+    /// accounts whose token and settings did not change go on as they are, unless
+    /// `restartingEvery` (a reload).
+    private func refreshAccounts(restartingEvery: Bool = false) async -> String? {
         let listing: AccountListing
         do {
             listing = try await sources.accounts()
@@ -480,10 +483,22 @@ public actor Supervisor {
         var records: [String: AccountRecord]?
         var topics: [String: Account] = [:]
         var random = parts.random.generator()
+        var tokens: [String: DeviceToken] = [:]
+        do {
+            let made = try await state.deviceTokens(for: usable.map(\.account))
+            if let warning = made.warning { logger.warning(warning) }
+            tokens = made.tokens
+        } catch {
+            logger.error("cannot keep the accounts' device tokens in the state directory: \(error)")
+        }
         for (index, stored) in usable.enumerated() where !isStopped {
             let id = stored.account.id
+            if let token = tokens[id] { topics[token.hex] = stored.account }
             let poller: AccountPoller
             if let running = pollers[id] {
+                // Another account came or went: this one's schedule, backoff and registration
+                // stay as they are. A reload starts it again, and so registers it again.
+                if !restartingEvery, await running.isPolling(with: stored.token, settings: settings) { continue }
                 poller = running
             } else {
                 if records == nil { records = await storedRecords() }
@@ -491,13 +506,6 @@ public actor Supervisor {
                 poller.setOnline(network != .offline)
                 poller.setRelayConnected(isRelayConnected)
                 pollers[id] = poller
-            }
-            do {
-                let (token, warning) = try await state.deviceToken(for: stored.account)
-                if let warning { logger.warning(warning) }
-                topics[token.hex] = stored.account
-            } catch {
-                logger.error("\(stored.account.displayName): cannot keep a device token in the state directory: \(error)")
             }
             // First polls spread over a short window, so a login shows notices promptly
             // without every account firing in the same instant.

@@ -10,7 +10,8 @@
 /// - At most `limit` entries at once (`max-notifications`: GNOME keeps 3 per application and
 ///   evicts the oldest past that, so more would lose notices while they are unread). Before one
 ///   more would exceed it, the oldest groups fold into one summary per account ("5 more unread
-///   on gitbay.org as cmc").
+///   on gitbay.org as cmc"). A new notice shows itself: when only summaries and warnings are
+///   older, it joins its account's summary if there is one, and else the oldest of them goes.
 /// - Entries waiting for a notification server count against the limit too, so what waits is
 ///   bounded.
 /// - A notification the server closed, for whatever reason, is no longer open; its notices stay
@@ -117,6 +118,8 @@ public struct ScreenBook: Sendable, Equatable {
     public private(set) var entries: [Entry] = []
     public private(set) var limit: Int
     private var nextID: UInt64 = 1
+    /// Entries from this id on came since the limit was last enforced: the new ones.
+    private var freshFrom: UInt64 = 1
     private var closings: [UInt32] = []
     /// The actions served on open entries since they were last shown, by server id and key.
     private var answered: Set<AnsweredAction> = []
@@ -405,28 +408,45 @@ public struct ScreenBook: Sendable, Equatable {
         entries.remove(at: index)
     }
 
-    /// Folds the oldest groups into their account's summary until the limit holds. A group
-    /// whose account has no summary yet becomes it, in place; when only summaries and warnings
-    /// are left, the oldest goes.
+    /// Folds the oldest groups into their account's summary until the limit holds. Groups
+    /// shown before fold first; when only summaries and warnings are older, a new group joins
+    /// its account's summary if there is one, and else the oldest of them goes, so that a new
+    /// notice is not folded away at once for another account's summary. With nothing older, the
+    /// new groups fold too; when only summaries and warnings are left, the oldest goes.
     private mutating func enforceLimit() {
+        defer { freshFrom = nextID }
         while entries.count > limit {
-            guard let folded = entries.first(where: { $0.subject.group != nil }), let group = folded.subject.group else {
-                remove(entries[0].id)
-                continue
-            }
-            let summary = NoticeSummary(folding: group)
-            if let open = entries.first(where: { $0.account == folded.account && $0.subject.summary != nil }),
-               let held = open.subject.summary {
-                set(open.id) {
-                    $0.subject = .summary(held.merging(summary))
-                    $0.needsShowing = true
+            let fresh = freshFrom
+            if let folded = entries.first(where: { $0.id < fresh && $0.subject.group != nil }) {
+                fold(folded)
+            } else if let newest = entries.first(where: { $0.id >= fresh && $0.subject.group != nil }) {
+                let hasSummary = entries.contains { $0.account == newest.account && $0.subject.summary != nil }
+                if !hasSummary, let oldest = entries.first(where: { $0.id < fresh }) {
+                    remove(oldest.id)
+                } else {
+                    fold(newest)
                 }
-                remove(folded.id)
             } else {
-                set(folded.id) {
-                    $0.subject = .summary(summary)
-                    $0.needsShowing = true
-                }
+                remove(entries[0].id)
+            }
+        }
+    }
+
+    /// A group becomes its account's summary: joins the one open, or becomes it in place.
+    private mutating func fold(_ folded: Entry) {
+        guard let group = folded.subject.group else { return }
+        let summary = NoticeSummary(folding: group)
+        if let open = entries.first(where: { $0.account == folded.account && $0.subject.summary != nil }),
+           let held = open.subject.summary {
+            set(open.id) {
+                $0.subject = .summary(held.merging(summary))
+                $0.needsShowing = true
+            }
+            remove(folded.id)
+        } else {
+            set(folded.id) {
+                $0.subject = .summary(summary)
+                $0.needsShowing = true
             }
         }
     }

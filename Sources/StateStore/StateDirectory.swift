@@ -79,18 +79,33 @@ public struct StateDirectory: Sendable {
     /// before anything is registered with it, so that a crash half-way never leaves two. A
     /// device id of an earlier version (its shared install token's) moves to `legacyDeviceID`.
     public func deviceToken(for accountID: String) throws(StateError) -> (token: DeviceToken, warning: String?) {
-        let (token, warning) = try updateAccounts { state -> DeviceToken in
-            var record = state.accounts[accountID] ?? AccountRecord()
-            if let saved = record.deviceToken.flatMap({ try? DeviceToken(parsing: $0) }) { return saved }
-            // 32 random bytes always make a valid token.
-            let token = try! DeviceToken(bytes: Self.randomBytes(DeviceToken.byteCount))
-            if record.deviceToken == nil, let legacy = record.deviceID { record.legacyDeviceID = legacy }
-            record.deviceToken = token.hex
-            record.deviceID = nil
-            state.accounts[accountID] = record
-            return token
+        let (tokens, warning) = try deviceTokens(for: [accountID])
+        return (tokens[accountID]!, warning)
+    }
+
+    /// Each account's device token, as `deviceToken(for:)` makes one, the missing ones made and
+    /// saved in one write: a start with a thousand new accounts rewrites the file once, not a
+    /// thousand times.
+    public func deviceTokens(for accountIDs: [String]) throws(StateError) -> (tokens: [String: DeviceToken], warning: String?) {
+        let (tokens, warning) = try updateAccounts { state -> [String: DeviceToken] in
+            var tokens: [String: DeviceToken] = [:]
+            for accountID in accountIDs {
+                var record = state.accounts[accountID] ?? AccountRecord()
+                if let saved = record.deviceToken.flatMap({ try? DeviceToken(parsing: $0) }) {
+                    tokens[accountID] = saved
+                    continue
+                }
+                // 32 random bytes always make a valid token.
+                let token = try! DeviceToken(bytes: Self.randomBytes(DeviceToken.byteCount))
+                if record.deviceToken == nil, let legacy = record.deviceID { record.legacyDeviceID = legacy }
+                record.deviceToken = token.hex
+                record.deviceID = nil
+                state.accounts[accountID] = record
+                tokens[accountID] = token
+            }
+            return tokens
         }
-        return (token, warning)
+        return (tokens, warning)
     }
 
     /// Everything remembered per account; an unreadable file is set aside and an empty state

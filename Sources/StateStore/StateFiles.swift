@@ -34,8 +34,10 @@ public final class StateFiles: Sendable {
         try await worker.run { () throws(StateError) in try self.directory.updateAccounts(change).warning }
     }
 
-    public func deviceToken(for account: Account) async throws(StateError) -> (token: DeviceToken, warning: String?) {
-        try await worker.run { () throws(StateError) in try self.directory.deviceToken(for: account.id) }
+    /// Each account's device token, by account id (`StateDirectory.deviceTokens(for:)`).
+    public func deviceTokens(for accounts: [Account]) async throws(StateError) -> (tokens: [String: DeviceToken], warning: String?) {
+        let ids = accounts.map(\.id)
+        return try await worker.run { () throws(StateError) in try self.directory.deviceTokens(for: ids) }
     }
 
     public func legacyInstallToken() async throws(StateError) -> DeviceToken? {

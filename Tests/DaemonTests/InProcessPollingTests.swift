@@ -49,6 +49,26 @@ import Testing
         }
     }
 
+    /// Another account stored in the keyring (or one removed) reads the accounts again, and the
+    /// ones it did not touch go on as they were: registered once, told to come back in 300 s
+    /// and back no sooner. (Before, every account started afresh: at 250 accounts each keyring
+    /// change cost 250 registrations and 250 polls, and forgot every backoff.)
+    @Test func anAccountStoredInTheKeyringLeavesTheOthersRegistrationAndBackoffAlone() async throws {
+        try await InProcessDaemon.run(accounts: 2, inKeyring: [0]) { daemon in
+            try await daemon.advance(until: "account 0's first poll", polling: 1) { daemon.polls(of: 0).count == 1 }
+            daemon.gitbays[0].fail(Self.list, with: .rateLimited(retryAfter: 300))
+            try await daemon.advance(until: "the refused poll", polling: 1) { daemon.polls(of: 0).count == 2 }
+            let refusedAt = daemon.polls(of: 0)[1].at
+            daemon.storeInKeyring(1)
+            try await daemon.advance(until: "account 1's first poll and account 0's next", polling: 2) {
+                !daemon.polls(of: 1).isEmpty && daemon.polls(of: 0).count == 3
+            }
+            #expect(daemon.polls(of: 0)[2].at - refusedAt >= .seconds(300), "\(daemon.polls(of: 0))")
+            let registrations = daemon.gitbays[0].requests.value.count { $0.argv.starts(with: ["notifications", "device", "add"]) }
+            #expect(registrations == 1)
+        }
+    }
+
     @Test(arguments: [
         (FakeGitbay.Failure.busy, Duration.seconds(60)),
         (FakeGitbay.Failure.rateLimited(retryAfter: 300), Duration.seconds(300)),

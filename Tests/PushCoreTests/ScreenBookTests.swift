@@ -120,6 +120,32 @@ import Testing
         #expect(book.toShow.map(\.serverID) == [1, nil])
     }
 
+    /// Four accounts and room for three: the new notice of the fourth shows itself, and the
+    /// oldest account's summary goes. (Before, the new notice folded too and showed as "1 more
+    /// unread" at once: a soak with 250 accounts showed no notice by itself once the screen was
+    /// full of summaries.)
+    @Test func aNewNoticeShowsItselfWhenOnlyOtherAccountsSummariesAreOlder() throws {
+        var book = ScreenBook(limit: 3)
+        var next: UInt32 = 1
+        let accounts = try (0..<4).map { try Account(instance: GitbayInstance(parsing: "https://git\($0).example"), username: "u\($0)") }
+        for (index, account) in accounts.enumerated() {
+            book.take(AccountUpdate(account: account, unread: .exact(0)))
+            book.take(Self.update(account, [Self.row(Int64(index + 1))], unread: 1))
+            Self.showAll(&book, from: &next)
+        }
+        #expect(Self.subjects(book) == ["u1 more 1", "u2 more 1", "u3 krz/gitbay [4]"])
+        #expect(book.takeClosings() == [1])
+        Self.showAll(&book, from: &next)
+        // One more of the first account, whose summary went: again the oldest goes.
+        book.take(Self.update(accounts[0], [Self.row(5)], unread: 2))
+        #expect(Self.subjects(book) == ["u2 more 1", "u3 more 1", "u0 krz/gitbay [5]"])
+        Self.showAll(&book, from: &next)
+        // One more of the third, whose summary is open: it joins it, so that nothing on screen
+        // is dropped for it.
+        book.take(Self.update(accounts[2], [Self.row(6)], unread: 2))
+        #expect(Self.subjects(book) == ["u2 more 2", "u3 more 1", "u0 more 1"])
+    }
+
     @Test func foldingKeepsEveryUnreadNoticeAccountedFor() {
         // Whatever comes, the open notifications never exceed the limit, and every notice
         // handed over is in exactly one of them until it is read.

@@ -42,6 +42,9 @@ and a control API under /_relay/ (JSON in, JSON out; bad input is a 400 {"error"
                            {"kind": "stall", "topic"?}: every open stream whose topics
                            include TOPIC (every open stream, without one) goes silent
                            (no keepalives, nothing) until the client leaves
+                           {"kind": "drop", "topic"?}: every open stream whose topics
+                           include TOPIC (every open stream, without one) ends now, as
+                           when the relay restarts: the connection is shut down
                            {"kind": "silent_head", "count": N}: the next N subscriptions
                            are read and counted, then answered with nothing at all (no
                            status line) until the client leaves
@@ -124,6 +127,7 @@ class Stream:
         self.topics = topics  # as listed, repeats kept: ntfy subscribes once per entry
         self.outbox = queue.Queue()
         self.stalled = False
+        self.dropped = False
         # Held while a write is decided and made, and by a stall: once the stall answers,
         # nothing more leaves.
         self.gate = threading.Lock()
@@ -322,6 +326,12 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
                         if topic is None or topic in stream.topics:
                             with stream.gate:
                                 stream.stalled = True
+            elif kind == "drop":
+                topic = topic_field(request) if "topic" in request else None
+                with relay.lock:
+                    for stream in relay.streams:
+                        if topic is None or topic in stream.topics:
+                            stream.dropped = True
             elif kind == "silent_head":
                 count = request.get("count")
                 if type(count) is not int or count < 0:
@@ -329,7 +339,7 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
                 with relay.lock:
                     relay.silent_heads = count
             else:
-                raise BadControl("kind is disconnect, stall or silent_head")
+                raise BadControl("kind is disconnect, stall, drop or silent_head")
             return {}
         if route == "reset":
             relay.reset()
@@ -413,6 +423,9 @@ class RelayHandler(http.server.BaseHTTPRequestHandler):
         pending = [("message", line) for line in backlog]
         last_sent = time.monotonic()
         while not self.server.stopping.is_set():
+            if stream.dropped:
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
             if stream.stalled:
                 if self.client_left(0.2):
                     return

@@ -393,6 +393,18 @@ class RelayStandinTests(unittest.TestCase):
         self.assertEqual(only_c.messages(1), [("tc", "c")])
         self.assertEqual(only_c.event()["event"], "keepalive")
 
+    def test_drop_of_a_topic_ends_only_the_streams_that_include_it(self):
+        only_a, a_and_b, only_c = self.subscribe("ta"), self.subscribe("tb,ta"), self.subscribe("tc")
+        for stream in [only_a, a_and_b, only_c]:
+            stream.event()
+        self.relay.control("faults", {"kind": "drop", "topic": "ta"})
+        for stream in [only_a, a_and_b]:
+            with self.assertRaises((EOFError, http.client.IncompleteRead)):
+                stream.line()
+        self.relay.publish("tc", "c")
+        self.assertEqual(only_c.messages(1), [("tc", "c")])
+        self.assertEqual(self.subscribe("ta").event()["event"], "open")
+
     def test_raw_bytes_go_once_to_every_stream_that_includes_the_topic(self):
         only_a, b_and_a, only_b = self.subscribe("ta"), self.subscribe("tb,ta,ta"), self.subscribe("tb")
         for stream in [only_a, b_and_a, only_b]:

@@ -47,6 +47,21 @@ final class ScratchDirectory {
         #expect(try state.loadAccounts().state.accounts["cmc@https://gitbay.org"]?.deviceToken == first.token.hex)
     }
 
+    @Test func manyAccountsGetTheirDeviceTokensInOneCallAndSavedOnesAreKept() throws {
+        let scratch = try ScratchDirectory()
+        let state = StateDirectory(path: scratch.path)
+        let saved = try state.deviceToken(for: "b").token
+        let ids = (0..<50).map { "u\($0)@https://gitbay.org" } + ["b"]
+        let (tokens, warning) = try state.deviceTokens(for: ids)
+        #expect(warning == nil)
+        #expect(tokens.count == 51)
+        #expect(tokens["b"] == saved)
+        #expect(Set(tokens.values.map(\.hex)).count == 51)
+        let records = try state.loadAccounts().state.accounts
+        #expect(ids.allSatisfy { records[$0]?.deviceToken == tokens[$0]?.hex })
+        #expect(try state.deviceTokens(for: ids).tokens == tokens)
+    }
+
     @Test func anUnusableDeviceTokenIsReplaced() throws {
         let scratch = try ScratchDirectory()
         let state = StateDirectory(path: scratch.path)

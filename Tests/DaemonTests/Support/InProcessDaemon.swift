@@ -49,6 +49,8 @@ final class InProcessDaemon: Sendable {
     let stage: Stage?
     private let directory: URL
     private let clicks: Task<Void, Never>?
+    /// Which accounts the keyring holds.
+    private let inKeyring: Observed<Set<Int>>
 
     /// What the keyring says while it cannot be read.
     struct KeyringLocked: Error, CustomStringConvertible {
@@ -56,11 +58,11 @@ final class InProcessDaemon: Sendable {
     }
 
     /// Runs `body` with a started daemon of `count` accounts, each on an instance of its own,
-    /// and stops it however the test ends. The keyring refuses its first `keyringRefusals`
-    /// readings.
+    /// and stops it however the test ends. The keyring holds those of `inKeyring` (all when
+    /// nil), and refuses its first `keyringRefusals` readings.
     static func run(
-        accounts count: Int = 1, settings: DaemonSettings = DaemonSettings(config: .defaults), seed: UInt64 = 1,
-        desktop: Bool = false, keyringRefusals: Int = 0, _ body: (InProcessDaemon) async throws -> Void
+        accounts count: Int = 1, inKeyring: Set<Int>? = nil, settings: DaemonSettings = DaemonSettings(config: .defaults),
+        seed: UInt64 = 1, desktop: Bool = false, keyringRefusals: Int = 0, _ body: (InProcessDaemon) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotifyd-in-process-\(UUID().uuidString)")
         let (clock, events, log) = (ManualClock(), Observed<[Told]>([]), Observed<[String]>([]))
@@ -82,7 +84,8 @@ final class InProcessDaemon: Sendable {
         }
         let daemon = try InProcessDaemon(
             count: count, settings: settings, seed: seed, directory: directory, clock: clock, events: events, log: log,
-            tell: tell, logger: logger, state: state, stage: stage, keyringRefusals: keyringRefusals)
+            tell: tell, logger: logger, state: state, stage: stage, inKeyring: inKeyring ?? Set(0..<count),
+            keyringRefusals: keyringRefusals)
         do {
             try await daemon.supervisor.start()
             try await body(daemon)
@@ -96,7 +99,8 @@ final class InProcessDaemon: Sendable {
 
     private init(
         count: Int, settings: DaemonSettings, seed: UInt64, directory: URL, clock: ManualClock, events: Observed<[Told]>,
-        log: Observed<[String]>, tell: DaemonEvents, logger: Logger, state: StateFiles, stage: Stage?, keyringRefusals: Int
+        log: Observed<[String]>, tell: DaemonEvents, logger: Logger, state: StateFiles, stage: Stage?, inKeyring: Set<Int>,
+        keyringRefusals: Int
     ) throws {
         (self.directory, self.clock, self.events, self.log, self.stage) = (directory, clock, events, log, stage)
         var gitbays: [FakeGitbay] = []
@@ -112,10 +116,12 @@ final class InProcessDaemon: Sendable {
         self.news = news
         let byInstance = Dictionary(uniqueKeysWithValues: gitbays.map { ($0.instance, $0) })
         let refusals = Mutex(keyringRefusals)
-        let listing = AccountListing(accounts: stored, skipped: [])
-        let keyring: AccountSource = {
+        let held = Observed(inKeyring)
+        self.inKeyring = held
+        let keyring: AccountSource = { [stored] in
             guard refusals.withLock({ left in defer { left = max(0, left - 1) }; return left == 0 }) else { throw KeyringLocked() }
-            return listing
+            let indices = held.value
+            return AccountListing(accounts: stored.indices.filter(indices.contains).map { stored[$0] }, skipped: [])
         }
         supervisor = Supervisor(
             settings: settings, configPath: directory.appendingPathComponent("config").path,
@@ -143,6 +149,13 @@ final class InProcessDaemon: Sendable {
             await stage.bus.stop()
         }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Puts account `index` into the keyring, and tells the daemon that the keyring changed, as
+    /// the Secret Service's signals do.
+    func storeInKeyring(_ index: Int) {
+        inKeyring.update { _ = $0.insert(index) }
+        supervisor.inputs.yield(.keyringChanged)
     }
 
     /// Moves the clock on from one wait to the next, each time once the daemon is idle (every
