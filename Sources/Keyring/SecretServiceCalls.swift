@@ -161,28 +161,35 @@ struct SecretServiceCalls {
         }
         let wanted = Set(found.filter(readsSecret).map(\.path))
         guard !wanted.isEmpty else { return .items(found) }
-        let secrets = try await waits.during(.answer) { () async throws(GLibError) in
-            let array = PathArray(paths.filter(wanted.contains))
-            return try await GLibBridge.await { callback, data in
-                secret_service_get_secrets_for_dbus_paths(service, array.pointer, cancellation.cancellable, callback, data)
+        // Through the item proxies, one `GetSecrets` for all of them. Not
+        // `secret_service_get_secrets_for_dbus_paths`: up to libsecret 0.21.1 (Debian 12 has
+        // 0.20.5) its finish never frees the service's reply, so every reading of the keyring
+        // would leave every secret it read, and more, in the heap.
+        try await waits.during(.answer) { () async throws(GLibError) in
+            let list = ItemList(wanted.compactMap { loads.items[$0] })
+            _ = try await GLibBridge.await { callback, data in
+                secret_item_load_secrets(list.pointer, cancellation.cancellable, callback, data)
             } finish: { result, error in
-                secret_service_get_secrets_for_dbus_paths_finish(service, result, error)
+                secret_item_load_secrets_finish(result, error)
             }
         }
-        defer { if let secrets { g_hash_table_unref(secrets) } }
+        let secrets = loads.items.filter { wanted.contains($0.key) }.compactMapValues { item -> String? in
+            guard let value = secret_item_get_secret(item) else { return nil }
+            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+            var length = 0
+            let bytes = secret_value_get(value, &length)
+            return bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
+        }
         // libsecret drops, without a word, a secret it cannot decrypt with the session's key, and
         // kwalletd5 5.103 derives another key than libsecret whenever their shared secret starts
         // with a zero byte (about one session in 200): every secret of such a session is lost.
         // Some secrets missing, not all, are of items deleted since their properties came.
-        guard let secrets, wanted.contains(where: { g_hash_table_lookup(secrets, $0) != nil }) else {
+        guard wanted.contains(where: { secrets[$0] != nil }) else {
             return .unreadable(.failed("the keyring's secrets could not be decrypted in this session"))
         }
         return .items(found.compactMap { item -> KeyringItem? in
             guard wanted.contains(item.path) else { return item }
-            guard let value = g_hash_table_lookup(secrets, item.path) else { return nil }
-            var length = 0
-            let bytes = secret_value_get(OpaquePointer(value), &length)
-            return item.with(secret: bytes.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? "")
+            return secrets[item.path].map(item.with(secret:))
         })
     }
 
@@ -303,6 +310,20 @@ private final class PathArray {
 
     var pointer: UnsafeMutablePointer<UnsafePointer<gchar>?> {
         array.withUnsafeMutableBufferPointer { $0.baseAddress! }
+    }
+}
+
+/// Item proxies as the `GList` libsecret takes, for as long as the call that reads it lasts. The
+/// list holds no references of its own: the items stay their owner's.
+private final class ItemList {
+    let pointer: UnsafeMutablePointer<GList>?
+
+    init(_ items: [UnsafeMutablePointer<SecretItem>]) {
+        pointer = items.reduce(nil) { list, item in g_list_prepend(list, item) }
+    }
+
+    deinit {
+        g_list_free(pointer)
     }
 }
 
