@@ -22,6 +22,8 @@ final class TransferLoop {
     /// When libcurl wants to be called back with no socket ready (a timeout, or "at once").
     private var timer: LoopSource?
     private var isClosed = false
+    /// Handles were freed since the last time no transfer ran (`recycle`).
+    private var freedHandles = false
 
     init?(maxIdleConnections: Int) {
         guard let multi = curl_multi_init() else { return nil }
@@ -141,6 +143,13 @@ final class TransferLoop {
         active[transfer.easy] = nil
         _ = curl_multi_remove_handle(multi, transfer.easy)
         recycle(transfer.easy)
+        // A burst of transfers (every account polled at once, after a resume, a reload or the
+        // network's return) freed handles, buffers and TLS state all over the heap, which glibc
+        // keeps as the process's own: given back once the burst is over.
+        if active.isEmpty && freedHandles {
+            freedHandles = false
+            MainLoop.shared.trimHeapSoon()
+        }
         transfer.submission.complete(result)
     }
 
@@ -152,6 +161,7 @@ final class TransferLoop {
             idleHandles.append(easy)
         } else {
             curl_easy_cleanup(easy)
+            freedHandles = true
         }
     }
 }
