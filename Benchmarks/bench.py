@@ -90,7 +90,7 @@ How each figure is taken:
 - `ssh_add`: `gbnotifyctl account add --ssh` against the tests' loopback sshd, beside the same
   command with the token on standard input (Benchmarks/ssh_mint.py says how);
 - `soak`, a busy day compressed (`make soak`; last, since it stops dunst): SOAK_DAY's events
-  spread over --soak-seconds after a warm-up, against 250 accounts, a relay and
+  spread over --soak-seconds, the first minute of them a warm-up, against 250 accounts, a relay and
   desktop_standins.py's notification server, which the benchmark clicks; Private_Dirty, Pss,
   VmRSS, open files and threads sampled every 30 s from the warm-up's end; each notice numbered,
   and each `Notify` body searched for the numbers, so that every notice is shown exactly once
@@ -146,6 +146,8 @@ SOAK_SECONDS = 720
 SOAK_DAY = {"notice": 5000, "click": 1000, "mark_read": 500, "withdraw": 1000, "network": 185, "relay_drop": 10,
             "suspend": 5, "keyring": 50, "reload": 20, "server_restart": 10, "snooze": 5}
 SOAK_SNOOZE_SECONDS = 40
+# The day's clicks, each on the action of its notification with this key.
+SOAK_CLICKS = {"click": "default", "mark_read": "mark-read"}
 # A popup's life, compressed as the day is (dunst's 10 s, 60 times shorter), so that the screen
 # holds what a day's screen holds at any moment, not the whole day's notices at once.
 SOAK_POPUP_SECONDS = 0.2
@@ -1130,8 +1132,10 @@ class Bench:
     # A busy day compressed: many cycles of everything the daemon does, memory sampled throughout.
     def soak(self):
         """`make soak`. SOAK_ACCOUNTS accounts over 10 instances, a relay, and the desktop_standins.py
-        notification server (dunst stopped: it cannot be clicked from here), for `--soak-seconds`
-        after a warm-up; events spread evenly over that time. Every notice is numbered, so what
+        notification server (dunst stopped: it cannot be clicked from here), for `--soak-seconds`;
+        events spread evenly over that time, the first `--soak-warm-up` of it a warm-up: the busy
+        daemon's working set is made then, so that the samples after it show growth, not the step
+        from an idle daemon to a busy one. Every notice is numbered, so what
         the server was sent can be checked against what was added."""
         seconds = self.arguments.soak_seconds
         stop_notification_server()
@@ -1215,8 +1219,8 @@ class Bench:
                 time.sleep(0.05)
                 continue
             at, kind = plan[0]
-            if at + warm_up > now:
-                time.sleep(min(0.05, at + warm_up - now))
+            if at > now:
+                time.sleep(min(0.05, at - now))
                 continue
             plan.pop(0)
             done[kind] += 1
@@ -1246,7 +1250,7 @@ class Bench:
                     continue
                 notification = min(showing)  # the oldest: its `Notify` has surely been answered
                 del showing[notification]
-                servers[-1].command(f"click {notification} {'default' if kind == 'click' else 'mark-read'}")
+                servers[-1].command(f"click {notification} {SOAK_CLICKS[kind]}")
             elif kind == "network":
                 self.system_bus.control("network", {"steps": SystemBus.OFFLINE})
                 time.sleep(0.5)
@@ -1320,7 +1324,11 @@ class Bench:
             "replaced": sum(1 for e in events if e["event"] == "notify" and e["replaces"]),
             "withdrawn": sum(1 for e in events if e["event"] == "close"),
             "expired": sum(1 for e in events if e["event"] == "expired"),
-            "clicked": sum(1 for e in events if e["event"] == "clicked"), "opened": len(opens),
+            "clicked": {kind: sum(1 for e in events if e["event"] == "clicked" and e["action"] == action)
+                        for kind, action in SOAK_CLICKS.items()},
+            "missed": {kind: sum(1 for e in events if e["event"] == "click-missed" and e["action"] == action)
+                       for kind, action in SOAK_CLICKS.items()},
+            "opened": len(opens),
             "server_notifies": sum(1 for e in events if e["event"] == "notify"), "bus_notifies": bus_notifies}
         self.log(f"soak: { {k: v for k, v in self.results['soak'].items() if k != 'samples'} }")
 
@@ -1894,8 +1902,8 @@ def soak_report(s, command):
     done, planned = s["done"], s["planned"]
     lines = [f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with `{command}`: {s['accounts']} "
              f"accounts over 10 HTTPS instances, a relay, a notification server that is clicked "
-             f"(`Benchmarks/desktop_standins.py`), {s['seconds']:.0f} s of events after a {s['warm_up']:.0f} s "
-             f"warm-up; a sample every {SOAK_SAMPLE_SECONDS} s from the warm-up's end.", "",
+             f"(`Benchmarks/desktop_standins.py`), {s['seconds']:.0f} s of events, the first {s['warm_up']:.0f} s "
+             f"of them a warm-up; a sample every {SOAK_SAMPLE_SECONDS} s from the warm-up's end.", "",
              "| What happened | Count | Planned |", "|---|---|---|",
              f"| Polls (list requests the stand-in answered) | {s['polls']:,} | {50_000 * s['seconds'] / SOAK_SECONDS:,.0f} |",
              f"| Notices added, each numbered | {s['notices']:,} | {planned['notice']:,} |",
@@ -1909,8 +1917,12 @@ def soak_report(s, command):
              f"| Notifications replaced in place (`Notify` with replaces_id) | {s['replaced']:,} | — |",
              f"| Notifications withdrawn (`CloseNotification`) / expired ({SOAK_POPUP_SECONDS} s, reason 1) | "
              f"{s['withdrawn']:,} / {s['expired']:,} | — |",
-             f"| Clicks: Open | {done.get('click', 0):,} (opened: {s['opened']:,}) | {planned['click']:,} |",
-             f"| Clicks: Mark read | {done.get('mark_read', 0):,} | {planned['mark_read']:,} |",
+             f"| Clicks: Open / of those, on a notification that expired before the click reached the server "
+             f"(nothing sent) / sent / opened (`xdg-open`) | {done.get('click', 0):,} / {s['missed']['click']:,} / "
+             f"{s['clicked']['click']:,} / {s['opened']:,} | {planned['click']:,} |",
+             f"| Clicks: Mark read / of those, on a notification that had expired / sent | "
+             f"{done.get('mark_read', 0):,} / {s['missed']['mark_read']:,} / {s['clicked']['mark_read']:,} | "
+             f"{planned['mark_read']:,} |",
              f"| Notices read elsewhere (withdrawn after the next poll) | {done.get('withdraw', 0):,} | {planned['withdraw']:,} |",
              f"| Relay subscriptions (the first, then one per reconnect) | {s['relay_subscriptions']:,} | "
              f"{1 + planned['network'] + planned['suspend'] + planned['relay_drop']} |",
@@ -2001,8 +2013,8 @@ def main():
     parser.add_argument("--hundred-seconds", type=float, default=60)
     parser.add_argument("--latency-seconds", type=float, default=30)
     parser.add_argument("--laptop-runs", type=int, default=5, help="resumes, and returns of the network, each")
-    parser.add_argument("--soak-seconds", type=float, default=720, help="the busy day's length, after its warm-up")
-    parser.add_argument("--soak-warm-up", type=float, default=60, help="from the daemon's start to the first sample")
+    parser.add_argument("--soak-seconds", type=float, default=720, help="the busy day's length, its warm-up included")
+    parser.add_argument("--soak-warm-up", type=float, default=60, help="the day's first seconds, from the first event to the first sample")
     parser.add_argument("--only", nargs="*", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--json", help="also write the raw figures here")
     parser.add_argument("--before", help="directory of a release gbnotifyd of an earlier tree, measured beside "

@@ -17,7 +17,10 @@ benchmark can click, and a tray host. Run on Debian's python3 (python3-gi).
 
 Commands, a line each on standard input:
     click ID ACTION   ActionInvoked(ID, ACTION), then NotificationClosed(ID, 2), as dunst does
-                      for a click on an action; {"event": "clicked", "id"} once both are sent
+                      for a click on an action; {"event": "clicked", "id", "action"} once both
+                      are sent. A notification no longer shown (closed, or expired since the
+                      command was written) cannot be clicked: {"event": "click-missed", "id",
+                      "action"}, and nothing is sent
     close ID          NotificationClosed(ID, 2): the user dismissed it
 
 The first line on standard output is {"ready": true}, once every name asked for is owned.
@@ -125,10 +128,12 @@ class NotificationServer:
         self.connection.emit_signal(None, NOTIFICATIONS_PATH, NOTIFICATIONS, signal, arguments)
 
     def click(self, number, action):
-        self.shown.pop(number, None)
+        if self.shown.pop(number, None) is None:
+            say({"event": "click-missed", "id": number, "action": action})
+            return
         self.emit("ActionInvoked", GLib.Variant("(us)", (number, action)))
         self.emit("NotificationClosed", GLib.Variant("(uu)", (number, 2)))
-        say({"event": "clicked", "id": number})
+        say({"event": "clicked", "id": number, "action": action})
 
     def dismiss(self, number):
         self.shown.pop(number, None)
