@@ -131,17 +131,32 @@ struct PlasmaRigTests {
         #expect(held.actions.isEmpty)
     }
 
+    /// Plasma times the second against the first by its own clock, as each call reaches it: on a
+    /// loaded machine two calls sent back to back may reach it more than a second apart (a
+    /// fresh-clone run saw the second accepted). What is certain is a call answered less than a
+    /// second after the one before it was sent: both reached Plasma within that second, so it
+    /// must be refused. Identical calls are sent until one is; each accepted one must have taken
+    /// a second or more.
     @Test func anIdenticalNotifyWithinASecondIsRefused() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
-        let id = try await client.notify(app: "Twice", title: "The same", body: "twice", timeout: 0)
-
-        await #expect {
-            try await client.notify(app: "Twice", title: "The same", body: "twice", timeout: 0)
-        } throws: { error in
-            (error as? DBusError)?.name == "org.freedesktop.Notifications.Error.ExcessNotificationGeneration"
+        var accepted: [UInt32] = []
+        var previousSent = ContinuousClock.now
+        accepted.append(try await client.notify(app: "Twice", title: "The same", body: "twice", timeout: 0))
+        var refused = false
+        for _ in 0..<5 where !refused {
+            let sent = ContinuousClock.now
+            do {
+                accepted.append(try await client.notify(app: "Twice", title: "The same", body: "twice", timeout: 0))
+                let sincePrevious = ContinuousClock.now - previousSent
+                #expect(sincePrevious >= .seconds(1), "an identical Notify was accepted \(sincePrevious) after the one before")
+                previousSent = sent
+            } catch let error as DBusError where error.name == "org.freedesktop.Notifications.Error.ExcessNotificationGeneration" {
+                refused = true
+            }
         }
-        try await client.closeNotification(id)
+        #expect(refused, "\(accepted.count) identical Notify calls in a row were all accepted")
+        for id in accepted { try await client.closeNotification(id) }
     }
 
     @Test func theBadgeIsWhatTheLastLauncherEntryUpdateSaidEvenAfterItsSenderLeft() async throws {
