@@ -18,7 +18,7 @@ struct KeyringMemoryTests {
     static let readings = 50
 
     /// Measured here: with the leak, 50 readings of 40 accounts left 2,420 KiB more dirty; without,
-    /// 52 to 132 KiB in four runs, as glibc's arenas settle. The test runs alone in its own
+    /// 52 to 132 KiB in five runs, as glibc's arenas settle. The test runs alone in its own
     /// process, so nothing else allocates meanwhile.
     @Test func readingTheKeyringAgainAndAgainLeavesNothingBehind() async throws {
         try await PrivateSession.run(keyring: .gnome) {
