@@ -158,6 +158,7 @@ actor AccountPoller {
             services.logger.warning("\(account.displayName): \(what) is done, but the record of mutes could not be written: \(error)")
         }
         services.logger.info("\(account.displayName): \(change == .mute ? "muted" : "unmuted") \(repository) on its instance")
+        services.events.tell(.repositoryMuted(account, repository: repository, muted: change == .mute))
     }
 
     private func stopLoop() async {
@@ -264,16 +265,19 @@ private struct PollRun: Sendable {
                     $0.needsToken = true
                 }
             }
-            services.events.tell(.polled(account, words: polled.words, failed: polled.error != nil))
+            let told = DaemonEvent.polled(account, words: polled.words, failed: polled.error != nil)
             switch (decision, polled.error) {
             case (.after(let seconds), nil):
                 logger.debug("\(name): \(polled.words)")
+                services.events.tell(told)
                 due = timeline.now + .seconds(seconds)
             case (.after(let seconds), let error?):
                 logger.warning("\(name): poll failed: \(error); trying again in \(Int(seconds.rounded(.up))) s")
+                services.events.tell(told)
                 due = timeline.now + .seconds(seconds)
             case (.stop(.unauthorized), let error):
                 logger.warning("\(name): poll failed: \(error ?? polled.words); polling stopped until the account gets a new token")
+                services.events.tell(told)
                 if memory.rejectedToken != token {
                     memory.rejectedToken = token
                     logger.error("""
@@ -520,18 +524,16 @@ private struct PollRun: Sendable {
         guard !Task.isCancelled else { return }
         memory.registration = registration
         board.update { $0.registration = registration }
-        if case .registered(let id) = registration {
-            services.events.tell(.registered(account, deviceID: id, words: "\(registration)"))
-        } else {
-            services.events.tell(.registered(account, deviceID: nil, words: "\(registration)"))
-        }
         switch registration {
         case .registered(let id):
             logger.info("\(name): registered its device token as device \(id)")
+            services.events.tell(.registered(account, deviceID: id, words: "\(registration)"))
         case .pushUnavailable:
             logger.notice("\(name): \(registration); polling only")
+            services.events.tell(.registered(account, deviceID: nil, words: "\(registration)"))
         case .readOnlyToken, .failed:
             logger.warning("\(name): \(registration)")
+            services.events.tell(.registered(account, deviceID: nil, words: "\(registration)"))
         }
     }
 

@@ -29,11 +29,14 @@ public enum Lifecycle {
         /// autostart entry uses it, so that a session whose daemon systemd or D-Bus activation
         /// already started logs no error.
         public var unlessRunning: Bool
+        /// `--events-fd N`: what the daemon does, as JSON lines on this descriptor (`EventLines`).
+        public var eventsDescriptor: Int32?
 
-        public init(configPath: String?, verbose: Bool, unlessRunning: Bool) {
+        public init(configPath: String?, verbose: Bool, unlessRunning: Bool, eventsDescriptor: Int32? = nil) {
             self.configPath = configPath
             self.verbose = verbose
             self.unlessRunning = unlessRunning
+            self.eventsDescriptor = eventsDescriptor
         }
     }
 
@@ -55,9 +58,13 @@ public enum Lifecycle {
         }
         let settings: DaemonSettings
         let state: StateDirectory
+        let events: DaemonEvents
         do {
             settings = try ConfigFile.load(configPath)
             state = try StateDirectory(environment: environment)
+            events = try options.eventsDescriptor.map { descriptor throws(EventLinesError) in
+                try EventLines.events(writingTo: descriptor, logger: logger)
+            } ?? .none
         } catch {
             logger.error("\(error)")
             return 1
@@ -99,7 +106,7 @@ public enum Lifecycle {
         let desktop: Desktop?
         do {
             desktop = try await Desktop.start(
-                on: connection, state: stateFiles, options: Desktop.Options(config: settings.config, environment: environment),
+                on: connection, state: stateFiles, options: Desktop.Options(config: settings.config, environment: environment, events: events),
                 logger: logger)
         } catch {
             logger.error("cannot reach the desktop's notification server (\(error)); notices only go to the log")
@@ -123,7 +130,7 @@ public enum Lifecycle {
                 accounts: { AccountListing(try await keyring.list()) }, relayToken: { try await keyring.relayToken(for: $0) },
                 loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configPath) }),
             state: stateFiles, desktop: sink,
-            logger: logger, hostname: AccountManager.localHostname, keyring: keyring)
+            logger: logger, hostname: AccountManager.localHostname, keyring: keyring, parts: Supervisor.Parts(events: events))
         let readiness = Readiness(SystemdNotifier(environment: environment))
         wiring.append(Task {
             for await wait in keyringWaits {

@@ -212,7 +212,6 @@ public actor Supervisor {
         case .keyringChanged:
             group.addTask { await self.keyringChanged() }
         case .keyringWaiting(let what):
-            parts.events.tell(.keyringWaiting(what))
             keyringIsWaiting(what)
         case .relayMessage(let message):
             relayed(message)
@@ -252,6 +251,7 @@ public actor Supervisor {
             supervisor.nextReloadWaiters = nil
             guard !supervisor.isStopped else { return (waiters, [String]()) }
             supervisor.logger.info("reloading the config and the accounts")
+            supervisor.parts.events.tell(.reloading)
             let problems = [
                 await supervisor.refreshSettings(), await supervisor.refreshNoise(),
                 await supervisor.refreshAccounts(restartingEvery: true),
@@ -262,11 +262,12 @@ public actor Supervisor {
         for waiter in waiters { waiter?.resume(returning: problems) }
     }
 
-    /// A keyring call has waited a while for the user (an unlock or access dialog): said in
-    /// `status` and the log until the keyring answers.
+    /// A keyring call has waited a while for the user (an unlock or access dialog), or failed
+    /// and is tried again: said in `status` and the log until the keyring answers.
     private func keyringIsWaiting(_ what: String) {
         guard keyringWaiting != what else { return }
         logger.warning("waiting for the keyring: \(what)")
+        parts.events.tell(.keyringWaiting(what))
         keyringWaiting = what
     }
 
@@ -429,6 +430,7 @@ public actor Supervisor {
             return
         }
         logger.info(end.map { "snoozed every account until \(Hold.localTime($0, at: now, zone: SystemZone.offsets))" } ?? "snooze ended")
+        parts.events.tell(.snoozed(until: end))
         await inTurn { supervisor in _ = await supervisor.refreshNoise() }
     }
 
@@ -458,8 +460,7 @@ public actor Supervisor {
             // The keyring shares nothing with a stop, but a stop needs no retry either.
             guard !isStopped else { return nil }
             let reason = "\(error)"
-            if keyringWaiting != reason { logger.warning("waiting for the keyring: \(reason)") }
-            keyringWaiting = reason
+            keyringIsWaiting(reason)
             retryKeyring()
             return "cannot read the accounts from the keyring: \(reason)"
         }
@@ -477,6 +478,7 @@ public actor Supervisor {
             pollers[id] = nil
             await poller.retire()
             logger.info("\(poller.account.displayName): no longer polled")
+            parts.events.tell(.retired(poller.account))
         }
         await desktop(.accounts(usable.map(\.account)))
 

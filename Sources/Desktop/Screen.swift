@@ -93,6 +93,7 @@ actor Screen {
         let adopted = book.entries.count
         if adopted > 0 {
             logger.info("took over \(adopted) notification\(adopted == 1 ? "" : "s") an earlier gbnotifyd left open")
+            options.events.tell(.adopted(count: adopted))
         }
         save()
     }
@@ -158,6 +159,7 @@ actor Screen {
                     \(update.account.displayName): \(held) held, \(hold.description(at: now, zone: options.zone)); \
                     one notification says so at the end
                     """)
+                options.events.tell(.held(update.account, count: held))
             }
             badge.set(update.unread.badgeCount, for: update.account, logger: logger)
         case .tokenRejected(let account):
@@ -319,12 +321,12 @@ actor Screen {
         case .shown(let id, let replacing):
             book.shown(entry, serverID: id)
             shownActions[entry.id] = flight.actions
-            options.events.tell(.shown(entry.account, entry.subject, notification: id, replacing: replacing))
             waiting.remove(entry.id)
             logger.info("""
                 \(entry.account.displayName): showing \(Self.describe(entry.subject)) as notification \(id)\
                 \(replacing.map { $0 == id ? " in place" : " in place of \($0)" } ?? "")
                 """)
+            options.events.tell(.shown(entry.account, entry.subject, notification: id, replacing: replacing))
         case .noServer:
             waitForServer(entry)
         case .refused(let error):
@@ -397,6 +399,7 @@ actor Screen {
             book.closedByServer(id)
             activationTokens[id] = nil
             logger.debug("notification \(id) was closed by the server (reason \(reason))")
+            options.events.tell(.closedByServer(notification: id, reason: reason))
             save()
         case .action(let id, let key):
             // One click, however many times the server says it (GNOME Shell 43 repeats it once
@@ -407,8 +410,8 @@ actor Screen {
                 logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), heard again")
                 return
             }
-            options.events.tell(.clicked(notification: id, action: key))
             await clicked(entry, key: key, activationToken: activationTokens.removeValue(forKey: id))
+            options.events.tell(.clicked(notification: id, action: key))
             await apply()
         case .activationToken(let id, let token):
             // Bounded: a server may send them for notifications that are never clicked.

@@ -1,7 +1,10 @@
 /// What the daemon did, as typed values for whoever watches it (the tests, which wait on these
 /// rather than on the wording of the log; the log is for people). Nothing reads them back into
-/// the daemon: they only flow out.
-public enum DaemonEvent: Sendable, Equatable {
+/// the daemon: they only flow out. `gbnotifyd --events-fd N` writes them as JSON lines.
+///
+/// An event is told after the log line that says the same, so a reader of both, in order (the
+/// tests hand `--events-fd 2`), has the line once it has the event.
+public enum DaemonEvent: Sendable, Equatable, Codable {
     /// A poll of the account ended: `words` as `status` shows them ("304 not modified", "200 ok,
     /// 2 new", "timeout"), `failed` when it counts as a failure.
     case polled(Account, words: String, failed: Bool)
@@ -9,7 +12,8 @@ public enum DaemonEvent: Sendable, Equatable {
     case registered(Account, deviceID: Int64?, words: String)
     /// Rows of the account were marked read on its instance.
     case markedRead(Account, [Int64])
-    /// A keyring call waits for its user, for this.
+    /// The keyring is waited for, for this (a dialog up for the user, or a failure tried again
+    /// later); told when the reason changes.
     case keyringWaiting(String)
     /// The relay stream is connected, again after a gap when `afterGap`.
     case relayConnected(afterGap: Bool)
@@ -19,11 +23,26 @@ public enum DaemonEvent: Sendable, Equatable {
     case network(NetworkState)
     /// The account's token was refused: polling stopped.
     case tokenRejected(Account)
+    /// The account left the keyring (or is no longer allowed): it is no longer polled.
+    case retired(Account)
+    /// The config and the accounts are read again (SIGHUP, `gbnotifyctl reload`).
+    case reloading
+    /// The repository was muted (or unmuted) on the account's instance.
+    case repositoryMuted(Account, repository: String, muted: Bool)
+    /// Every account is snoozed until `until` (seconds since the Unix epoch), or no longer
+    /// when nil.
+    case snoozed(until: Int64?)
+    /// A snooze or quiet hours now hold back `count` of the account's notices.
+    case held(Account, count: Int)
+    /// The stage took over `count` notifications an earlier gbnotifyd left open.
+    case adopted(count: Int)
     /// What the book holds (`subject`: a group of notices, a summary, ...) is on screen as
     /// `notification`, in place of `replacing` when it replaced one.
     case shown(Account, ScreenBook.Subject, notification: UInt32, replacing: UInt32?)
     /// One of ours was withdrawn.
     case withdrawn(notification: UInt32)
+    /// The server closed one of ours (expired, dismissed, ...: the spec's `reason`).
+    case closedByServer(notification: UInt32, reason: UInt32)
     /// The server said `action` was invoked on one of ours, and it was taken (not a repeat).
     case clicked(notification: UInt32, action: String)
     /// What a click started: a URL handed to the portal, or a program's argv.

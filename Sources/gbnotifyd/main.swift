@@ -10,7 +10,7 @@ struct GBNotifyDaemon: Command {
     static let configuration = CommandConfiguration(
         name: "gbnotifyd",
         abstract: "Show gitbay activity as desktop notifications.",
-        usage: "[--foreground] [--verbose] [--config PATH] [--unless-running]",
+        usage: "[--foreground] [--verbose] [--config PATH] [--unless-running] [--events-fd N]",
         discussion: """
             Reads every gitbay account from the desktop keyring, registers this install with each,
             and shows new inbox activity as desktop notifications with an unread badge. Normally
@@ -22,6 +22,7 @@ struct GBNotifyDaemon: Command {
             ("--verbose", "Log debug lines."),
             ("--config PATH", "Read this config file instead of $XDG_CONFIG_HOME/gbnotifyd/config."),
             ("--unless-running", "Exit with status 0 if a gbnotifyd already runs on this session bus."),
+            ("--events-fd N", "Write what gbnotifyd does (polled, shown, clicked, ...) as JSON lines to descriptor N."),
             ("--version", "Print the version."),
         ]
     )
@@ -29,6 +30,7 @@ struct GBNotifyDaemon: Command {
     var verbose: Bool
     var configPath: String?
     var unlessRunning: Bool
+    var eventsDescriptor: Int32?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         // Accepted for the command lines of service managers and scripts that expect it.
@@ -36,11 +38,16 @@ struct GBNotifyDaemon: Command {
         verbose = arguments.flag("--verbose")
         configPath = try arguments.option("--config")
         unlessRunning = arguments.flag("--unless-running")
+        if let number = try arguments.option("--events-fd") {
+            guard let descriptor = Int32(number), descriptor >= 0 else { throw UsageError("--events-fd takes a descriptor's number") }
+            eventsDescriptor = descriptor
+        }
     }
 
     func run() async throws -> Int32 {
         await Lifecycle.run(
-            Lifecycle.Options(configPath: configPath, verbose: verbose, unlessRunning: unlessRunning),
+            Lifecycle.Options(
+                configPath: configPath, verbose: verbose, unlessRunning: unlessRunning, eventsDescriptor: eventsDescriptor),
             environment: ProcessInfo.processInfo.environment)
     }
 }

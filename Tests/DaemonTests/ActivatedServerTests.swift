@@ -1,5 +1,6 @@
 import DesktopSuites
 import Glibc
+import PushCore
 import TestSupport
 import Testing
 
@@ -58,7 +59,7 @@ struct MakoDaemonTests {
             try await mako.invoke("default", on: id)
             #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/12")])
             try await mako.invoke("mark-read", on: id)
-            try await desktop.waitForLine(endingWith: "\"Mark read\" on notification \(id)")
+            try await desktop.daemon.waitForClick(NotificationContent.markReadAction, on: id)
             try await withDeadline(.seconds(30), "the notice marked read on the server") {
                 while try await desktop.readAt(row) == nil { try await Task.sleep(for: .milliseconds(50)) }
             }
@@ -81,7 +82,7 @@ struct MakoDaemonTests {
 
             try await desktop.readElsewhere([first.row, second.row])
             desktop.poll()
-            try await desktop.waitForLine(endingWith: "withdrew notification \(first.notification)")
+            try await desktop.daemon.waitForWithdrawal(of: first.notification)
             try await mako.waitForNotifications { $0.allSatisfy { $0.id != first.notification } }
         }
     }

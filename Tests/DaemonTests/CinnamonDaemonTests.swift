@@ -26,7 +26,7 @@ struct CinnamonDaemonTests {
 
             try await desktop.readElsewhere([first.row, second.row])
             desktop.poll()
-            try await desktop.waitForLine(endingWith: "withdrew notification \(first.notification)")
+            try await desktop.daemon.waitForWithdrawal(of: first.notification)
             #expect(try await desktop.closed(first.notification) == 3)
             try await cinnamon.waitForNotifications { $0.allSatisfy { $0.id != first.notification } }
         }
@@ -45,7 +45,7 @@ struct CinnamonDaemonTests {
             #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/12")])
             #expect(try await desktop.clicksServed(on: clicked.notification) == 1)
             #expect(try await desktop.closed(other.notification) == 2)
-            try await desktop.waitForLine(endingWith: "notification \(other.notification) was closed by the server (reason 2)")
+            try await desktop.daemon.waitForServerClosing(other.notification, reason: 2)
             // A poll's line: "304 not modified" or "200 ok" (nothing new).
             let name = desktop.name
             let isPoll: @Sendable (String) -> Bool = { $0.hasSuffix("\(name): 304 not modified") || $0.hasSuffix("\(name): 200 ok") }
@@ -62,7 +62,7 @@ struct CinnamonDaemonTests {
         try await DaemonOnDesktop.run { desktop in
             let (row, id) = try await desktop.show()
             try await cinnamon.pointerClickButton("Mark read", on: id)
-            try await desktop.waitForLine(endingWith: "\"Mark read\" on notification \(id)")
+            try await desktop.daemon.waitForClick(NotificationContent.markReadAction, on: id)
             try await withDeadline(.seconds(30), "the notice marked read on the server") {
                 while try await desktop.readAt(row) == nil { try await Task.sleep(for: .milliseconds(50)) }
             }

@@ -18,7 +18,7 @@ import Testing
             let readiness = try NotifySocket(path: home.notifySocket)
             let first = try RunningDaemon(environment: home.environment)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 1 account")
-            try await first.waitForLine(containing: "\(name): 200 ok, 2 new")
+            try await first.waitForPoll(of: fixture.account, saying: "200 ok, 2 new")
 
             let status = try await home.ctl(["status", "--json"])
             #expect(status.status == 0, "\(status.stderr)")
@@ -39,17 +39,17 @@ import Testing
             // the restart: at least once, by design, never lost.)
             try await standin.addNotification(for: "cmc")
             first.send(SIGHUP)
-            try await first.waitForLine(containing: "\(name): 200 ok, 1 new")
+            try await first.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             first.send(SIGKILL)
             #expect(try await first.waitForExit() == 128 + SIGKILL)
 
             let whileDown = try await standin.addNotifications(for: "cmc", count: 5)
             let second = try RunningDaemon(environment: home.environment)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 1 account")
-            try await second.waitForLine(containing: "\(name): 200 ok, 5 new")
+            try await second.waitForPoll(of: fixture.account, saying: "200 ok, 5 new")
             // One more poll after a reload: nothing more to report.
             second.send(SIGHUP)
-            try await second.waitForLine(containing: "\(name): 304 not modified")
+            try await second.waitForPoll(of: fixture.account, saying: "304 not modified")
             #expect(second.lines(containing: "\(name): 200 ok") == ["<7>\(name): 200 ok, 5 new"])
             let after = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             #expect(after.accounts.first?.unread == 8)
@@ -104,10 +104,26 @@ import Testing
         }
     }
 
+    /// `--events-fd` names a descriptor the daemon was handed: one it was not is an error at
+    /// start, and no number a usage error, rather than events written nowhere.
+    @Test func anEventsDescriptorThatIsNotOpenIsRefusedAtStart() async throws {
+        let home = try DaemonHome()
+        defer { home.remove() }
+        try home.writeConfig("poll-interval = 30\n")
+        // Nothing past the standard streams reaches a child (`Spawn`): 9 is not open there.
+        let closed = try RunningDaemon(argv: [RunningDaemon.executable, "--events-fd", "9"], environment: home.environment)
+        #expect(try await closed.waitForExit() == 1)
+        #expect(closed.lines.value == ["<3>--events-fd 9: Bad file descriptor"])
+
+        let notANumber = try RunningDaemon(argv: [RunningDaemon.executable, "--events-fd", "three"], environment: home.environment)
+        #expect(try await notANumber.waitForExit() == 2)
+        #expect(notANumber.lines.value.first == "gbnotifyd: --events-fd takes a descriptor's number")
+    }
+
     @Test func daemonBinaryReloadPicksUpAnAccountAddedWithGbnotifyctl() async throws {
         try await PrivateSession.run {
             let fixture = try await BinaryFixture.start(inKeyring: false)
-            let (home, standin, name) = (fixture.home, fixture.standin, fixture.name)
+            let (home, standin) = (fixture.home, fixture.standin)
             try await standin.addNotification(for: "cmc")
             let readiness = try NotifySocket(path: home.notifySocket)
             let daemon = try RunningDaemon(environment: home.environment)
@@ -120,7 +136,7 @@ import Testing
             let reloaded = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             #expect(reloaded.accounts.map(\.user) == ["cmc"])
 
-            try await daemon.waitForLine(containing: "\(name): 200 ok, 1 new")
+            try await daemon.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             let polled = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             let account = try #require(polled.accounts.first)
             #expect(account.state == .ok)

@@ -13,7 +13,7 @@ import Testing
     @Test func daemonBinaryShowsANoticeOpensItOnAClickAndWithdrawsItOnStop() async throws {
         try await PrivateSession.run(notifications: true) {
             let fixture = try await BinaryFixture.start()
-            let (home, standin, token, name) = (fixture.home, fixture.standin, fixture.token, fixture.name)
+            let (home, standin, token) = (fixture.home, fixture.standin, fixture.token)
 
             let bin = home.directory.appendingPathComponent("bin")
             try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
@@ -28,14 +28,14 @@ import Testing
             let readiness = try NotifySocket(path: home.notifySocket)
             let daemon = try RunningDaemon(environment: environment)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 1 account")
-            try await daemon.waitForLine(containing: "\(name): 200 ok")
+            try await daemon.waitForPoll(of: fixture.account)
 
             // SIGHUP polls at once.
             let clicked = try await standin.addNotification(
                 for: "cmc", repo: "krz/gitbay", kind: "issue", actor: "eve", summary: "opened issue #12",
                 path: "krz/gitbay/issues/12")
             daemon.send(SIGHUP)
-            try await daemon.waitForLine(containing: "showing notice \(clicked) as notification")
+            try await daemon.waitForEvent("notice \(clicked) shown", DaemonEvent.isShown(row: Int64(clicked), of: fixture.account))
             #expect(try await Self.dunstctl("count", "displayed") == "1")
             try await Self.dunstctl("action", "0")
             let launch = try await browser.nextLaunch()
@@ -48,7 +48,7 @@ import Testing
                 for: "cmc", repo: "krz/other", kind: "mr", actor: "ana", summary: "opened merge request #3",
                 path: "krz/other/mrs/3")
             daemon.send(SIGHUP)
-            try await daemon.waitForLine(containing: "showing notice \(left) as notification")
+            try await daemon.waitForEvent("notice \(left) shown", DaemonEvent.isShown(row: Int64(left), of: fixture.account))
             #expect(try await Self.dunstctl("count", "displayed") != "0")
 
             daemon.send(SIGTERM)

@@ -30,7 +30,7 @@ import Testing
             let readiness = try NotifySocket(path: home.notifySocket)
             let daemon = try RunningDaemon(environment: home.environment)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 1 account")
-            try await daemon.waitForLine(containing: "\(name): 200 ok")
+            try await daemon.waitForPoll(of: fixture.account)
 
             // A whole push payload: only its instance and user count; the account polls.
             let notice = """
@@ -41,7 +41,7 @@ import Testing
             #expect(woken.status == 0, "\(woken.stderr)")
             #expect(woken.stdout == "gbnotifyctl: \(name) polls now\n")
             // Nothing new in the inbox since the first poll, and nothing shown from the payload.
-            try await daemon.waitForLine(containing: "\(name): 304 not modified")
+            try await daemon.waitForPoll(of: fixture.account, saying: "304 not modified")
             #expect(try await DaemonDesktopTests.dunstctl("count", "displayed") == "0")
 
             let stranger = try await home.ctl(["deliver"], input: #"{"instance": "https://gitbay.example", "user": "cmc"}"#)

@@ -2,6 +2,7 @@ import DBus
 import DesktopSuites
 import Foundation
 import Glibc
+import PushCore
 import TestSupport
 import Testing
 
@@ -20,7 +21,7 @@ struct DunstAfterAKillDashNineTests {
             try await DaemonOnDesktop.run { desktop in
                 let (_, kept) = try await desktop.show(repo: "krz/a", number: 1)
                 let (_, replaced) = try await desktop.show(repo: "krz/b", number: 1)
-                try await desktop.daemon.waitForLine(containing: "\(desktop.name): 200 ok, 1 new", occurrence: 2)
+                try await desktop.daemon.waitForPoll(of: desktop.account, saying: "200 ok, 1 new", count: 2)
                 // No closure inside a macro's argument here: Swift 6.3 gave one the same name as a
                 // closure outside (the filter below ran this lookup's `== "Notify"`).
                 let dead = try #require(monitor.messages.named("Notify").first?.sender)
@@ -29,7 +30,7 @@ struct DunstAfterAKillDashNineTests {
 
                 let added = try await desktop.standin.addNotification(for: "cmc", repo: "krz/b", path: "krz/b/issues/2")
                 try desktop.start()
-                try await desktop.daemon.waitForLine(containing: "took over 2 notifications")
+                try await desktop.daemon.waitForAdoption(of: 2)
                 #expect(try await desktop.shownAs(row: added) == replaced)
                 // The dead daemon's two Notifys, then the restarted one's replacement, once the
                 // monitor has printed it.
@@ -61,7 +62,7 @@ struct DunstAfterAKillDashNineTests {
 
                 // The new daemon opened the one it replaced, and never heard of the other.
                 #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("notifications")])
-                try await desktop.waitForLine(endingWith: "notification \(replaced) was clicked")
+                try await desktop.daemon.waitForClick(NotificationContent.openAction, on: replaced)
                 #expect(desktop.daemon.lines(containing: "notification \(kept) was").isEmpty)
             }
         } catch {
@@ -79,11 +80,11 @@ struct DunstAfterAKillDashNineTests {
         try await DaemonOnDesktop.run { desktop in
             let (_, adopted) = try await desktop.show(repo: "krz/a", number: 1)
             // Its poll is done, what is on screen saved: the next daemon takes it over.
-            try await desktop.daemon.waitForLine(containing: "\(desktop.name): 200 ok, 1 new")
+            try await desktop.daemon.waitForPoll(of: desktop.account, saying: "200 ok, 1 new")
             desktop.daemon.send(SIGKILL)
             #expect(try await desktop.daemon.waitForExit() == 128 + SIGKILL)
             try desktop.start()
-            try await desktop.daemon.waitForLine(containing: "took over 1 notification")
+            try await desktop.daemon.waitForAdoption(of: 1)
 
             let forger = try await session.connect()
             #expect(try await forger.requestName("org.gnome.Shell"))

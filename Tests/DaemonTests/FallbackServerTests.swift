@@ -121,7 +121,7 @@ struct FallbackServerChecks {
         try await run { desktop in
             let shown = try await desktop.show()
             try await screen.pointerClickButton("Mark read", onPopupTitled: "krz/gitbay")
-            try await desktop.daemon.waitForLine(containing: "marked notice \(shown.row) read")
+            try await desktop.daemon.waitForMarkedRead([shown.row], of: desktop.account)
             #expect(try await desktop.readAt(shown.row) != nil)
             #expect(try await desktop.markReadRequests() == [["notifications", "read", String(shown.row)]])
             try await screen.waitUntilGone(titled: "krz/gitbay")
@@ -134,7 +134,7 @@ struct FallbackServerChecks {
             try await screen.waitForPopup(titled: "krz/gitbay")
             try await desktop.readElsewhere([shown.row])
             desktop.poll()
-            try await desktop.daemon.waitForLine(containing: "withdrew notification \(shown.notification)")
+            try await desktop.daemon.waitForWithdrawal(of: shown.notification)
             #expect(try await desktop.closed(shown.notification) == 3)
             if hands.closingRemovesTheBubble {
                 try await screen.waitUntilGone(titled: "krz/gitbay")

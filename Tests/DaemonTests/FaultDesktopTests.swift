@@ -17,15 +17,15 @@ import Testing
             let server = try await FakeNotificationServer.start(capabilities: ["body"])
             let fixture = try await BinaryFixture.start()
             let daemon = try RunningDaemon(environment: fixture.home.environment)
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+            try await daemon.waitForPoll(of: fixture.account)
 
             let id = try await fixture.standin.addNotification(for: "cmc", summary: "[only once]")
             daemon.send(SIGHUP)
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            try await daemon.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             let shown = try await server.shown.wait(for: "the notice") { $0.contains { $0.body.contains("[only once]") } }
             #expect(shown.allSatisfy { $0.actions.isEmpty }, "\(shown)")
             #expect(shown.count { $0.body.contains("[only once]") } == 1)
-            try await daemon.waitForLine(containing: "showing notice \(id) as notification")
+            try await daemon.waitForEvent("notice \(id) shown", DaemonEvent.isShown(row: Int64(id), of: fixture.account))
 
             daemon.send(SIGTERM)
             #expect(try await daemon.waitForExit() == 0)
@@ -47,10 +47,10 @@ import Testing
 
             let bus = try await SessionBusRelay(at: socket)
             let first = try RunningDaemon(environment: environment)
-            try await first.waitForLine(containing: "\(fixture.name): 200 ok, 2 new")
+            try await first.waitForPoll(of: fixture.account, saying: "200 ok, 2 new")
             try await fixture.standin.addNotification(for: "cmc")
             first.send(SIGHUP)
-            try await first.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            try await first.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             let whileDown = try await fixture.standin.addNotification(for: "cmc")
             await bus.kill()
             #expect(try await first.waitForExit() == 1)
@@ -60,7 +60,7 @@ import Testing
 
             let restarted = try await SessionBusRelay(at: socket)
             let second = try RunningDaemon(environment: environment)
-            try await second.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            try await second.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             #expect(second.lines(containing: " new") == ["<7>\(fixture.name): 200 ok, 1 new"])
             #expect(try fixture.savedHighWater() == Int64(whileDown))
             second.send(SIGTERM)
@@ -77,7 +77,7 @@ import Testing
         try await PrivateSession.run {
             let fixture = try await BinaryFixture.start(config: "poll-interval = 3600\n")
             let daemon = try RunningDaemon(environment: fixture.home.environment)
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+            try await daemon.waitForPoll(of: fixture.account)
 
             let call = try await Program.run(
                 ["gdbus", "call", "--session", "--dest", "org.gitbay.Notify1", "--object-path", "/org/gitbay/Notify1",
@@ -89,7 +89,7 @@ import Testing
             // Still there, under its name, and a wake-up still wakes.
             let woken = try await fixture.home.ctl(["deliver"], input: #"{"instance": "\#(fixture.standin.url)", "user": "cmc"}"#)
             #expect(woken.status == 0, "\(woken.stderr)")
-            try await daemon.waitForLine(containing: "\(fixture.name): 304 not modified")
+            try await daemon.waitForPoll(of: fixture.account, saying: "304 not modified")
             #expect(try await fixture.home.ctl(["status"]).status == 0)
             daemon.send(SIGTERM)
             #expect(try await daemon.waitForExit() == 0)
@@ -138,7 +138,7 @@ import Testing
             let readiness = try NotifySocket(path: fixture.home.notifySocket)
             let daemon = try RunningDaemon(environment: fixture.home.environment)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 0 accounts")
-            try await daemon.waitForLine(containing: "waiting for the keyring")
+            try await daemon.waitForEvent("a wait for the keyring") { if case .keyringWaiting = $0 { true } else { false } }
             #expect(try await fixture.standin.requests().isEmpty)
             let status = try await fixture.home.ctl(["status"])
             #expect(status.status == 0)
@@ -178,7 +178,7 @@ import Testing
             let readiness = try NotifySocket(path: fixture.home.notifySocket)
             let daemon = try RunningDaemon(environment: fixture.home.environment)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 1 account")
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            try await daemon.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             let warnings = daemon.lines.value.filter { $0.hasPrefix("<4>") && $0.contains("garbage") }
             #expect(warnings.count == garbage.count, "\(daemon.lines.value)")
             #expect(!daemon.lines.value.contains { $0.contains(String(repeating: "0", count: 40)) })

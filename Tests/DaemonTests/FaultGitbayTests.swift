@@ -130,7 +130,7 @@ import Testing
 
             let failures = 10
             let failed = try await harness.waitForListRequests(failures, on: 0)
-            try await harness.waitForLog("\(storm.account.displayName): poll failed", occurrence: failures)
+            try await harness.waitForFailedPolls(failures, of: storm.account)
             #expect(failed.allSatisfy { $0.status == 500 })
             #expect(try await harness.status(of: 0, from: supervisor).state == .backingOff)
             // The decided waits, as logged (whole seconds, rounded up): never above the cap, and

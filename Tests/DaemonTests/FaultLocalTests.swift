@@ -117,16 +117,16 @@ import Testing
             let full = try RunningDaemon(
                 environment: fixture.home.environment,
                 wrapper: ["/bin/sh", "-c", #"ulimit -S -f 0 && trap '' XFSZ && exec "$@""#, "sh"])
-            try await full.waitForLine(containing: "\(fixture.name): 200 ok, 2 new")
+            try await full.waitForPoll(of: fixture.account, saying: "200 ok, 2 new")
             try await full.waitForLine(containing: "\(fixture.name): cannot save the account's state")
             #expect(try fixture.savedHighWater() == nil)
 
             let added = try await fixture.standin.addNotification(for: "cmc")
             full.send(SIGHUP)
-            try await full.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            try await full.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             // Polled again with the mark and ETag in memory: nothing new, the write tried again.
             full.send(SIGHUP)
-            try await full.waitForLine(containing: "\(fixture.name): 304 not modified")
+            try await full.waitForPoll(of: fixture.account, saying: "304 not modified")
             try await full.waitForLine(containing: "\(fixture.name): still cannot save the account's state")
 
             // Room on the disk again.
@@ -145,7 +145,7 @@ import Testing
 
             // Restarted: nothing shown again.
             let again = try RunningDaemon(environment: fixture.home.environment)
-            try await again.waitForLine(containing: "\(fixture.name): 304 not modified")
+            try await again.waitForPoll(of: fixture.account, saying: "304 not modified")
             #expect(again.lines(containing: " new").isEmpty, "\(again.lines.value)")
             again.send(SIGTERM)
             #expect(try await again.waitForExit() == 0)

@@ -48,7 +48,7 @@ struct GnomeShellDaemonTests {
             // Both read on the web: the next poll withdraws the notification.
             try await desktop.readElsewhere([first, second])
             desktop.poll()
-            try await desktop.waitForLine(endingWith: "withdrew notification \(id)")
+            try await desktop.daemon.waitForWithdrawal(of: id)
             #expect(try await desktop.ours().isEmpty)
         }
     }
@@ -64,9 +64,9 @@ struct GnomeShellDaemonTests {
             // Shown, then replaced twice: GNOME 43 connects one more click handler with every
             // Notify of an id, so its click comes three times over; it opens the inbox once.
             try await desktop.clickOnAGroupOfThreeOpensTheInboxOnce()
-            // The launch is logged after the browser started: wait for the line, then count.
-            try await desktop.daemon.waitForLine(containing: "opened with", occurrence: 2)
-            #expect(desktop.daemon.lines(containing: "opened with").count == 2)
+            // The launch is told after the browser started: wait for it, then count.
+            try await desktop.daemon.waitForOpenings(2)
+            #expect(desktop.daemon.events.value.count { if case .opened = $0 { true } else { false } } == 2)
         }
     }
 
@@ -74,7 +74,7 @@ struct GnomeShellDaemonTests {
         try await DaemonOnDesktop.run { desktop in
             let (row, id) = try await desktop.show()
             try await desktop.pressMarkRead(on: id)
-            try await desktop.daemon.waitForLine(containing: "marked notice \(row) read")
+            try await desktop.daemon.waitForMarkedRead([row], of: desktop.account)
             #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
             #expect(try await desktop.readAt(row) != nil)
             #expect(try await desktop.ours().isEmpty)
@@ -93,7 +93,7 @@ struct GnomeShellDaemonTests {
                     try await desktop.standin.addNotification(for: "cmc", repo: "krz/r\(repo)", path: "krz/r\(repo)/issues/1")
                 }
                 desktop.poll()
-                try await desktop.daemon.waitForLine(containing: "\(desktop.name): 200 ok, 3 new")
+                try await desktop.daemon.waitForPoll(of: desktop.account, saying: "200 ok, 3 new")
                 try await desktop.show(repo: "krz/r4", number: 1)
                 try await desktop.show(repo: "krz/r5", number: 1)
                 try await Self.expectEverythingAccountedFor(5, in: gnome)
@@ -192,7 +192,7 @@ struct GnomeShellPointerDaemonTests {
         try await DaemonOnDesktop.run { desktop in
             let (row, id) = try await desktop.show(repo: "krz/noisy", number: 5)
             try await gnome.pointerClickButton("Mute", on: id)
-            try await desktop.daemon.waitForLine(containing: "\(desktop.name): muted krz/noisy on its instance")
+            try await desktop.daemon.waitForMute(of: "krz/noisy", on: desktop.account)
             // The Undo button through the shell's own handler, as soon as the banner shows
             // "Muted ...": it is said for 10 s, and a pointer's wait for a settled banner may take
             // longer on a busy machine. Not before: the clicked banner is still leaving then, and
@@ -201,7 +201,7 @@ struct GnomeShellPointerDaemonTests {
             let muted = try await desktop.mutedNotification("krz/noisy")
             try await gnome.waitForBanner { $0.id == muted && $0.isShown }
             try await gnome.pressButton("Undo", on: muted)
-            try await desktop.daemon.waitForLine(containing: "\(desktop.name): unmuted krz/noisy on its instance")
+            try await desktop.daemon.waitForMute(of: "krz/noisy", on: desktop.account, muted: false)
             #expect(try await desktop.watchRequests() == [["repo", "mute", "krz/noisy"], ["repo", "unwatch", "krz/noisy"]])
             #expect(try await desktop.readAt(row) == nil)
         }
@@ -211,7 +211,7 @@ struct GnomeShellPointerDaemonTests {
         try await DaemonOnDesktop.run { desktop in
             let (row, id) = try await desktop.show()
             try await gnome.pointerClickButton("Mark read", on: id)
-            try await desktop.daemon.waitForLine(containing: "marked notice \(row) read")
+            try await desktop.daemon.waitForMarkedRead([row], of: desktop.account)
             #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
             #expect(try await desktop.clicksServed(on: id) == 1)
         }

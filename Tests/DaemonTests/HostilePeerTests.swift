@@ -38,7 +38,7 @@ import Testing
 
             let daemon = try RunningDaemon(environment: fixture.home.environment)
             for account in accounts {
-                try await daemon.waitForLine(containing: "\(account.displayName): registered its device token")
+                try await daemon.waitForRegistration(of: account)
             }
             let saturated = Int64(2 * OutsideCount.maximum)
             try await badges.wait(for: "the badge of both accounts") { $0.last == saturated }
@@ -49,18 +49,18 @@ import Testing
             func topic(of account: Account) throws -> String {
                 try #require(rows.first { $0["account"] as? String == account.displayName }?["topic"] as? String)
             }
-            let notModified = accounts.map { daemon.lines(containing: "\($0.displayName): 304 not modified").count }
+            let notModified = accounts.map { daemon.polls(of: $0, saying: "304 not modified") }
             for (account, badge) in zip(accounts, [Self.hugeCount, "1"]) {
                 let payload = #"{"aps":{"alert":{"title":"x","body":"y"},"badge":\#(badge)},"path":"krz/gitbay/issues/1","instance":"\#(account.instance.url)","user":"cmc"}"#
                 let published = try await relay.publish(payload, to: try topic(of: account))
-                try await daemon.waitForLine(containing: "\(account.displayName): woken up by relay message \(published.id)")
+                try await daemon.waitForRelayWake(by: published.id, of: account)
             }
             let delivered = try await fixture.home.ctl(
                 ["deliver"], input: #"{"aps":{"badge":\#(Self.hugeCount)},"instance":"\#(secondAccount.instance.url)","user":"cmc"}"#)
             #expect(delivered.status == 0, "\(delivered.stderr)")
             // Each woken poll answered (the inbox is unchanged: 304), and the daemon is still up.
             for (account, earlier) in zip(accounts, notModified) {
-                try await daemon.waitForLine(containing: "\(account.displayName): 304 not modified", occurrence: earlier + 1)
+                try await daemon.waitForPoll(of: account, saying: "304 not modified", count: earlier + 1)
             }
             #expect(daemon.exit.value == nil)
             let status = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await fixture.home.ctl(["status", "--json"]).stdout.utf8))
@@ -94,8 +94,8 @@ import Testing
             environment["NO_PROXY"] = nil
 
             let daemon = try RunningDaemon(environment: environment)
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
-            try await daemon.waitForLine(containing: "relay \(relay.url): connected")
+            try await daemon.waitForPoll(of: fixture.account)
+            try await daemon.waitForRelayConnection()
             #expect(try await relay.waitForSubscriptions(count: 1).count == 1)
             #expect(try await fixture.standin.requests().contains { $0.queryArgv == ["notifications", "list"] })
             #expect(try await proxy.requests().isEmpty, "a request went through the proxy")
@@ -119,18 +119,18 @@ import Testing
             let relay = try await RelayStandin.start()
             let fixture = try await BinaryFixture.start(config: "poll-interval = 30\nrelay-url = \(relay.url)\n")
             let first = try RunningDaemon(environment: fixture.home.environment)
-            try await first.waitForLine(containing: "\(fixture.name): registered its device token")
-            try await first.waitForLine(containing: "\(fixture.name): 200 ok")
-            try await first.waitForLine(containing: "relay \(relay.url): connected")
+            try await first.waitForRegistration(of: fixture.account)
+            try await first.waitForPoll(of: fixture.account)
+            try await first.waitForRelayConnection()
 
             let relayed = try await fixture.standin.addNotification(for: "cmc", summary: "[relayed]", path: "krz/gitbay/issues/12")
             let topic = try #require(try fixture.savedDeviceToken())
             let message = try await relay.publish(
                 #"{"aps":{"alert":{"title":"krz/gitbay","body":"eve [relayed]"}},"path":"krz/gitbay/issues/12","instance":"\#(fixture.account.instance.url)","user":"cmc"}"#,
                 to: topic)
-            try await first.waitForLine(containing: "woken up by relay message \(message.id)")
+            try await first.waitForRelayWake(by: message.id)
             // Logged once the row was handed on and its mark saved.
-            try await first.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            try await first.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             try await server.shown.wait(for: "the relayed row") { $0.contains { $0.body.contains("[relayed]") } }
             #expect(try fixture.savedHighWater() == Int64(relayed))
             first.send(SIGKILL)
@@ -138,7 +138,7 @@ import Testing
 
             try await fixture.standin.addNotification(for: "cmc", summary: "[while down]")
             let second = try RunningDaemon(environment: fixture.home.environment)
-            try await second.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            try await second.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             try await server.shown.wait(for: "the row added while down") { $0.contains { $0.body.contains("[while down]") } }
             #expect(server.shown.value.count { $0.body.contains("[relayed]") } == 1, "\(server.shown.value.map(\.body))")
 

@@ -85,7 +85,7 @@ struct IdleTests {
         #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/12")])
         // dunst leaves a clicked notification up until it expires: dismissed, as a user would.
         _ = try await desktop.session.run(["dunstctl", "close-all"])
-        try await desktop.daemon.waitForLine(containing: "notification \(shown.notification) was closed by the server")
+        try await desktop.daemon.waitForServerClosing(shown.notification)
 
         let pid = desktop.daemon.pid
         try await waitUntilQuiet(pid)

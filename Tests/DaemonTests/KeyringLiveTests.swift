@@ -17,11 +17,11 @@ import Testing
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 0 accounts")
 
             try await SecretTool.store(instance: fixture.standin.url, user: "cmc", token: fixture.token)
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok, 1 new", timeout: .seconds(5))
+            try await daemon.waitForPoll(of: fixture.account, saying: "200 ok, 1 new", timeout: .seconds(5))
 
             try await SecretTool.clear(instance: fixture.standin.url, user: "cmc")
-            try await daemon.waitForLine(containing: "\(fixture.name): no longer polled", timeout: .seconds(5))
-            #expect(daemon.lines(containing: "reloading").isEmpty)
+            try await daemon.waitForEvent("\(fixture.name) retired", timeout: .seconds(5)) { $0 == .retired(fixture.account) }
+            #expect(!daemon.events.value.contains(.reloading))
 
             daemon.send(SIGTERM)
             #expect(try await daemon.waitForExit() == 0)
@@ -43,14 +43,16 @@ import Testing
             let daemon = try RunningDaemon(environment: home.environment)
             try await SecretServiceControl.focus(.keepassxcUnlock)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Waiting for the keyring")
-            try await daemon.waitForLine(containing: "waiting for the keyring: waiting for the keyring to be unlocked")
+            try await daemon.waitForEvent("a wait for the unlock") { event in
+                if case .keyringWaiting(let what) = event { what.hasPrefix("waiting for the keyring to be unlocked") } else { false }
+            }
             let waiting = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             #expect(waiting.keyringWaiting?.contains("unlock dialog") == true)
             #expect(try await home.ctl(["status"]).stdout.contains("waiting for the keyring"))
 
             try await SecretServiceControl.type(SecretServiceControl.password)
             try await SecretServiceControl.press("Return")
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok, 1 new")
+            try await daemon.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
             #expect(try await readiness.receive() == "STATUS=Polling 1 account")
             let answered = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             #expect(answered.keyringWaiting == nil)

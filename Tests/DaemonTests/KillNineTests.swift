@@ -32,7 +32,7 @@ import Testing
             // sets the range the kills are drawn from.
             let spawned = ContinuousClock.now
             let first = try RunningDaemon(environment: fixture.home.environment)
-            try await first.waitForLine(containing: "\(fixture.name): 200 ok")
+            try await first.waitForPoll(of: fixture.account)
             var toPoll = ContinuousClock.now - spawned
             first.send(SIGTERM)
             #expect(try await first.waitForExit() == 0)

@@ -192,12 +192,12 @@ import MainLoop
             try await Self.withSystemBus { system in
                 let fixture = try await BinaryFixture.start()
                 let daemon = try RunningDaemon(environment: system.environment(fixture.home.environment))
-                try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+                try await daemon.waitForPoll(of: fixture.account)
                 let held = try await system.waitForInhibitors(held: 1)
                 #expect(held.map(\.pid) == [UInt32(daemon.pid)])
 
                 try await system.goOffline()
-                try await daemon.waitForLine(containing: "the system is offline")
+                try await daemon.waitForEvent("the network offline") { $0 == .network(.offline) }
                 let status = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await fixture.home.ctl(["status", "--json"]).stdout.utf8))
                 #expect(status.network == .offline)
                 #expect(status.accounts.map(\.state) == [.offline])
@@ -219,7 +219,7 @@ import MainLoop
             let fixture = try await BinaryFixture.start()
             // A daemon home has no system bus.
             let daemon = try RunningDaemon(environment: fixture.home.environment)
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+            try await daemon.waitForPoll(of: fixture.account)
             #expect(daemon.lines(containing: "no system bus").count == 1)
             #expect(daemon.lines(containing: "sleep and network changes are not followed").count == 1)
             daemon.send(SIGTERM)

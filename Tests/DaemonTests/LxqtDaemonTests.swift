@@ -25,7 +25,7 @@ struct LxqtDaemonTests {
                 for: desktop.account.username, repo: "krz/two", kind: "issue", actor: "bo", summary: "opened issue #2",
                 path: "krz/two/issues/2")
             desktop.poll()
-            try await desktop.daemon.waitForLine(containing: "showing a summary of 2 as notification")
+            try await desktop.daemon.waitForSummary(of: 2)
             let summary = try await screen.waitForPopup(titled: "2 more unread on \(desktop.account.instance.displayName) as cmc")
             #expect(summary.buttons.map(\.label) == ["x", "Open the inbox", "Mark all read"])
             try await screen.waitUntilGone(titled: "krz/one")
@@ -40,8 +40,8 @@ struct LxqtDaemonTests {
             try await screen.pointerClickButton("Open", onPopupTitled: "krz/gitbay")
             #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/12")])
             try await screen.pointerClickButton("Mark read", onPopupTitled: "krz/gitbay")
-            try await desktop.waitForLine(endingWith: "\"Mark read\" on notification \(id)")
-            try await desktop.daemon.waitForLine(containing: "marked notice \(row) read")
+            try await desktop.daemon.waitForClick(NotificationContent.markReadAction, on: id)
+            try await desktop.daemon.waitForMarkedRead([row], of: desktop.account)
             #expect(try await desktop.readAt(row) != nil)
             #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
         }
@@ -59,7 +59,7 @@ struct LxqtDaemonTests {
 
             try await desktop.readElsewhere([first.row, second.row])
             desktop.poll()
-            try await desktop.waitForLine(endingWith: "withdrew notification \(second.notification)")
+            try await desktop.daemon.waitForWithdrawal(of: second.notification)
             try await screen.waitUntilGone(titled: "krz/gitbay")
         }
     }

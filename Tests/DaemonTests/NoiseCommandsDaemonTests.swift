@@ -15,14 +15,14 @@ import Testing
             let readiness = try NotifySocket(path: home.notifySocket)
             let daemon = try RunningDaemon(environment: home.environment)
             #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 1 account")
-            try await daemon.waitForLine(containing: "\(name): 200 ok, 3 new")
+            try await daemon.waitForPoll(of: fixture.account, saying: "200 ok, 3 new")
 
             let read = try await home.ctl(["read", fixture.account.reference, "--all"])
             #expect(read.status == 0, "\(read.stderr)")
             #expect(read.stdout == "Marked 3 notices read on \(name).\n")
             #expect(read.stderr.isEmpty, "the reload was not clean: \(read.stderr)")
             // The reload's poll: the inbox changed (its ETag with it), nothing new in it.
-            try await daemon.waitForLine(containing: "\(name): 200 ok", occurrence: 2)
+            try await daemon.waitForPoll(of: fixture.account, count: 2)
             #expect(daemon.lines(containing: "\(name): 200 ok") == ["<7>\(name): 200 ok, 3 new", "<7>\(name): 200 ok"])
             let status = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             #expect(status.accounts.first?.unread == 0)

@@ -52,7 +52,7 @@ extension DesktopTests {
                     for: Harness.username, repo: "krz/gitbay", kind: "issue", actor: "eve", summary: "opened issue #\(number)",
                     path: "krz/gitbay/issues/\(number)")
             }
-            try await world.harness.waitForLog("\(world.account.displayName): 2 held, snoozed until")
+            try await world.harness.waitForEvents("2 held") { $0 == .held(world.account, count: 2) }
             #expect(try await Dunst.displayed() == 0)
             let held = await world.supervisor.status().accounts.first?.popupsHeld
             #expect(held?.hasPrefix("snoozed until ") == true)
@@ -79,7 +79,7 @@ extension DesktopTests {
             let restarted = try await Self.desktop(for: world.harness, on: world.connection, opener: world.opener)
             let supervisor = world.harness.supervisor(desktop: restarted.hand)
             try await supervisor.start()
-            try await world.harness.waitForLog("\(world.account.displayName): 1 held, snoozed until")
+            try await world.harness.waitForEvents("1 held") { $0 == .held(world.account, count: 1) }
             #expect(try await Dunst.displayed() == 0)
 
             try world.harness.state.updateNoise { _ = $0.endSnooze(nil, now: now) }
@@ -121,14 +121,16 @@ extension DesktopTests {
             let before = try await Self.newestShown()
             let id = try await world.show(repo: "krz/noisy", path: "krz/noisy/issues/3")
             try await Dunst.choose(NotificationContent.muteAction)
-            try await world.harness.waitForLog("\(world.account.displayName): muted krz/noisy on its instance")
-            try await world.harness.waitForLog("showing that krz/noisy is muted as notification")
+            try await world.harness.waitForEvents("krz/noisy muted") { $0 == .repositoryMuted(world.account, repository: "krz/noisy", muted: true) }
+            try await world.harness.waitForEvents("that krz/noisy is muted shown") { event in
+                if case .shown(_, .muted("krz/noisy"), _, _) = event { true } else { false }
+            }
             // Muted, not read: the notice stays unread on the server.
             #expect(try await world.standin.state().notifications.first { $0.id == id }?.readAt == nil)
             #expect(try world.harness.state.loadNoise().record.mutes.map(\.repo) == ["krz/noisy"])
 
             try await Dunst.choose(NotificationContent.undoAction)
-            try await world.harness.waitForLog("\(world.account.displayName): unmuted krz/noisy on its instance")
+            try await world.harness.waitForEvents("krz/noisy unmuted") { $0 == .repositoryMuted(world.account, repository: "krz/noisy", muted: false) }
             #expect(try world.harness.state.loadNoise().record.mutes.isEmpty)
             let watchRequests = try await world.standin.requests().compactMap(\.argv).filter { $0.first == "repo" }
             #expect(watchRequests == [["repo", "mute", "krz/noisy"], ["repo", "unwatch", "krz/noisy"]])

@@ -54,7 +54,7 @@ struct PlasmaDaemonTests {
 
             try await desktop.readElsewhere([first, second])
             desktop.poll()
-            try await desktop.waitForLine(endingWith: "withdrew notification \(id)")
+            try await desktop.daemon.waitForWithdrawal(of: id)
             // Plasma removes what an application closed a moment later, in a batch.
             try await screen.waitUntilGone(titled: "krz/gitbay")
             #expect(try await desktop.ours().isEmpty)
@@ -81,9 +81,9 @@ struct PlasmaDaemonTests {
             #expect(clicked.arguments == [desktop.url("krz/pointer/builds/7")])
             #expect(!clicked.activationToken.isEmpty)
             #expect(try await desktop.clicksServed(on: pointed) == 1)
-            // The launch is logged after the browser started: wait for the line, then count.
-            try await desktop.daemon.waitForLine(containing: "opened with", occurrence: 3)
-            #expect(desktop.daemon.lines(containing: "opened with").count == 3)
+            // The launch is told after the browser started: wait for it, then count.
+            try await desktop.daemon.waitForOpenings(3)
+            #expect(desktop.daemon.events.value.count { if case .opened = $0 { true } else { false } } == 3)
         }
     }
 
@@ -94,7 +94,7 @@ struct PlasmaDaemonTests {
             let (row, id) = try await desktop.show(repo: "krz/marked")
             #expect(try await badge.plasma(showing: 1).count == 1)
             try await screen.pointerClickButton("Mark read", onPopupTitled: "krz/marked")
-            try await desktop.daemon.waitForLine(containing: "marked notice \(row) read")
+            try await desktop.daemon.waitForMarkedRead([row], of: desktop.account)
             #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
             #expect(try await desktop.readAt(row) != nil)
             #expect(try await desktop.clicksServed(on: id) == 1)
@@ -106,11 +106,11 @@ struct PlasmaDaemonTests {
         try await DaemonOnDesktop.run { desktop in
             let (row, _) = try await desktop.show(repo: "krz/noisy", number: 5)
             try await screen.pointerClickButton("Mute", onPopupTitled: "krz/noisy")
-            try await desktop.daemon.waitForLine(containing: "\(desktop.name): muted krz/noisy on its instance")
+            try await desktop.daemon.waitForMute(of: "krz/noisy", on: desktop.account)
             // What the Undo button runs, at once: "Muted ..." is said for 10 s, and finding the
             // popup on a busy machine's accessibility tree has taken longer.
             try await plasma.invokeAction(NotificationContent.undoAction, on: try await desktop.mutedNotification("krz/noisy"))
-            try await desktop.daemon.waitForLine(containing: "\(desktop.name): unmuted krz/noisy on its instance")
+            try await desktop.daemon.waitForMute(of: "krz/noisy", on: desktop.account, muted: false)
             #expect(try await desktop.watchRequests() == [["repo", "mute", "krz/noisy"], ["repo", "unwatch", "krz/noisy"]])
             #expect(try await desktop.readAt(row) == nil)
         }
@@ -216,7 +216,7 @@ struct PlasmaDaemonTests {
         try await session.pointerMove(to: ScreenPoint(x: 640, y: 400))
         try await DaemonOnDesktop.run(plasmaPopups: .standard) { desktop in
             let (_, first) = try await desktop.show(actor: "eve", summary: "opened issue #12")
-            try await desktop.daemon.waitForLine(containing: "notification \(first) was closed by the server (reason 1)")
+            try await desktop.daemon.waitForServerClosing(first, reason: 1)
             let (_, second) = try await desktop.show(actor: "ana", summary: "commented on issue #12")
             #expect(second != first)
             let ours = try await desktop.ours()

@@ -177,7 +177,7 @@ private struct KeyringUnavailable: Error, CustomStringConvertible {
                 current.update { $0 = .forTests }
                 try await supervisor.reload()
                 #expect(await supervisor.status().accounts.isEmpty)
-                try await harness.waitForLog("\(account.displayName): no longer polled")
+                try await harness.waitForEvents("\(account.displayName) retired") { $0 == .retired(account) }
                 #expect(harness.desktop.news.value.last { if case .accounts = $0 { true } else { false } } == .accounts([]))
             }
         }

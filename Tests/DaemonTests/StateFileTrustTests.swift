@@ -43,7 +43,7 @@ import Testing
             #expect(try await readiness.receive().hasPrefix("READY=1"))
             try await daemon.waitForLine(containing: "notifications.json was unreadable; kept it as")
             try await daemon.waitForLine(containing: "accounts.json was unreadable; kept it as")
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+            try await daemon.waitForPoll(of: fixture.account)
             #expect(try await fixture.home.ctl(["status"]).status == 0)
             // Afresh, from a file of its own: the mark is the newest row's.
             #expect(try fixture.savedHighWater() == Int64(rows.last!))
@@ -73,7 +73,7 @@ import Testing
             let daemon = try RunningDaemon(environment: fixture.home.environment)
             #expect(try await readiness.receive().hasPrefix("READY=1"))
             try await daemon.waitForLine(containing: "notifications.json is a FIFO, not a regular file; kept it as")
-            try await daemon.waitForLine(containing: "\(fixture.name): 200 ok")
+            try await daemon.waitForPoll(of: fixture.account)
             #expect(daemon.lines(containing: "accounts.json is a FIFO, not a regular file; kept it as").count == 1)
             #expect(try await fixture.home.ctl(["status"]).status == 0)
             // Written anew as a regular file; the FIFOs kept beside it.

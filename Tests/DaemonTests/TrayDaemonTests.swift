@@ -28,7 +28,7 @@ struct XfceTrayDaemonTests {
             record.snooze(nil, until: Int64(Date().timeIntervalSince1970) + 3, now: Int64(Date().timeIntervalSince1970))
             try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: desktop.home.stateDirectory + "/noise.json"))
             desktop.poll()
-            try await desktop.daemon.waitForLine(containing: "reloading the config")
+            try await desktop.daemon.waitForEvent("a reload") { $0 == .reloading }
             try await Self.waitForResume(enabled: true, of: service, on: desktop.session)
             try await Self.waitForResume(enabled: false, of: service, on: desktop.session)
         }
@@ -106,7 +106,7 @@ enum TrayDaemonScenarios {
 
             try await host.openMenu(of: item, service: service)
             try await host.choose(position: 3, label: "Mark all read", service: service)
-            try await desktop.daemon.waitForLine(containing: "marked notice \(second.row), \(first.row) read")
+            try await desktop.daemon.waitForMarkedRead([second.row, first.row], of: desktop.account)
             #expect(try await desktop.readAt(first.row) != nil)
             #expect(try await desktop.readAt(second.row) != nil)
             // Nothing unread: the item is tucked away.
@@ -122,20 +122,20 @@ enum TrayDaemonScenarios {
 
             try await host.openMenu(of: item, service: service)
             try await host.choose(position: 3, label: "Snooze for 1 hour", service: service)
-            try await desktop.daemon.waitForLine(containing: "snoozed every account until")
+            try await desktop.daemon.waitForEvent("every account snoozed") { if case .snoozed(until: _?) = $0 { true } else { false } }
 
             try await desktop.standin.addNotification(
                 for: desktop.account.username, repo: "krz/docs", kind: "issue", actor: "bo", summary: "opened issue #11",
                 path: "krz/docs/issues/11")
             desktop.poll()
-            try await desktop.daemon.waitForLine(containing: "\(desktop.name): 1 held, snoozed until")
+            try await desktop.daemon.waitForEvent("1 held") { $0 == .held(desktop.account, count: 1) }
 
             // Snoozed, the menu offers Resume between the snoozes and Open inbox.
             let snoozed = try await host.waitForItem(of: service, titled: title("2 unread on \(desktop.name)", on: desktop.session))
             try await host.openMenu(of: snoozed, service: service)
             try await host.choose(position: 6, label: "Resume notifications", service: service)
-            try await desktop.daemon.waitForLine(containing: "snooze ended")
-            try await desktop.daemon.waitForLine(containing: "showing a summary of 1 as notification")
+            try await desktop.daemon.waitForEvent("the snooze ended") { $0 == .snoozed(until: nil) }
+            try await desktop.daemon.waitForSummary(of: 1)
         }
     }
 

@@ -119,8 +119,7 @@ final class DaemonOnDesktop: Sendable {
             try desktop.start()
             #expect(try await desktop.readiness.receive().hasPrefix("READY=1"))
             for user in users {
-                let account = try Account(instance: desktop.account.instance, username: user)
-                try await desktop.daemon.waitForLine(containing: "\(account.displayName): 200 ok")
+                try await desktop.daemon.waitForPoll(of: try Account(instance: desktop.account.instance, username: user))
             }
         } catch {
             await desktop.stop()
@@ -178,11 +177,10 @@ final class DaemonOnDesktop: Sendable {
     /// Kills the daemon with SIGKILL once its last poll is done (the mark saved after what is on
     /// screen), starts the next, and returns once that one took over `count` notifications.
     func killDashNineAndRestart(takingOver count: Int) async throws {
-        try await daemon.waitForLine(containing: "\(name): 200 ok, 1 new")
+        try await daemon.waitForPoll(of: account, saying: "200 ok, 1 new")
         daemon.send(SIGKILL)
         #expect(try await daemon.waitForExit() == 128 + SIGKILL)
-        try start()
-        try await waitForLine(endingWith: "took over \(count) notification\(count == 1 ? "" : "s") an earlier gbnotifyd left open")
+        try await start().waitForAdoption(of: count)
     }
 
     // MARK: - The inbox
@@ -206,15 +204,14 @@ final class DaemonOnDesktop: Sendable {
         return (row, try await shownAs(row: row))
     }
 
-    /// The server id of the notification that shows the row `row`, once the daemon logged it.
+    /// The server id of the notification that shows the row `row`, once the daemon showed it.
     func shownAs(row: Int) async throws -> UInt32 {
-        try await notificationShowing("showing notice \(row) ")
+        try await notificationShowing("notice \(row)", DaemonEvent.isShown(row: Int64(row), of: account))
     }
 
-    /// The server id in the daemon's last line that says `showing` ... `as notification N`.
-    private func notificationShowing(_ showing: String) async throws -> UInt32 {
-        let line = try #require(try await daemon.waitForLine(containing: showing).last { $0.contains(showing) })
-        return try #require(line.firstMatch(of: #/ as notification (\d+)/#).flatMap { UInt32($0.1) }, "\(line)")
+    /// The server id of the last notification the daemon showed of what `matches`.
+    private func notificationShowing(_ what: String, _ matches: @escaping @Sendable (DaemonEvent) -> Bool) async throws -> UInt32 {
+        try #require(try await daemon.waitForEvent("\(what) shown", matches).last?.shownNotification)
     }
 
     /// The URL of an item of the account, as a click opens it.
@@ -232,9 +229,11 @@ final class DaemonOnDesktop: Sendable {
     }
 
     /// The server id of the notification that says `repository` was muted, once the daemon
-    /// logged it.
+    /// showed it.
     func mutedNotification(_ repository: String) async throws -> UInt32 {
-        try await notificationShowing("showing that \(repository) is muted as notification ")
+        try await notificationShowing("that \(repository) is muted") { event in
+            if case .shown(_, .muted(repository), _, _) = event { true } else { false }
+        }
     }
 
     /// The stand-in's `repo mute|watch|unwatch` requests, as argv.
@@ -247,23 +246,26 @@ final class DaemonOnDesktop: Sendable {
         try await standin.requests().compactMap { $0.argv }.filter { $0.starts(with: ["notifications", "read"]) }
     }
 
-    // MARK: - The daemon's log and signals
+    // MARK: - The daemon's events, log and signals
 
     /// Waits until the daemon has handled every click it heard on notification `id` and the
     /// server's closing that follows one (so that a second click of one, say GNOME's echo, would
-    /// have been logged by now), and returns how many clicks it served: "Open" and "Mark read".
+    /// have been told by now), and returns how many clicks it took, of any action.
     func clicksServed(on id: UInt32) async throws -> Int {
         try await waitUntilGone(id)
-        return daemon.lines.value.count {
-            $0.hasSuffix(": notification \(id) was clicked") || $0.hasSuffix(": \"Mark read\" on notification \(id)")
+        return daemon.events.value.count { event in
+            if case .clicked(notification: id, _) = event { true } else { false }
         }
     }
 
     /// Waits until the daemon no longer has notification `id` open: the server closed it, or the
     /// daemon withdrew it (after "Mark read", whichever comes first).
     func waitUntilGone(_ id: UInt32) async throws {
-        try await waitForLine("notification \(id) closed or withdrawn") { line in
-            line.contains("notification \(id) was closed by the server") || line.hasSuffix("withdrew notification \(id)")
+        try await daemon.waitForEvent("notification \(id) closed or withdrawn") { event in
+            switch event {
+            case .closedByServer(notification: id, _), .withdrawn(notification: id): true
+            default: false
+            }
         }
     }
 
@@ -296,10 +298,8 @@ final class DaemonOnDesktop: Sendable {
         return signals("NotificationClosed", about: id).first?.arguments.last?.uint32Value
     }
 
-    /// The ids of the notifications this run's daemons showed, as they logged them.
+    /// The ids of the notifications this run's daemons showed.
     var notificationIDs: Set<UInt32> {
-        Set(daemons.value.flatMap { $0.lines(containing: " as notification ") }.compactMap {
-            $0.firstMatch(of: #/ as notification (\d+)/#).flatMap { UInt32($0.1) }
-        })
+        Set(daemons.value.flatMap { $0.events.value.compactMap(\.shownNotification) })
     }
 }

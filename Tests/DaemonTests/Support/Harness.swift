@@ -89,23 +89,22 @@ final class Harness: Sendable {
     func waitForEvents(
         _ what: String, count: Int = 1, _ matches: @escaping @Sendable (DaemonEvent) -> Bool
     ) async throws -> [DaemonEvent] {
-        try await events.wait(for: "\(count) × \(what)") { $0.count(where: matches) >= count }.filter(matches)
+        try await events.waitFor(what, count: count, matches)
     }
 
     /// Waits until notice `row` of `account` is on screen as the newest of its group (of `size`
     /// notices when given).
     func waitForShown(row: Int, of account: Account, inGroupOf size: Int? = nil) async throws {
+        let shown = DaemonEvent.isShown(row: Int64(row), of: account)
         try await waitForEvents("notice \(row) of \(account.displayName) shown") { event in
-            guard case .shown(account, .group(let group), _, _) = event else { return false }
-            return group.newest.id == Int64(row) && (size == nil || group.items.count == size)
+            guard shown(event), case .shown(_, .group(let group), _, _) = event else { return false }
+            return size == nil || group.items.count == size
         }
     }
 
     /// Waits until a summary of `count` notices is on screen.
     func waitForSummary(of count: Int) async throws {
-        try await waitForEvents("a summary of \(count) shown") { event in
-            if case .shown(_, .summary(let summary), _, _) = event { summary.count == count } else { false }
-        }
+        try await waitForEvents("a summary of \(count) shown", DaemonEvent.isSummary(of: count))
     }
 
     /// Waits until `count` registrations in all have given a device id.
@@ -125,9 +124,7 @@ final class Harness: Sendable {
 
     /// Waits until `account` has had `count` polls that failed.
     func waitForFailedPolls(_ count: Int, of account: Account) async throws {
-        try await waitForEvents("a failed poll of \(account.displayName)", count: count) { event in
-            if case .polled(account, _, failed: true) = event { true } else { false }
-        }
+        try await waitForEvents("a failed poll of \(account.displayName)", count: count, DaemonEvent.isFailedPoll(of: account))
     }
 
     var logger: Logger {

@@ -117,11 +117,11 @@ extension DaemonOnDesktop {
             try await standin.addNotification(for: "cmc", repo: repo, path: "\(repo)/issues/1")
         }
         poll()
-        try await daemon.waitForLine(containing: "\(name): 200 ok, 3 new")
+        try await daemon.waitForPoll(of: account, saying: "200 ok, 3 new")
         try await show(repo: "krz/d", number: 1)
         // Its poll is done (the mark saved after what is on screen): killed before that, it
         // would show krz/d again after a restart, at least once by design.
-        try await daemon.waitForLine(containing: "\(name): 200 ok, 1 new")
+        try await daemon.waitForPoll(of: account, saying: "200 ok, 1 new")
         let shown = try await ours()
         let summaryTitle = "2 more unread on \(account.instance.displayName) as cmc"
         #expect(shown.map(\.title) == [summaryTitle, "krz/c", "krz/d"])
@@ -148,10 +148,10 @@ extension DaemonOnDesktop {
         let added = try await standin.addNotification(
             for: "cmc", repo: "krz/c", actor: "ana", summary: "closed issue #2", path: "krz/c/issues/2")
         try start()
-        try await daemon.waitForLine(containing: "took over 3 notifications")
+        try await daemon.waitForAdoption(of: 3)
         let c = try await open(titled: "krz/c")
         #expect(try await shownAs(row: added) == c.id)
-        try await daemon.waitForLine(containing: "\(name): 200 ok")
+        try await daemon.waitForPoll(of: account)
         let after = try await ours()
         #expect(after.map(\.id) == before.map(\.id))
         #expect(after.filter { $0.title.contains("unread") }.map(\.title) == [summaryTitle])
@@ -175,15 +175,18 @@ extension DaemonOnDesktop {
             try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
             let otherAccount = try Account(instance: GitbayInstance(parsing: other.url), username: "cmc")
             try await run { desktop in
-                try await desktop.daemon.waitForLine(containing: "\(otherAccount.displayName): 200 ok")
+                try await desktop.daemon.waitForPoll(of: otherAccount)
                 for standin in [desktop.standin, other] {
                     try await standin.addNotification(
                         for: "cmc", repo: "krz/gitbay", kind: "issue", actor: "eve", summary: "opened issue #12",
                         path: "krz/gitbay/issues/12")
                 }
                 desktop.poll()
-                try await desktop.daemon.waitForLine(containing: "\(desktop.name): showing notice")
-                try await desktop.daemon.waitForLine(containing: "\(otherAccount.displayName): showing notice")
+                for account in [desktop.account, otherAccount] {
+                    try await desktop.daemon.waitForEvent("a notice of \(account.displayName) shown") { event in
+                        if case .shown(account, .group, _, _) = event { true } else { false }
+                    }
+                }
                 let bodies = try await desktop.ours().map(\.body)
                 #expect(Set(bodies) == Set([desktop.account, otherAccount].map { "\($0.displayName)\neve opened issue #12" }))
             }

@@ -1,0 +1,46 @@
+import FoundationEssentials
+import PushCore
+import Testing
+
+/// `gbnotifyd --events-fd` writes each event as a line of JSON that the tests read back: every
+/// kind of event must come back as it was, and on one line.
+@Suite struct DaemonEventTests {
+    static let account = DesktopContentTests.account
+
+    static let everyKind: [DaemonEvent] = [
+        .polled(account, words: "200 ok, 2 new", failed: false),
+        .polled(account, words: "timeout", failed: true),
+        .registered(account, deviceID: 7, words: "registered as device 7"),
+        .registered(account, deviceID: nil, words: "push is off on the instance"),
+        .markedRead(account, [12, 3]),
+        .keyringWaiting("waiting for the keyring to be unlocked"),
+        .relayConnected(afterGap: true),
+        .relayWoke(account, messageID: "m1"),
+        .network(.offline),
+        .tokenRejected(account),
+        .retired(account),
+        .reloading,
+        .repositoryMuted(account, repository: "krz/noisy", muted: true),
+        .snoozed(until: 1_796_166_000),
+        .snoozed(until: nil),
+        .held(account, count: 2),
+        .adopted(count: 3),
+        .shown(account, .group(NoticeGroup.grouping([NoticeGroupTests.row(4), NoticeGroupTests.row(2)], of: account)[0]),
+               notification: 5, replacing: 4),
+        .shown(account, .summary(NoticeSummary(count: 4, isAtLeast: false, wording: .new, rowIDs: [1, 2])), notification: 6, replacing: nil),
+        .shown(account, .tokenRejected, notification: 7, replacing: nil),
+        .shown(account, .muted(repository: "krz/noisy"), notification: 8, replacing: 5),
+        .withdrawn(notification: 5),
+        .closedByServer(notification: 6, reason: 2),
+        .clicked(notification: 5, action: "default"),
+        .opened(["xdg-open", "https://gitbay.org/krz/gitbay/issues/4"]),
+    ]
+
+    @Test(arguments: everyKind)
+    func anEventComesBackFromItsJSONLineAsItWas(_ event: DaemonEvent) throws {
+        let line = try JSONEncoder().encode(event)
+        #expect(!line.contains(UInt8(ascii: "\n")))
+        #expect(line.first == UInt8(ascii: "{"))
+        #expect(try JSONDecoder().decode(DaemonEvent.self, from: line) == event)
+    }
+}
