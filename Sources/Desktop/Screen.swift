@@ -405,7 +405,12 @@ actor Screen {
             // One click, however many times the server says it (GNOME Shell 43 repeats it once
             // per Notify of the id); another action on a notification the server kept open
             // (mako, LXQt) counts.
-            guard book.entry(serverID: id) != nil else { return }
+            guard book.entry(serverID: id) != nil else {
+                // Withdrawn or folded away as the user clicked: the server had not yet taken
+                // it off the screen. Said, since the user did click.
+                logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), no longer ours")
+                return
+            }
             guard let entry = book.actionInvoked(key, on: id) else {
                 logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), heard again")
                 return
