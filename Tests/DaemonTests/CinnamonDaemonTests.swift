@@ -46,13 +46,11 @@ struct CinnamonDaemonTests {
             #expect(try await desktop.clicksServed(on: clicked.notification) == 1)
             #expect(try await desktop.closed(other.notification) == 2)
             try await desktop.daemon.waitForServerClosing(other.notification, reason: 2)
-            // A poll's line: "304 not modified" or "200 ok" (nothing new).
-            let name = desktop.name
-            let isPoll: @Sendable (String) -> Bool = { $0.hasSuffix("\(name): 304 not modified") || $0.hasSuffix("\(name): 200 ok") }
-            let polls = desktop.daemon.lines.value.count(where: isPoll)
+            // The next poll, whatever it says (nothing new: "304 not modified" or "200 ok").
+            let polls = desktop.daemon.events.value.count(where: DaemonEvent.isPoll(of: desktop.account, saying: ""))
             desktop.poll()
-            try await desktop.daemon.lines.wait(for: "the next poll") { $0.count(where: isPoll) > polls }
-            #expect(desktop.daemon.lines(containing: "showing notice").count == 2)
+            try await desktop.daemon.waitForPoll(of: desktop.account, saying: "", count: polls + 1)
+            #expect(desktop.daemon.events.value.count { if case .shown(_, .group, _, _) = $0 { true } else { false } } == 2)
             #expect(try await desktop.readAt(other.row) == nil)
             #expect(try await desktop.readAt(clicked.row) == nil)
         }

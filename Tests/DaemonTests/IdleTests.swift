@@ -1,6 +1,7 @@
 import DesktopSuites
 import Foundation
 import Glibc
+import PushCore
 import TestSupport
 import Testing
 
@@ -70,16 +71,15 @@ struct IdleTests {
     }
 
     static func idleAfterAClick(_ desktop: DaemonOnDesktop) async throws {
-        let sinceShow = desktop.daemon.lines.value.count
+        let sinceShow = desktop.daemon.events.value.count
         let shown = try await desktop.show()
         // `show` polls with a reload, which polls every account, not all at the same moment: the
         // others' polls must be over before the window (seen: the third account's 304 inside it,
         // on a loaded machine, after a quiet half second).
-        try await desktop.daemon.lines.wait(for: "every account's poll after the reload", timeout: .seconds(15)) { lines in
-            let since = lines.dropFirst(sinceShow)
-            return Self.users.dropFirst().allSatisfy { user in
-                since.contains { $0.contains("\(user)@") && $0.contains("304 not modified") }
-            }
+        let others = try Self.users.dropFirst().map { try Account(instance: desktop.account.instance, username: $0) }
+        try await desktop.daemon.events.wait(for: "every account's poll after the reload") { events in
+            let since = events.dropFirst(sinceShow)
+            return others.allSatisfy { account in since.contains(where: DaemonEvent.isPoll(of: account, saying: "304 not modified")) }
         }
         _ = try await desktop.session.run(["dunstctl", "action", "0"])
         #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/12")])

@@ -123,6 +123,23 @@ import Testing
         }
     }
 
+    /// A click that crosses the withdrawal of its notification (the server still had it on
+    /// screen) opens nothing, and the debug log says it came.
+    @Test func aClickOnANotificationAlreadyWithdrawnOpensNothingAndIsSaid() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let server = try #require(daemon.stage?.server)
+            let (row, shown) = try await Self.show(daemon)
+            daemon.gitbays[0].readElsewhere([row])
+            try await daemon.advance(until: "the withdrawal") { server.closed.value == [shown.id] }
+            server.click(shown.id)
+            try await daemon.log.wait(for: "the click said") { lines in
+                lines.contains { $0.hasSuffix("notification \(shown.id): ignored the action default, no longer ours") }
+            }
+            #expect(!daemon.events.value.contains { if case .clicked = $0.event { true } else { false } })
+            #expect(!daemon.events.value.contains { if case .opened = $0.event { true } else { false } })
+        }
+    }
+
     /// A kill -9 leaves its daemon's notifications on screen; the next daemon's stage, on the
     /// same server, takes them over from the state the last one saved: the next notice of a
     /// repository shown before replaces its notification in place, listing only what is new.

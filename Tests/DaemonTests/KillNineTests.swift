@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PushCore
 import TestSupport
 import Testing
 
@@ -53,9 +54,8 @@ import Testing
                 let started = ContinuousClock.now
                 let daemon = try RunningDaemon(environment: fixture.home.environment)
                 if cycle % Self.remeasureEvery == 0 {
-                    try await daemon.lines.wait(for: "the poll of run \(cycle)") { lines in
-                        lines.contains { $0.contains("\(fixture.name): 200 ok") || $0.contains("\(fixture.name): 304 not modified") }
-                    }
+                    // A 200, or a 304 when the run before saved the last row.
+                    try await daemon.waitForPoll(of: fixture.account, saying: "")
                     toPoll = ContinuousClock.now - started
                 } else {
                     // The random kill point is what this test is about, not a wait for something:
@@ -68,7 +68,7 @@ import Testing
                 }
                 daemon.send(SIGKILL)
                 #expect(try await daemon.waitForExit() == 128 + SIGKILL)
-                if daemon.lines(containing: "\(fixture.name): 200 ok").isEmpty { killedBeforePoll += 1 }
+                if !daemon.events.value.contains(where: DaemonEvent.isPoll(of: fixture.account, saying: "200 ok")) { killedBeforePoll += 1 }
             }
 
             runs.append((server.shown.value.count, try #require(try fixture.savedHighWater())))
@@ -86,9 +86,7 @@ import Testing
                 throw error
             }
             // Its poll is done: a 200, or a 304 when the run before saved the last row.
-            try await last.lines.wait(for: "the last run's poll") { lines in
-                lines.contains { $0.contains("\(fixture.name): 200 ok") || $0.contains("\(fixture.name): 304 not modified") }
-            }
+            try await last.waitForPoll(of: fixture.account, saying: "")
             last.send(SIGTERM)
             #expect(try await last.waitForExit() == 0)
 
