@@ -166,6 +166,8 @@ final class DaemonOnDesktop: Sendable {
         #expect(
             !daemons.value.contains { $0.lines.value.contains { line in tokens.contains { line.contains($0) } } },
             "a token in gbnotifyd's log")
+        let told = daemons.value.flatMap(\.events.value).map { String(decoding: (try? JSONEncoder().encode($0)) ?? Data(), as: UTF8.self) }
+        #expect(!told.contains { line in tokens.contains { line.contains($0) } }, "a token in gbnotifyd's events")
         let cleared = try? await session.run(["secret-tool", "clear", "xdg:schema", "org.gitbay.Account", "instance", standin.url])
         #expect(cleared?.status == 0, "secret-tool clear: \(cleared?.stderr ?? "did not run")")
         listening.cancel()
