@@ -47,7 +47,7 @@ struct CinnamonDaemonTests {
             #expect(try await desktop.closed(other.notification) == 2)
             try await desktop.daemon.waitForServerClosing(other.notification, reason: 2)
             // The next poll, whatever it says (nothing new: "304 not modified" or "200 ok").
-            let polls = desktop.daemon.events.value.count(where: DaemonEvent.isPoll(of: desktop.account, saying: ""))
+            let polls = desktop.daemon.polls(of: desktop.account, saying: "")
             desktop.poll()
             try await desktop.daemon.waitForPoll(of: desktop.account, saying: "", count: polls + 1)
             #expect(desktop.daemon.events.value.count { if case .shown(_, .group, _, _) = $0 { true } else { false } } == 2)
