@@ -18,10 +18,13 @@ final class ViewWorld: Sendable {
     let directory: URL
     /// An account whose token the stand-in revoked.
     let revokedAccount: String
-    /// An account whose instance no longer listens.
+    /// An account whose instance does not listen: a port held bound, so that no stand-in of
+    /// another suite takes it (one did, and its end cleared every account of its instance from
+    /// the keyring, this one too).
     let downAccount: String
     let downURL: String
     let downPort: Int
+    private let heldPort: BoundButNotListeningPort
     /// Keyring items to delete at the end: (instance, user).
     private let stored: Mutex<[(String, String)]>
 
@@ -39,19 +42,20 @@ final class ViewWorld: Sendable {
         let revoked = try await standin.addUserWithToken("rex")
         try await SecretTool.store(instance: standin.url, user: "rex", token: revoked)
         try await standin.revokeToken(revoked)
-        let down = try await Standin.start()
-        try await SecretTool.store(instance: down.url, user: "cmc", token: try await down.addUserWithToken("cmc"))
-        await down.stop()
+        // Never reached: any token of the right form will do.
+        let down = try BoundButNotListeningPort()
+        let downURL = "http://127.0.0.1:\(down.number)"
+        try await SecretTool.store(instance: downURL, user: "cmc", token: token)
         let host = String(standin.url.dropFirst("http://".count))
         return ViewWorld(
             tmux: tmux, standin: standin, account: "cmc@\(host)", browser: browser, directory: directory,
-            revokedAccount: "rex@\(host)", downAccount: "cmc@\(down.url.dropFirst("http://".count))", downURL: down.url,
-            downPort: down.port, stored: [(standin.url, "cmc"), (standin.url, "rex"), (down.url, "cmc")])
+            revokedAccount: "rex@\(host)", heldPort: down, downURL: downURL,
+            stored: [(standin.url, "cmc"), (standin.url, "rex"), (downURL, "cmc")])
     }
 
     private init(
         tmux: Tmux, standin: Standin, account: String, browser: OpenerStub, directory: URL, revokedAccount: String,
-        downAccount: String, downURL: String, downPort: Int, stored: [(String, String)]
+        heldPort: BoundButNotListeningPort, downURL: String, stored: [(String, String)]
     ) {
         self.tmux = tmux
         self.standin = standin
@@ -59,9 +63,10 @@ final class ViewWorld: Sendable {
         self.browser = browser
         self.directory = directory
         self.revokedAccount = revokedAccount
-        self.downAccount = downAccount
+        self.heldPort = heldPort
+        downAccount = "cmc@127.0.0.1:\(heldPort.number)"
         self.downURL = downURL
-        self.downPort = downPort
+        downPort = heldPort.number
         self.stored = Mutex(stored)
     }
 
