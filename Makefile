@@ -104,6 +104,9 @@ SYSCONFDIR ?= /etc
 USERUNITDIR ?= $(if $(filter /usr,$(PREFIX)),$(or $(shell pkg-config --variable=systemduserunitdir systemd 2>/dev/null),/usr/lib/systemd/user),$(PREFIX)/lib/systemd/user)
 # Debian's zsh reads packages' completions from vendor-completions, local ones from site-functions.
 ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(DATADIR)/zsh/vendor-completions,$(DATADIR)/zsh/site-functions)
+# The MIT licence, where Fedora and Arch keep packages' licences. Empty installs none: the .deb
+# carries it in /usr/share/doc/gbnotify/copyright, as Debian policy asks (debian/rules).
+LICENSEDIR ?= $(DATADIR)/licenses/gbnotify
 
 RELEASE_BINARIES = .build/release
 VERSION := $(shell sed -n 's/.*version = "\(.*\)"/\1/p' Sources/PushCore/Version.swift)
@@ -121,7 +124,8 @@ INSTALLED_FILES = \
 	$(MANDIR)/man5/gbnotifyd.conf.5 \
 	$(DATADIR)/bash-completion/completions/gbnotifyctl \
 	$(ZSHCOMPDIR)/_gbnotifyctl \
-	$(DATADIR)/fish/vendor_completions.d/gbnotifyctl.fish
+	$(DATADIR)/fish/vendor_completions.d/gbnotifyctl.fish \
+	$(if $(LICENSEDIR),$(LICENSEDIR)/LICENSE)
 
 install:
 	@test -x $(RELEASE_BINARIES)/gbnotifyd -a -x $(RELEASE_BINARIES)/gbnotifyctl \
@@ -140,6 +144,7 @@ install:
 	install -D -m 0644 packaging/completions/gbnotifyctl.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/gbnotifyctl
 	install -D -m 0644 packaging/completions/_gbnotifyctl $(DESTDIR)$(ZSHCOMPDIR)/_gbnotifyctl
 	install -D -m 0644 packaging/completions/gbnotifyctl.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gbnotifyctl.fish
+	$(if $(LICENSEDIR),install -D -m 0644 LICENSE $(DESTDIR)$(LICENSEDIR)/LICENSE)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))

@@ -34,6 +34,7 @@ LOCAL_INSTALL = {
     "usr/local/share/bash-completion/completions/gbnotifyctl",
     "usr/local/share/zsh/site-functions/_gbnotifyctl",
     "usr/local/share/fish/vendor_completions.d/gbnotifyctl.fish",
+    "usr/local/share/licenses/gbnotify/LICENSE",
 }
 
 # Every file the .deb holds, where Debian and freedesktop expect it.
@@ -71,6 +72,20 @@ def run(argv, *, cwd=None, env=None, check=True):
 def files_under(root):
     """The regular files and symlinks under root, relative to it."""
     return {str(path.relative_to(root)) for path in Path(root).rglob("*") if path.is_file() or path.is_symlink()}
+
+
+def mit_permission_text():
+    """LICENSE from "Permission is hereby granted" on: the words debian/copyright must carry."""
+    text = (REPO / "LICENSE").read_text()
+    return text[text.index("Permission is hereby granted"):].strip()
+
+
+def licence_paragraph(copyright, name):
+    """The text of debian/copyright's stand-alone `License: name` paragraph, its DEP-5
+    continuation lines unfolded (a lone "." is an empty line)."""
+    paragraph = copyright.split(f"\n\nLicense: {name}\n", 1)[1].split("\n\n", 1)[0]
+    lines = [line[1:] for line in paragraph.splitlines()]
+    return "\n".join("" if line == "." else line for line in lines).strip()
 
 
 def help_commands(binary, *words):
@@ -285,6 +300,16 @@ class DebianPackage(unittest.TestCase):
         # statically linked Swift runtime).
         complaints = [line for line in result.stdout.splitlines() if line.startswith(("E:", "W:"))]
         self.assertEqual(complaints, [], result.stdout)
+
+    def test_lintian_raises_no_copyright_tag(self):
+        result = run(["lintian", "--tag-display-limit", "0", "--display-info", DEB], check=False)
+        tags = [line for line in result.stdout.splitlines() if "copyright" in line or "license" in line]
+        self.assertEqual(tags, [], result.stdout)
+
+    def test_the_package_carries_the_mit_licence_of_the_tree(self):
+        copyright = (self.root / "usr/share/doc/gbnotify/copyright").read_text()
+        self.assertEqual(copyright, (REPO / "packaging/debian/copyright").read_text())
+        self.assertEqual(licence_paragraph(copyright, "Expat"), mit_permission_text())
 
     def test_depends_on_the_c_libraries_and_no_swift_runtime(self):
         depends = run(["dpkg-deb", "--field", DEB, "Depends"]).stdout
