@@ -118,24 +118,13 @@ extension DBusValue {
 extension DBusValue {
     public var byteValue: UInt8? { if case .byte(let value) = self { value } else { nil } }
     public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
-    public var int16Value: Int16? { if case .int16(let value) = self { value } else { nil } }
-    public var uint16Value: UInt16? { if case .uint16(let value) = self { value } else { nil } }
     public var int32Value: Int32? { if case .int32(let value) = self { value } else { nil } }
     public var uint32Value: UInt32? { if case .uint32(let value) = self { value } else { nil } }
-    public var int64Value: Int64? { if case .int64(let value) = self { value } else { nil } }
-    public var uint64Value: UInt64? { if case .uint64(let value) = self { value } else { nil } }
-    public var doubleValue: Double? { if case .double(let value) = self { value } else { nil } }
     public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
-    public var objectPathValue: String? { if case .objectPath(let value) = self { value } else { nil } }
-    public var signatureValue: String? { if case .signature(let value) = self { value } else { nil } }
     public var arrayValue: [DBusValue]? { if case .array(_, let elements) = self { elements } else { nil } }
     public var structValue: [DBusValue]? { if case .struct(let fields) = self { fields } else { nil } }
     public var variantValue: DBusValue? { if case .variant(let value) = self { value } else { nil } }
     public var fileDescriptorValue: DBusFileDescriptor? { if case .fileDescriptor(let value) = self { value } else { nil } }
-
-    public var dictionaryValue: [DBusDictEntry]? {
-        if case .dictionary(_, _, let entries) = self { entries } else { nil }
-    }
 
     /// The strings of an `as`; nil for anything else.
     public var stringArrayValue: [String]? {

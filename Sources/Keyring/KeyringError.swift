@@ -17,16 +17,6 @@ public enum KeyringError: Error, Equatable, CustomStringConvertible {
     /// Anything else, with libsecret's (or the bus's) message.
     case failed(String)
 
-    /// True when the keyring is there but not answering yet: locked, access refused, a prompt
-    /// dismissed, no answer in time. Whoever reads accounts retries later, and never takes
-    /// this for an empty keyring.
-    public var isWaitingForKeyring: Bool {
-        switch self {
-        case .locked, .accessRefused, .timedOut: true
-        case .serviceUnavailable, .noSessionBus, .failed: false
-        }
-    }
-
     public var description: String {
         switch self {
         case .serviceUnavailable:

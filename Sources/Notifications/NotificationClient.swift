@@ -275,11 +275,6 @@ public struct NotificationError: Error, Sendable, Equatable, CustomStringConvert
         name == "org.freedesktop.Notifications.Error.ExcessNotificationGeneration"
     }
 
-    /// The server did not answer within `NotificationClient.callTimeout`.
-    public var meansNoAnswer: Bool {
-        name == "org.freedesktop.DBus.Error.NoReply"
-    }
-
     public init(name: String?, message: String) {
         self.name = name
         self.message = message

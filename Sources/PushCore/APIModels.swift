@@ -58,15 +58,6 @@ public struct Device: Sendable, Equatable, Decodable {
     }
 }
 
-/// `notifications device remove ID`: `{"status": "removed"}`.
-public struct DeviceRemoval: Sendable, Equatable, Decodable {
-    public let status: String
-
-    public init(status: String) {
-        self.status = status
-    }
-}
-
 /// `notifications read`: how many rows changed.
 public struct ReadResult: Sendable, Equatable, Decodable {
     public let read: Int
@@ -107,15 +98,3 @@ public struct Dashboard: Sendable, Equatable, Decodable {
     }
 }
 
-/// `notifications settings show` and `settings push on|off`.
-public struct NotificationSettings: Sendable, Equatable, Decodable {
-    public let mail: Bool
-    public let watch: Bool
-    public let push: Bool
-
-    public init(mail: Bool, watch: Bool, push: Bool) {
-        self.mail = mail
-        self.watch = watch
-        self.push = push
-    }
-}

@@ -133,16 +133,6 @@ public enum APIResult: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Whether the same request may succeed later with nothing changed by the user: rate
-    /// limits, a busy server and server faults. Token, permission, usage and not-found answers
-    /// need a person first.
-    public var isRetryable: Bool {
-        switch self {
-        case .rateLimited, .busy, .tooManyWrites, .serverError: true
-        default: false
-        }
-    }
-
     public var description: String {
         switch self {
         case .success: "success"

@@ -41,10 +41,10 @@ public struct NotificationContent: Sendable, Equatable {
     public static let muteAction = "mute"
     public static let undoAction = "undo"
 
-    /// Longest summary and body text, in characters, before escaping: a notice is a glance,
-    /// and a server must not be handed a 10 KB body from a hostile inbox row.
+    /// Longest summary, in characters, before escaping: a notice is a glance, and a server must
+    /// not be handed a 10 KB line from a hostile inbox row. (A body is bounded by construction:
+    /// at most `listedGroupItems` lines of `maximumGroupLineLength` and a count.)
     public static let maximumSummaryLength = 120
-    public static let maximumBodyLength = 400
 
     public let summary: String
     /// Escaped when the server reads markup.

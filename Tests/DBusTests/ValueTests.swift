@@ -1,4 +1,5 @@
 import DBus
+import TestSupport
 import Testing
 
 @Suite("Values without a bus")

@@ -27,10 +27,6 @@ import Testing
         #expect(try Self.success("[]").decode([Device].self) == [])
     }
 
-    @Test func deviceRemoval() throws {
-        #expect(try Self.success(#"{"status":"removed"}"#).decode(DeviceRemoval.self) == DeviceRemoval(status: "removed"))
-    }
-
     @Test func readResult() throws {
         #expect(try Self.success(#"{"read":3}"#).decode(ReadResult.self) == ReadResult(read: 3))
     }
@@ -62,19 +58,5 @@ import Testing
 
     @Test func dashboardWithAWrongUnreadFails() {
         #expect(throws: APIDecodingError.self) { try Self.success(#"{"unread":"5"}"#).decode(Dashboard.self) }
-    }
-
-    @Test(arguments: [
-        (#"{"mail":true,"watch":false,"push":true}"#, NotificationSettings(mail: true, watch: false, push: true)),
-        (#"{"mail":false,"watch":true,"push":false,"digest":"daily"}"#, NotificationSettings(mail: false, watch: true, push: false)),
-    ])
-    func notificationSettings(_ data: String, _ settings: NotificationSettings) throws {
-        #expect(try Self.success(data).decode(NotificationSettings.self) == settings)
-    }
-
-    @Test func notificationSettingsNeedEveryFlag() {
-        #expect(throws: APIDecodingError.unexpectedShape(type: "NotificationSettings", detail: "data.push: missing")) {
-            try Self.success(#"{"mail":true,"watch":false}"#).decode(NotificationSettings.self)
-        }
     }
 }

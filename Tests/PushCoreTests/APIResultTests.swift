@@ -23,7 +23,6 @@ import Testing
         #expect(result == .success(data: Array(body.utf8), etag: Self.etag))
         #expect(try result.decode(Whoami.self) == Whoami(username: "cmc", admin: false, keyScope: "full"))
         #expect(result.retryAfter == nil)
-        #expect(!result.isRetryable)
     }
 
     @Test(arguments: [
@@ -90,14 +89,12 @@ import Testing
     func unauthorized(_ body: String, _ message: String) {
         let result = Self.result(401, body, headers: ["www-authenticate": #"Bearer realm="gitbay api""#])
         #expect(result == .unauthorized(message: message))
-        #expect(!result.isRetryable)
     }
 
     @Test func readOnlyToken() {
         let error = "this token is read-only; mint a full-scope token to register devices"
         let result = Self.result(403, Self.envelope(exitCode: 4, error: error))
         #expect(result == .readOnlyToken(message: error))
-        #expect(!result.isRetryable)
     }
 
     @Test(arguments: [(nil as String?, nil as Int?), ("30", 30), ("0", 1), ("junk", nil), ("7200", 3600)])
@@ -106,7 +103,6 @@ import Testing
         let result = Self.result(403, Self.envelope(exitCode: 4, error: "too many writes; slow down"), headers: headers)
         #expect(result == .tooManyWrites(retryAfter: retryAfter))
         #expect(result.retryAfter == retryAfter)
-        #expect(result.isRetryable)
     }
 
     @Test(arguments: [
@@ -129,7 +125,6 @@ import Testing
         let result = Self.result(429, Self.envelope(exitCode: 1, error: "rate limited; retry in 5s"), headers: headers)
         #expect(result == .rateLimited(retryAfter: retryAfter))
         #expect(result.retryAfter == retryAfter)
-        #expect(result.isRetryable)
     }
 
     @Test(arguments: [
@@ -141,7 +136,6 @@ import Testing
             let result = Self.result(503, body, headers: headers)
             #expect(result == .busy(retryAfter: retryAfter))
             #expect(result.retryAfter == retryAfter)
-            #expect(result.isRetryable)
         }
     }
 
@@ -149,7 +143,6 @@ import Testing
         let error = "this instance does not send push notifications ([push] enabled = false); ask an admin"
         let result = Self.result(500, Self.envelope(exitCode: 1, error: error))
         #expect(result == .pushUnavailable(message: error))
-        #expect(!result.isRetryable)
     }
 
     // MARK: - The status mapping
@@ -200,7 +193,6 @@ import Testing
     func notAnEnvelope(_ status: Int, _ body: String, _ message: String) {
         let result = Self.result(status, body)
         #expect(result == .serverError(status: status, message: message))
-        #expect(result.isRetryable)
     }
 
     @Test(arguments: ["", "404 page not found\n", "<html>Not Found</html>", #"{"detail":"Not Found"}"#])
@@ -293,23 +285,22 @@ import Testing
     // MARK: - Properties
 
     @Test(arguments: [
-        (APIResult.success(data: [], etag: nil), nil as Int?, false),
-        (.notModified(etag: nil), nil, false),
-        (.unauthorized(message: ""), nil, false),
-        (.readOnlyToken(message: ""), nil, false),
-        (.tooManyWrites(retryAfter: 9), 9, true),
-        (.tooManyWrites(retryAfter: nil), nil, true),
-        (.forbidden(message: ""), nil, false),
-        (.notFound(message: ""), nil, false),
-        (.badRequest(message: ""), nil, false),
-        (.rateLimited(retryAfter: 2), 2, true),
-        (.pushUnavailable(message: ""), nil, false),
-        (.busy(retryAfter: 60), 60, true),
-        (.serverError(status: 500, message: ""), nil, true),
+        (APIResult.success(data: [], etag: nil), nil as Int?),
+        (.notModified(etag: nil), nil),
+        (.unauthorized(message: ""), nil),
+        (.readOnlyToken(message: ""), nil),
+        (.tooManyWrites(retryAfter: 9), 9),
+        (.tooManyWrites(retryAfter: nil), nil),
+        (.forbidden(message: ""), nil),
+        (.notFound(message: ""), nil),
+        (.badRequest(message: ""), nil),
+        (.rateLimited(retryAfter: 2), 2),
+        (.pushUnavailable(message: ""), nil),
+        (.busy(retryAfter: 60), 60),
+        (.serverError(status: 500, message: ""), nil),
     ])
-    func retryAfterAndRetryable(_ result: APIResult, _ retryAfter: Int?, _ isRetryable: Bool) {
+    func retryAfterAndDescription(_ result: APIResult, _ retryAfter: Int?) {
         #expect(result.retryAfter == retryAfter)
-        #expect(result.isRetryable == isRetryable)
         #expect(!result.description.isEmpty)
     }
 }
