@@ -86,6 +86,12 @@ screenshot: build
 view-captures: build
 	scripts/view-captures
 
+# The shell completions and the manual pages' synopses, written from the commands' declarations
+# (scripts/generate-docs); a test fails while the checked-in files differ from them.
+.PHONY: generated-docs
+generated-docs: build
+	scripts/generate-docs
+
 clean:
 	swift package clean
 

@@ -138,10 +138,10 @@ func deliverPayloads() async throws {
         do {
             let reply = try await connection.call(
                 destination: DaemonInterface.busName, path: DaemonInterface.objectPath,
-                interface: DaemonInterface.interface, member: DeliverMethod.member, arguments: [.string(payload)])
+                interface: DaemonInterface.interface, member: DaemonInterface.Method.deliver.rawValue, arguments: [.string(payload)])
             let replied = monotonicMicroseconds()
             printLine(Delivered(sent: sent, replied: replied, account: reply.first?.stringValue ?? ""))
-        } catch let error as DBusError where error.name == DeliverMethod.droppedError {
+        } catch let error as DBusError where error.name == DaemonInterface.payloadDroppedError {
             printLine(["error": error.message])
         }
     }

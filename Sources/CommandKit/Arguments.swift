@@ -28,15 +28,18 @@ public struct Arguments: Sendable {
         return trailing.first
     }
 
-    /// Removes `name` wherever it stands; true if it was there.
-    public mutating func flag(_ name: String) -> Bool {
-        guard let index = words.firstIndex(of: name) else { return false }
+    /// Removes the flag wherever it stands; true if it was there.
+    public mutating func flag(_ option: Option) -> Bool {
+        precondition(option.value == .none, "\(option.name) takes a value")
+        guard let index = words.firstIndex(of: option.name) else { return false }
         words.remove(at: index)
         return true
     }
 
-    /// Removes `name VALUE` or `name=VALUE`; nil if absent.
-    public mutating func option(_ name: String) throws(UsageError) -> String? {
+    /// Removes `--name VALUE` or `--name=VALUE`; nil if absent.
+    public mutating func value(of option: Option) throws(UsageError) -> String? {
+        guard case .required = option.value else { preconditionFailure("\(option.name) takes no required value") }
+        let name = option.name
         if let index = words.firstIndex(of: name) {
             let valueIndex = words.index(after: index)
             guard valueIndex < words.endIndex, !words[valueIndex].hasPrefix("--") else {
@@ -55,9 +58,11 @@ public struct Arguments: Sendable {
         return nil
     }
 
-    /// Removes `name` with an optional value: `name=VALUE`, or `name VALUE` when `isValue` takes
-    /// the next word. Nil when absent; `.some(nil)` when given without a value.
-    public mutating func optionalValueOption(_ name: String, isValue: (String) -> Bool) -> String?? {
+    /// Removes an option with an optional value: `--name=VALUE`, or `--name VALUE` when
+    /// `isValue` takes the next word. Nil when absent; `.some(nil)` when given without a value.
+    public mutating func optionalValue(of option: Option, isValue: (String) -> Bool) -> String?? {
+        guard case .optional = option.value else { preconditionFailure("\(option.name) has no optional value") }
+        let name = option.name
         if let index = words.firstIndex(of: name) {
             let valueIndex = words.index(after: index)
             if valueIndex < words.endIndex, !words[valueIndex].hasPrefix("-"), isValue(words[valueIndex]) {
@@ -75,20 +80,36 @@ public struct Arguments: Sendable {
         return nil
     }
 
-    /// Every `name VALUE` or `name=VALUE`, in order; empty when absent.
-    public mutating func repeatedOption(_ name: String) throws(UsageError) -> [String] {
+    /// Every `--name VALUE` or `--name=VALUE` of a repeated option, in order; empty when absent.
+    public mutating func values(of option: Option) throws(UsageError) -> [String] {
+        precondition(option.repeats, "\(option.name) is not declared as repeated")
         var values: [String] = []
-        while let value = try option(name) { values.append(value) }
+        while let value = try value(of: option) { values.append(value) }
         return values
     }
 
-    /// Removes and returns the next positional word; `name` appears in the error when it is missing.
-    public mutating func positional(_ name: String) throws(UsageError) -> String {
-        guard let value = optionalPositional() else { throw UsageError("missing \(name)") }
+    /// Removes and returns the next positional word; its name appears in the error when it is missing.
+    public mutating func positional(_ positional: Positional) throws(UsageError) -> String {
+        precondition(!positional.isOptional, "\(positional.name) is optional")
+        guard let value = nextPositional() else { throw UsageError("missing \(positional.name)") }
         return value
     }
 
-    public mutating func optionalPositional() -> String? {
+    /// The next positional word, nil when there is none: an optional positional's, or one that
+    /// an option may stand in for (`(--all | ITEM)`).
+    public mutating func optionalPositional(_ positional: Positional) -> String? {
+        nextPositional()
+    }
+
+    /// Every remaining positional word, for a positional that takes the rest.
+    public mutating func rest(_ positional: Positional) -> [String] {
+        precondition(positional.takesRest, "\(positional.name) does not take the rest")
+        var values: [String] = []
+        while let word = nextPositional() { values.append(word) }
+        return values
+    }
+
+    private mutating func nextPositional() -> String? {
         if let index = words.firstIndex(where: { !$0.hasPrefix("-") || $0 == "-" }) {
             return words.remove(at: index)
         }

@@ -10,6 +10,8 @@ public enum Invocation {
     case run(any Command)
     case help(String)
     case version
+    /// A completion script or a part of the manual page, rendered from the declarations.
+    case generated(String)
     case usageError(UsageError, usage: String)
 }
 
@@ -27,10 +29,13 @@ public enum CommandLineTool {
         }
         let helpPath = path.joined(separator: " ")
         if remaining.contains("--help") || remaining.contains("-h") || (remaining.first == "help" && command.configuration.subcommands.count > 0) {
-            return .help(HelpRenderer.render(command, path: helpPath))
+            return .help(HelpRenderer.render(command, path: helpPath, isRoot: command == root))
         }
         if command == root, remaining == ["--version"] {
             return .version
+        }
+        if command == root, remaining.count == 2, let text = generated(remaining[0], remaining[1], root: root, toolName: toolName) {
+            return .generated(text)
         }
         var arguments = Arguments(remaining)
         do {
@@ -39,6 +44,16 @@ public enum CommandLineTool {
             return .run(parsed)
         } catch {
             return .usageError(error, usage: HelpRenderer.usageLine(command, path: helpPath))
+        }
+    }
+
+    /// The tool's own `--generate-completion-script SHELL` and `--generate-manual PART`, which
+    /// swift-argument-parser's tools also answer; neither is listed in `--help`.
+    private static func generated(_ option: String, _ argument: String, root: any Command.Type, toolName: String) -> String? {
+        switch option {
+        case "--generate-completion-script": CompletionScripts.render(argument, root: root, toolName: toolName)
+        case "--generate-manual": ManualPage.render(argument, root: root, toolName: toolName)
+        default: nil
         }
     }
 
@@ -54,6 +69,9 @@ public enum CommandLineTool {
             return ExitStatus.success
         case .version:
             print("\(toolName) \(version)")
+            return ExitStatus.success
+        case .generated(let text):
+            print(String(text.dropLast()))
             return ExitStatus.success
         case .usageError(let error, let usage):
             printError("\(toolName): \(error)\n\(usage)\nSee '\(toolName) --help'.")

@@ -3,12 +3,19 @@
 public enum HelpRenderer {
     public static func usageLine(_ command: any Command.Type, path: String) -> String {
         let config = command.configuration
-        if !config.usage.isEmpty { return "Usage: \(path) \(config.usage)" }
         if !config.subcommands.isEmpty { return "Usage: \(path) <command> [options]" }
-        return "Usage: \(path)"
+        let synopsis = config.synopsis
+        return synopsis.isEmpty ? "Usage: \(path)" : "Usage: \(path) \(synopsis)"
     }
 
-    public static func render(_ command: any Command.Type, path: String) -> String {
+    /// The options `--help` lists: the command's own, `--version` for the tool itself, `--help`.
+    static func listedOptions(_ command: any Command.Type, isRoot: Bool) -> [(String, String)] {
+        command.configuration.options.map { ($0.label, $0.help) }
+            + (isRoot ? [(Option.version.label, Option.version.help)] : [])
+            + [("-h, " + Option.help.label, Option.help.help)]
+    }
+
+    public static func render(_ command: any Command.Type, path: String, isRoot: Bool) -> String {
         let config = command.configuration
         var lines = [usageLine(command, path: path), "", config.abstract]
         if !config.discussion.isEmpty {
@@ -19,7 +26,7 @@ public enum HelpRenderer {
             lines += table(config.listedSubcommands.map { ($0.configuration.name, $0.configuration.abstract) })
         }
         lines += ["", "Options:"]
-        lines += table(config.options + [("-h, --help", "Show this help.")])
+        lines += table(listedOptions(command, isRoot: isRoot))
         if !config.subcommands.isEmpty {
             lines += ["", "See '\(path) <command> --help' for a command's own options."]
         }

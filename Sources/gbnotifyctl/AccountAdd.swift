@@ -7,7 +7,7 @@ struct AccountAdd: Command {
     static let configuration = CommandConfiguration(
         name: "add",
         abstract: "Add a gitbay account, or replace its token.",
-        usage: "URL [--ssh [USER@HOST[:PORT]]] [--token-name NAME] [--allow-http]",
+        positionals: [url],
         discussion: """
             With --ssh, mints the API token itself with your SSH key, as the gitbay CLI reaches the
             instance: ssh USER@HOST -- token create --name NAME --scope full, by argv in batch mode
@@ -26,12 +26,14 @@ struct AccountAdd: Command {
             Example: gbnotifyctl account add https://gitbay.org --ssh
                      gbnotifyctl account add https://gitbay.example --ssh git@ssh.gitbay.example:2222
             """,
-        options: [
-            ("--ssh [USER@HOST[:PORT]]", "Mint the token over SSH with your key (default git@ the URL's host)."),
-            ("--token-name NAME", "With --ssh: the name of the token on the server."),
-            ("--allow-http", "Allow plain http:// for a host that is not this machine."),
-        ]
+        options: [ssh, tokenName, allowHTTP]
     )
+    static let url = Positional("URL", help: "instance URL", completion: .url)
+    static let ssh = Option(
+        "--ssh", .optional("USER@HOST[:PORT]"), help: "Mint the token over SSH with your key (default git@ the URL's host).",
+        completion: .sshRemote)
+    static let tokenName = Option("--token-name", .required("NAME"), help: "With --ssh: the name of the token on the server.")
+    static let allowHTTP = Option("--allow-http", help: "Allow plain http:// for a host that is not this machine.")
 
     var url: String
     /// nil: no --ssh; .some(nil): --ssh without a remote.
@@ -40,14 +42,14 @@ struct AccountAdd: Command {
     var allowHTTP: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        allowHTTP = arguments.flag("--allow-http")
+        allowHTTP = arguments.flag(Self.allowHTTP)
         // A URL after --ssh is the URL, not the remote.
-        ssh = arguments.optionalValueOption("--ssh") { !$0.contains("://") }
-        tokenName = try arguments.option("--token-name")
-        url = try arguments.positional("URL")
-        if tokenName != nil && ssh == nil { throw UsageError("--token-name goes with --ssh") }
+        ssh = arguments.optionalValue(of: Self.ssh) { !$0.contains("://") }
+        tokenName = try arguments.value(of: Self.tokenName)
+        url = try arguments.positional(Self.url)
+        if tokenName != nil && ssh == nil { throw UsageError("\(Self.tokenName.name) goes with \(Self.ssh.name)") }
         if let tokenName, SSHAnswer.checkedTokenName(tokenName) == nil {
-            throw UsageError("--token-name must be 1 to 255 bytes without control characters")
+            throw UsageError("\(Self.tokenName.name) must be 1 to 255 bytes without control characters")
         }
     }
 

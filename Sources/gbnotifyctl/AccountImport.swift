@@ -10,7 +10,6 @@ struct AccountImport: Command {
     static let configuration = CommandConfiguration(
         name: "import",
         abstract: "Add every instance of the gitbay CLI's config, minting each token over SSH.",
-        usage: "[--url NAME=URL]...",
         discussion: """
             Reads $XDG_CONFIG_HOME/gitbay/config.toml (~/.config/gitbay/config.toml): each
             [instances.NAME] table's host, port, user and ssh_options say how to reach the instance
@@ -20,16 +19,19 @@ struct AccountImport: Command {
             Prints one line per instance: added, skipped, or failed and why; exits with status 1
             when any failed.
             """,
-        options: [("--url NAME=URL", "The web address of instance NAME, when it is not https://HOST (repeatable).")]
+        options: [url]
     )
+    static let url = Option(
+        "--url", .required("NAME=URL"), help: "The web address of instance NAME, when it is not https://HOST (repeatable).",
+        repeats: true)
 
     var urls: [String: String]
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         urls = [:]
-        for pair in try arguments.repeatedOption("--url") {
+        for pair in try arguments.values(of: Self.url) {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError("--url takes NAME=URL, e.g. --url work=https://gitbay.example")
+                throw UsageError("\(Self.url.name) takes NAME=URL, e.g. \(Self.url.name) work=https://gitbay.example")
             }
             urls[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }

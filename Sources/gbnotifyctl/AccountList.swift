@@ -7,18 +7,18 @@ struct AccountList: Command {
     static let configuration = CommandConfiguration(
         name: "list",
         abstract: "List the accounts in the keyring and their registration.",
-        usage: "[--json]",
         discussion: """
             --json also gives each account's relay topic: its device token, which gitbay pushes to
             and a relay publishes on. Anyone who knows it can read what is published there.
             """,
-        options: [("--json", "Print a JSON array instead of a table.")]
+        options: [json]
     )
+    static let json = Option("--json", help: "Print a JSON array instead of a table.")
 
     var json: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        json = arguments.flag("--json")
+        json = arguments.flag(Self.json)
     }
 
     func run() async throws -> Int32 {

@@ -6,22 +6,24 @@ struct AccountRemove: Command {
     static let configuration = CommandConfiguration(
         name: "remove",
         abstract: "Deregister this install from an account and delete its token.",
-        usage: "USER@HOST | URL [--user USER]",
+        positionals: [reference],
         discussion: """
             USER@HOST is as 'gbnotifyctl account list' prints it, e.g. cmc@gitbay.org. A token
             gbnotifyctl minted over SSH is revoked there too (token revoke NAME, with the key it
             was minted with); if that fails, the account is removed all the same and the warning
             gives the command to run by hand.
             """,
-        options: [("--user USER", "With a URL: the account's user, when the instance has several.")]
+        options: [user]
     )
+    static let reference = Positional("USER@HOST | URL", help: "account (USER@HOST or URL)", completion: .account)
+    static let user = Option("--user", .required("USER"), help: "With a URL: the account's user, when the instance has several.")
 
     var reference: String
     var user: String?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        user = try arguments.option("--user")
-        reference = try arguments.positional("USER@HOST or URL")
+        user = try arguments.value(of: Self.user)
+        reference = try arguments.positional(Self.reference)
     }
 
     func run() async throws -> Int32 {

@@ -17,13 +17,13 @@ enum DaemonCall {
         case failed(String)
     }
 
-    /// Calls `member` on the running daemon, over `connection` or a connection of its own.
+    /// Calls `method` on the running daemon, over `connection` or a connection of its own.
     static func call(
-        _ member: String, _ arguments: [DBusValue] = [], interface: String = DaemonInterface.interface,
+        _ method: DaemonInterface.Method, _ arguments: [DBusValue] = [],
         timeout: Duration = DBusConnection.defaultTimeout, on connection: DBusConnection? = nil
     ) async -> Answer {
         if let connection {
-            return await call(member, arguments, interface: interface, timeout: timeout, over: connection)
+            return await call(method, arguments, timeout: timeout, over: connection)
         }
         let own: DBusConnection
         do {
@@ -31,18 +31,19 @@ enum DaemonCall {
         } catch {
             return .noBus("\(error)")
         }
-        let answer = await call(member, arguments, interface: interface, timeout: timeout, over: own)
+        let answer = await call(method, arguments, timeout: timeout, over: own)
         await own.close()
         return answer
     }
 
     private static func call(
-        _ member: String, _ arguments: [DBusValue], interface: String, timeout: Duration, over connection: DBusConnection
+        _ method: DaemonInterface.Method, _ arguments: [DBusValue], timeout: Duration, over connection: DBusConnection
     ) async -> Answer {
         do {
             guard let owner = try await connection.nameOwner(DaemonInterface.busName) else { return .notRunning }
             return .replied(try await connection.call(
-                destination: owner, path: DaemonInterface.objectPath, interface: interface, member: member,
+                destination: owner, path: DaemonInterface.objectPath, interface: DaemonInterface.interface,
+                member: method.rawValue,
                 arguments: arguments, timeout: timeout))
         } catch let error as DBusError
             where error.name == DBusError.Name.serviceUnknown || error.name == DBusError.Name.nameHasNoOwner {
@@ -58,10 +59,9 @@ enum DaemonCall {
     /// A command's call: prints `success(reply)` and returns 0, or says on standard error what
     /// went wrong, the way a user can act on, and returns 1.
     static func run(
-        _ member: String, _ arguments: [DBusValue], interface: String = DaemonInterface.interface,
-        success: ([DBusValue]) -> String
+        _ method: DaemonInterface.Method, _ arguments: [DBusValue], success: ([DBusValue]) -> String
     ) async -> Int32 {
-        switch await call(member, arguments, interface: interface) {
+        switch await call(method, arguments) {
         case .replied(let reply):
             Console.out(success(reply))
             return ExitStatus.success
@@ -74,7 +74,7 @@ enum DaemonCall {
     /// Tells the daemon to re-read accounts and config. Account commands work on their own, so no
     /// bus or no daemon is not worth a word.
     static func reloadIfRunning() async {
-        if case .failed(let reason) = await call("Reload") {
+        if case .failed(let reason) = await call(.reload) {
             Console.error("gbnotifyctl: warning: the running gbnotifyd did not reload: \(reason)")
         }
     }

@@ -8,7 +8,7 @@ struct DeliverCommand: Command {
     static let configuration = CommandConfiguration(
         name: "deliver",
         abstract: "Wake the account a push payload on standard input names.",
-        usage: "< PAYLOAD.json",
+        standardInput: "PAYLOAD.json",
         discussion: """
             The payload is the JSON gitbay pushes, or just {"instance": URL, "user": NAME},
             at most \(WakeUp.maximumSize) bytes. The account it names polls now (wake-ups of one
@@ -29,7 +29,7 @@ struct DeliverCommand: Command {
             Console.error("gbnotifyctl: \(error)")
             return ExitStatus.failure
         }
-        return await DaemonCall.run(DeliverMethod.member, [.string(payload)]) { reply in
+        return await DaemonCall.run(.deliver, [.string(payload)]) { reply in
             "gbnotifyctl: \((reply.first?.stringValue ?? "the account").displaySafe.truncated(to: 200)) polls now"
         }
     }

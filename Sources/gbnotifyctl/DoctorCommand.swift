@@ -11,7 +11,7 @@ struct DoctorCommand: Command {
     static let configuration = CommandConfiguration(
         name: "doctor",
         abstract: "Check everything gbnotifyd needs, and say how to fix what is missing.",
-        usage: "[ACCOUNT] [--json]",
+        positionals: [SharedWords.account.optional],
         discussion: """
             Checks, one line each: the session bus; the notification server, and whether it shows
             actions and body markup; a dock that shows badges (a warning only); the tray host, the
@@ -37,15 +37,17 @@ struct DoctorCommand: Command {
             Exits with status 0 when every check passed, 1 when any failed; warnings and notes do
             not fail it.
             """,
-        options: [("--json", "Print the findings as JSON: {\"passed\": BOOL, \"findings\": [{\"check\", \"verdict\", \"finding\", \"fix\"}]}.")]
+        options: [json]
     )
+    static let json = Option(
+        "--json", help: "Print the findings as JSON: {\"passed\": BOOL, \"findings\": [{\"check\", \"verdict\", \"finding\", \"fix\"}]}.")
 
     var account: String?
     var json: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        json = arguments.flag("--json")
-        account = arguments.optionalPositional()
+        json = arguments.flag(Self.json)
+        account = arguments.optionalPositional(SharedWords.account.optional)
     }
 
     func run() async throws -> Int32 {

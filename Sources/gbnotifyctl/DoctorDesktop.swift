@@ -108,7 +108,7 @@ struct DoctorDesktop {
     }
 
     private func daemonStatus() async -> DaemonAnswer {
-        switch await DaemonCall.call("Status", timeout: DaemonCall.statusTimeout, on: connection) {
+        switch await DaemonCall.call(.status, timeout: DaemonCall.statusTimeout, on: connection) {
         case .replied(let reply):
             guard let (status, _) = DaemonCall.status(in: reply) else {
                 return .unhealthy(.daemon(unanswered: "its answer is not a status"))

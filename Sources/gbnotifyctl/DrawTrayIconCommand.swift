@@ -10,10 +10,12 @@ struct DrawTrayIconCommand: Command {
     static let configuration = CommandConfiguration(
         name: "draw-tray-icon",
         abstract: "Draw the tray icon with a count, for gbnotifyd.",
-        usage: "SVG-FILE COUNT",
+        positionals: [svgFile, count],
         discussion: "Writes the icon's pixels at 22, 24, 32 and 48 px to standard output; COUNT is what the badge says, or '' for none.",
         isHidden: true
     )
+    static let svgFile = Positional("SVG-FILE", help: "the icon's SVG file", completion: .file)
+    static let count = Positional("COUNT", help: "what the badge says")
 
     /// gbnotify's icon is a few KiB; a file much larger is not it.
     static let maximumSVG = 1 << 20
@@ -22,10 +24,10 @@ struct DrawTrayIconCommand: Command {
     let count: String
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        svgFile = try arguments.positional("SVG-FILE")
-        count = try arguments.positional("COUNT")
+        svgFile = try arguments.positional(Self.svgFile)
+        count = try arguments.positional(Self.count)
         guard count.count <= 3, count.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "+") }) else {
-            throw UsageError("COUNT is up to three characters of digits and '+', as '7' or '99+'")
+            throw UsageError("\(Self.count.name) is up to three characters of digits and '+', as '7' or '99+'")
         }
     }
 

@@ -7,15 +7,19 @@ struct ReadCommand: Command {
     static let configuration = CommandConfiguration(
         name: "read",
         abstract: "Mark an account's notices read: all of them, or one item's.",
-        usage: "ACCOUNT (--all | OWNER/REPO/(issues|mrs|builds)/N)",
+        positionals: [SharedWords.account, itemOrAll],
         discussion: """
             With --all, runs gitbay's notifications read --all with the account's token: every
             unread notice of the account is read, on every client. With an item's path, marks the
             unread notices of that item read (looking through the newest 2,000 unread). A running
             gbnotifyd is told to reload, so its badge falls and its notifications of them go.
             """,
-        options: [("--all", "Every unread notice of the account.")]
+        options: [all]
     )
+    static let all = Option("--all", help: "Every unread notice of the account.")
+    /// An item, or `--all` in its place.
+    static let itemOrAll = Positional(
+        "(\(all.name) | \(SharedWords.item.name))", help: SharedWords.item.help, completion: SharedWords.item.completion)
 
     enum Scope: Equatable {
         case all
@@ -26,9 +30,9 @@ struct ReadCommand: Command {
     let scope: Scope
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        let all = arguments.flag("--all")
-        account = try arguments.positional("ACCOUNT")
-        switch (all, arguments.optionalPositional()) {
+        let all = arguments.flag(Self.all)
+        account = try arguments.positional(SharedWords.account)
+        switch (all, arguments.optionalPositional(Self.itemOrAll)) {
         case (true, nil):
             scope = .all
         case (false, let path?):
@@ -37,9 +41,9 @@ struct ReadCommand: Command {
             }
             scope = .item(destination)
         case (true, _?):
-            throw UsageError("give --all or an item's path, not both")
+            throw UsageError("give \(Self.all.name) or an item's path, not both")
         case (false, nil):
-            throw UsageError("missing --all or OWNER/REPO/(issues|mrs|builds)/N")
+            throw UsageError("missing \(Self.all.name) or \(SharedWords.item.name)")
         }
     }
 

@@ -19,7 +19,7 @@ struct RelayLogin: Command {
     static let configuration = CommandConfiguration(
         name: "login",
         abstract: "Store the access token gbnotifyd sends to a relay.",
-        usage: "URL",
+        positionals: [relayURL],
         discussion: """
             Reads the token from standard input, or prompts for it without echo, and stores it in
             the desktop keyring (schema org.gitbay.Relay), replacing an older one for that relay.
@@ -33,7 +33,7 @@ struct RelayLogin: Command {
     var url: String
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        url = try arguments.positional("URL")
+        url = try arguments.positional(relayURL)
     }
 
     func run() async throws -> Int32 {
@@ -50,13 +50,13 @@ struct RelayLogout: Command {
     static let configuration = CommandConfiguration(
         name: "logout",
         abstract: "Delete the access token stored for a relay.",
-        usage: "URL"
+        positionals: [relayURL]
     )
 
     var url: String
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        url = try arguments.positional("URL")
+        url = try arguments.positional(relayURL)
     }
 
     func run() async throws -> Int32 {
@@ -70,3 +70,6 @@ struct RelayLogout: Command {
         return ExitStatus.success
     }
 }
+
+/// The relay a `relay` command acts on.
+private let relayURL = Positional("URL", help: "relay URL", completion: .url)

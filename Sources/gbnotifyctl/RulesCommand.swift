@@ -18,7 +18,7 @@ struct RulesCheck: Command {
     static let configuration = CommandConfiguration(
         name: "check",
         abstract: "Show which rule each account's newest notices match, and what it does to them.",
-        usage: "[ACCOUNT] [--rows N]",
+        positionals: [SharedWords.account.optional],
         discussion: """
             Reads the config file as gbnotifyd does (a bad section, key, pattern or value is an
             error naming its line, section and key, and the exit status is 1), then the newest
@@ -28,22 +28,23 @@ struct RulesCheck: Command {
             A paused account (enabled = false) and one whose popups are held (a snooze, quiet
             hours) say so. Nothing is marked read.
             """,
-        options: [("--rows N", "How many of each account's newest notices, 1 to 200 (default 20).")]
+        options: [rows]
     )
+    static let rows = Option("--rows", .required("N"), help: "How many of each account's newest notices, 1 to 200 (default 20).")
 
     let account: String?
     let rows: Int
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        if let text = try arguments.option("--rows") {
+        if let text = try arguments.value(of: Self.rows) {
             guard let rows = Int(text), GitbayCommand.listLimitRange.contains(rows) else {
-                throw UsageError("--rows takes a number from 1 to 200")
+                throw UsageError("\(Self.rows.name) takes a number from 1 to 200")
             }
             self.rows = rows
         } else {
             rows = 20
         }
-        account = arguments.optionalPositional()
+        account = arguments.optionalPositional(SharedWords.account.optional)
     }
 
     func run() async throws -> Int32 {

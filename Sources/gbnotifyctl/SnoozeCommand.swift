@@ -8,7 +8,7 @@ struct SnoozeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "snooze",
         abstract: "Hold popups for a while (or until a time), for every account or one.",
-        usage: "(LENGTH | until HH:MM | off) [--account ACCOUNT]",
+        positionals: [length],
         discussion: """
             LENGTH is hours and minutes, such as 1h, 30m or 1h30m (a minute to a week); until HH:MM
             is the next time the local clock shows it (today, or tomorrow once it has passed); off
@@ -17,16 +17,20 @@ struct SnoozeCommand: Command {
             at the end one summary per account says what came meanwhile. The snooze is kept in the
             state directory, so it outlives a restart of gbnotifyd, which is told to reload.
             """,
-        options: [("--account ACCOUNT", "Snooze (or end the snooze of) this account only.")]
+        options: [account]
     )
+    static let length = Positional(
+        "(LENGTH | until HH:MM | off)", help: "length (1h, 30m), until or off", completion: .choices(["1h", "30m", "until", "off"]),
+        takesRest: true)
+    static let account = Option(
+        "--account", .required("ACCOUNT"), help: "Snooze (or end the snooze of) this account only.", completion: .account)
 
     let request: SnoozeRequest
     let account: String?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        account = try arguments.option("--account")
-        var words: [String] = []
-        while let word = arguments.optionalPositional() { words.append(word) }
+        account = try arguments.value(of: Self.account)
+        let words = arguments.rest(Self.length)
         do {
             request = try SnoozeRequest(parsing: words)
         } catch {
@@ -49,7 +53,7 @@ struct SnoozeCommand: Command {
             if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
             print(ended ? "Snooze off for \(whom)." : account.map { "\($0.displayName) was not snoozed." } ?? "Nothing was snoozed.")
         }
-        switch await DaemonCall.call("Reload") {
+        switch await DaemonCall.call(.reload) {
         case .replied:
             break
         case .notRunning, .noBus:

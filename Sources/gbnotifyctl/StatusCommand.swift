@@ -6,22 +6,22 @@ struct StatusCommand: Command {
     static let configuration = CommandConfiguration(
         name: "status",
         abstract: "Show what the running gbnotifyd is doing, account by account.",
-        usage: "[--json]",
         discussion: """
             Asks the running gbnotifyd over the session bus. Exits with status 1 when no
             gbnotifyd is running.
             """,
-        options: [("--json", "Print the daemon's JSON instead of a table.")]
+        options: [json]
     )
+    static let json = Option("--json", help: "Print the daemon's JSON instead of a table.")
 
     var json: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        json = arguments.flag("--json")
+        json = arguments.flag(Self.json)
     }
 
     func run() async throws -> Int32 {
-        let answer = await DaemonCall.call("Status", timeout: DaemonCall.statusTimeout)
+        let answer = await DaemonCall.call(.status, timeout: DaemonCall.statusTimeout)
         guard case .replied(let reply) = answer else {
             if case .failed(let reason) = answer {
                 Console.error("gbnotifyctl: gbnotifyd did not tell its status: \(reason)")

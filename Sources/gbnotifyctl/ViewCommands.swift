@@ -11,7 +11,7 @@ struct ShowCommand: Command {
     static let configuration = CommandConfiguration(
         name: "show",
         abstract: "Show an issue, merge request or build, read from its account's own instance.",
-        usage: "ACCOUNT OWNER/REPO/(issues|mrs|builds)/N [--json]",
+        positionals: [SharedWords.account, SharedWords.item],
         discussion: """
             ACCOUNT is USER@HOST as 'account list' prints it, or the instance URL; the item is read
             with that account's token from that account's instance (the gitbay CLI, by contrast,
@@ -21,17 +21,18 @@ struct ShowCommand: Command {
             output is not a terminal the item is printed as plain text, COLUMNS wide (80 by
             default); colours follow NO_COLOR.
             """,
-        options: [("--json", "Print the item's data as the API gave it.")]
+        options: [json]
     )
+    static let json = Option("--json", help: "Print the item's data as the API gave it.")
 
     let account: String
     let destination: NotificationDestination
     let json: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        json = arguments.flag("--json")
-        account = try arguments.positional("ACCOUNT")
-        let path = try arguments.positional("OWNER/REPO/(issues|mrs|builds)/N")
+        json = arguments.flag(Self.json)
+        account = try arguments.positional(SharedWords.account)
+        let path = try arguments.positional(SharedWords.item)
         guard let destination = NotificationDestination(path: path) else {
             throw UsageError("'\(path.displaySafe.truncated(to: 200))' names no item; use OWNER/REPO/issues/N, OWNER/REPO/mrs/N or OWNER/REPO/builds/N")
         }
@@ -62,7 +63,7 @@ struct InboxCommand: Command {
     static let configuration = CommandConfiguration(
         name: "inbox",
         abstract: "Show the unread inbox of every account (or one), newest first, by account.",
-        usage: "[ACCOUNT] [--json]",
+        positionals: [SharedWords.account.optional],
         discussion: """
             Each account's inbox is read from its own instance with its own token, up to 200 rows
             each. At a terminal the view stays until q: arrows, j/k, PgUp/PgDn and g/G move the
@@ -71,15 +72,17 @@ struct InboxCommand: Command {
             printed as plain text, COLUMNS wide (80 by default); colours follow NO_COLOR. Exits
             with status 1 when an account's inbox could not be read.
             """,
-        options: [("--json", "Print [{\"account\", \"instance\", \"inbox\"}] with each inbox's data as the API gave it (or \"error\").")]
+        options: [json]
     )
+    static let json = Option(
+        "--json", help: "Print [{\"account\", \"instance\", \"inbox\"}] with each inbox's data as the API gave it (or \"error\").")
 
     let account: String?
     let json: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        json = arguments.flag("--json")
-        account = arguments.optionalPositional()
+        json = arguments.flag(Self.json)
+        account = arguments.optionalPositional(SharedWords.account.optional)
     }
 
     func run() async throws -> Int32 {

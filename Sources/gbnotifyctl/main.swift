@@ -20,7 +20,6 @@ struct Root: Command {
             Accounts live in the desktop keyring (Secret Service). Account commands work with or
             without a running daemon; when gbnotifyd runs, it is told to reload.
             """,
-        options: [("--version", "Print the version.")],
         subcommands: [
             AccountCommand.self, RelayCommand.self, StatusCommand.self, ShowCommand.self, InboxCommand.self, TestCommand.self,
             OpenCommand.self, DeliverCommand.self, DoctorCommand.self, MuteCommand.self, UnmuteCommand.self, WatchCommand.self,

@@ -10,22 +10,24 @@ struct GBNotifyDaemon: Command {
     static let configuration = CommandConfiguration(
         name: "gbnotifyd",
         abstract: "Show gitbay activity as desktop notifications.",
-        usage: "[--foreground] [--verbose] [--config PATH] [--unless-running] [--events-fd N]",
         discussion: """
             Reads every gitbay account from the desktop keyring, registers this install with each,
             and shows new inbox activity as desktop notifications with an unread badge. Normally
             started by systemd (gbnotifyd.service) or D-Bus activation; manage accounts with
             gbnotifyctl. SIGHUP reloads the config and the accounts; SIGTERM stops.
             """,
-        options: [
-            ("--foreground", "Run attached to the terminal. gbnotifyd never detaches, so this is always so."),
-            ("--verbose", "Log debug lines."),
-            ("--config PATH", "Read this config file instead of $XDG_CONFIG_HOME/gbnotifyd/config."),
-            ("--unless-running", "Exit with status 0 if a gbnotifyd already runs on this session bus."),
-            ("--events-fd N", "Write what gbnotifyd does (polled, shown, clicked, ...) as JSON lines to descriptor N."),
-            ("--version", "Print the version."),
-        ]
+        options: [foreground, verbose, config, unlessRunning, eventsFD]
     )
+    static let foreground = Option(
+        "--foreground", help: "Run attached to the terminal. gbnotifyd never detaches, so this is always so.")
+    static let verbose = Option("--verbose", help: "Log debug lines.")
+    static let config = Option(
+        "--config", .required("PATH"), help: "Read this config file instead of $XDG_CONFIG_HOME/gbnotifyd/config.",
+        completion: .file)
+    static let unlessRunning = Option(
+        "--unless-running", help: "Exit with status 0 if a gbnotifyd already runs on this session bus.")
+    static let eventsFD = Option(
+        "--events-fd", .required("N"), help: "Write what gbnotifyd does (polled, shown, clicked, ...) as JSON lines to descriptor N.")
 
     var verbose: Bool
     var configPath: String?
@@ -34,12 +36,14 @@ struct GBNotifyDaemon: Command {
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         // Accepted for the command lines of service managers and scripts that expect it.
-        _ = arguments.flag("--foreground")
-        verbose = arguments.flag("--verbose")
-        configPath = try arguments.option("--config")
-        unlessRunning = arguments.flag("--unless-running")
-        if let number = try arguments.option("--events-fd") {
-            guard let descriptor = Int32(number), descriptor >= 0 else { throw UsageError("--events-fd takes a descriptor's number") }
+        _ = arguments.flag(Self.foreground)
+        verbose = arguments.flag(Self.verbose)
+        configPath = try arguments.value(of: Self.config)
+        unlessRunning = arguments.flag(Self.unlessRunning)
+        if let number = try arguments.value(of: Self.eventsFD) {
+            guard let descriptor = Int32(number), descriptor >= 0 else {
+                throw UsageError("\(Self.eventsFD.name) takes a descriptor's number")
+            }
             eventsDescriptor = descriptor
         }
     }

@@ -4,8 +4,7 @@ import Testing
 /// A two-level tree like gbnotifyctl's: `tool remote add NAME [--force] [--url U]`.
 private struct Tool: Command {
     static let configuration = CommandConfiguration(
-        name: "tool", abstract: "A tool.", options: [("--version", "Print the version.")],
-        subcommands: [Remote.self])
+        name: "tool", abstract: "A tool.", subcommands: [Remote.self])
 }
 
 private struct Remote: Command {
@@ -15,17 +14,20 @@ private struct Remote: Command {
 
 private struct Add: Command {
     static let configuration = CommandConfiguration(
-        name: "add", abstract: "Add a remote.", usage: "NAME [--force] [--url U]",
-        discussion: "Adds NAME.", options: [("--force", "Replace."), ("--url U", "Where.")])
+        name: "add", abstract: "Add a remote.", positionals: [name],
+        discussion: "Adds NAME.", options: [force, url])
+    static let name = Positional("NAME", help: "remote name")
+    static let force = Option("--force", help: "Replace.")
+    static let url = Option("--url", .required("U"), help: "Where.", completion: .url)
 
     var name: String
     var force: Bool
     var url: String?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        force = arguments.flag("--force")
-        url = try arguments.option("--url")
-        name = try arguments.positional("NAME")
+        force = arguments.flag(Self.force)
+        url = try arguments.value(of: Self.url)
+        name = try arguments.positional(Self.name)
     }
 
     func run() async throws -> Int32 { force ? 7 : 0 }
@@ -115,47 +117,83 @@ private func usageError(_ words: [String]) -> String? {
 
 @Suite struct OptionalValueAndRepeatedOptionTests {
     private static func isRemote(_ word: String) -> Bool { !word.contains("://") }
+    private static let ssh = Option("--ssh", .optional("REMOTE"), help: "Mint over SSH.")
+    private static let allowHTTP = Option("--allow-http", help: "Allow http.")
+    private static let url = Option("--url", .required("NAME=URL"), help: "An instance.", repeats: true)
+    private static let word = Positional("WORD", help: "a word", isOptional: true)
 
     @Test func takesTheNextWordOnlyWhenItIsAValue() {
         var given = Arguments(["https://x", "--ssh", "git@x:2222"])
-        let givenSSH = given.optionalValueOption("--ssh", isValue: Self.isRemote)
+        let givenSSH = given.optionalValue(of: Self.ssh, isValue: Self.isRemote)
         #expect(givenSSH == .some("git@x:2222"))
-        let givenPositional = given.optionalPositional()
+        let givenPositional = given.optionalPositional(Self.word)
         #expect(givenPositional == "https://x")
 
         var bare = Arguments(["--ssh", "https://x"])
-        let bareSSH = bare.optionalValueOption("--ssh", isValue: Self.isRemote)
+        let bareSSH = bare.optionalValue(of: Self.ssh, isValue: Self.isRemote)
         #expect(bareSSH == .some(nil))
-        let barePositional = bare.optionalPositional()
+        let barePositional = bare.optionalPositional(Self.word)
         #expect(barePositional == "https://x")
 
         var last = Arguments(["https://x", "--ssh"])
-        let lastSSH = last.optionalValueOption("--ssh", isValue: Self.isRemote)
+        let lastSSH = last.optionalValue(of: Self.ssh, isValue: Self.isRemote)
         #expect(lastSSH == .some(nil))
 
         var beforeAnOption = Arguments(["--ssh", "--allow-http"])
-        let beforeAnOptionSSH = beforeAnOption.optionalValueOption("--ssh", isValue: Self.isRemote)
+        let beforeAnOptionSSH = beforeAnOption.optionalValue(of: Self.ssh, isValue: Self.isRemote)
         #expect(beforeAnOptionSSH == .some(nil))
-        let allowsHTTP = beforeAnOption.flag("--allow-http")
+        let allowsHTTP = beforeAnOption.flag(Self.allowHTTP)
         #expect(allowsHTTP)
 
         var equals = Arguments(["--ssh=cmc@host"])
-        let equalsSSH = equals.optionalValueOption("--ssh", isValue: Self.isRemote)
+        let equalsSSH = equals.optionalValue(of: Self.ssh, isValue: Self.isRemote)
         #expect(equalsSSH == .some("cmc@host"))
 
         var absent = Arguments(["https://x"])
-        let absentSSH = absent.optionalValueOption("--ssh", isValue: Self.isRemote)
+        let absentSSH = absent.optionalValue(of: Self.ssh, isValue: Self.isRemote)
         #expect(absentSSH == nil)
     }
 
     @Test func repeatedOptionTakesEveryOneInOrder() throws {
         var arguments = Arguments(["--url", "a=https://a", "--url=b=https://b", "x"])
-        let argumentsURLs = try arguments.repeatedOption("--url")
+        let argumentsURLs = try arguments.values(of: Self.url)
         #expect(argumentsURLs == ["a=https://a", "b=https://b"])
-        let argumentsPositional = arguments.optionalPositional()
+        let argumentsPositional = arguments.optionalPositional(Self.word)
         #expect(argumentsPositional == "x")
         var none = Arguments([])
-        let noneURLs = try none.repeatedOption("--url")
+        let noneURLs = try none.values(of: Self.url)
         #expect(noneURLs == [])
+    }
+}
+
+/// Help, the completion scripts and the manual's synopsis all come from one declaration.
+@Suite struct RenderedFromTheDeclarationsTests {
+    @Test func anOptionsHelpAndValueReachEveryRendering() throws {
+        let bash = try #require(CompletionScripts.render("bash", root: Tool.self, toolName: "tool"))
+        #expect(bash.contains(#""remote add") offer="--force --url --help" ;;"#))
+        #expect(bash.contains("        --url) return ;;"))
+        let zsh = try #require(CompletionScripts.render("zsh", root: Tool.self, toolName: "tool"))
+        #expect(zsh.contains(#"add) _arguments '--force[replace]' '--url[where]:U:_urls' '--help[show this help]' ':remote name:' ;;"#))
+        let fish = try #require(CompletionScripts.render("fish", root: Tool.self, toolName: "tool"))
+        #expect(fish.contains(
+            #"complete -c tool -n '__fish_seen_subcommand_from remote; and __fish_seen_subcommand_from add' -l url -x -d 'Where.'"#))
+        let synopsis = try #require(ManualPage.render("synopsis", root: Tool.self, toolName: "tool"))
+        #expect(synopsis == ".B tool remote add\n\\fIname\\fR [\\fB\\-\\-force\\fR] [\\fB\\-\\-url\\fR \\fIu\\fR]\n")
+        #expect(CompletionScripts.render("tcsh", root: Tool.self, toolName: "tool") == nil)
+    }
+
+    @Test func theToolAnswersTheGenerationOptionsAndRefusesAnUnknownShell() {
+        guard case .generated(let text) = CommandLineTool.parse(
+            ["--generate-completion-script", "fish"], root: Tool.self, toolName: "tool")
+        else {
+            Issue.record("--generate-completion-script was not answered")
+            return
+        }
+        #expect(text.hasPrefix("# Generated by `tool --generate-completion-script fish`"))
+        guard case .usageError = CommandLineTool.parse(["--generate-completion-script", "tcsh"], root: Tool.self, toolName: "tool")
+        else {
+            Issue.record("an unknown shell was not refused")
+            return
+        }
     }
 }

@@ -167,7 +167,7 @@ import Testing
                 do {
                     _ = try await peer.call(
                         destination: DaemonInterface.busName, path: DaemonInterface.objectPath,
-                        interface: DaemonInterface.interface, member: DeliverMethod.member, arguments: [.string(payload)])
+                        interface: DaemonInterface.interface, member: DaemonInterface.Method.deliver.rawValue, arguments: [.string(payload)])
                     return nil
                 } catch let error as DBusError {
                     return error

@@ -157,7 +157,7 @@ import MainLoop
             func deliver(_ payload: String) async throws -> [DBusValue] {
                 try await client.call(
                     destination: server.uniqueName, path: DaemonInterface.objectPath, interface: DaemonInterface.interface,
-                    member: DeliverMethod.member, arguments: [.string(payload)])
+                    member: DaemonInterface.Method.deliver.rawValue, arguments: [.string(payload)])
             }
 
             #expect(try await deliver(Self.payload(for: account)).first?.stringValue == account.displayName)

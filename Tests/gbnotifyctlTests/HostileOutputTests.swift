@@ -121,7 +121,7 @@ final class HostileDaemon: Sendable {
                 id: text, instance: text, user: text, state: .backingOff, lastPoll: text, lastResult: text, nextPoll: text,
                 unread: 1, deviceID: 1, lastError: text)])
         let json = String(decoding: try JSONEncoder().encode(status), as: UTF8.self)
-        let failure = DBusError(name: DeliverMethod.droppedError, message: text)
+        let failure = DBusError(name: DaemonInterface.payloadDroppedError, message: text)
         let record: @Sendable (DBusMethodCall) -> Void = { [daemon] call in daemon.calls.withLock { $0.append(call.member) } }
         try await daemon.connection.export(
             path: DaemonInterface.objectPath, interface: DaemonInterface.interface, introspection: "",
