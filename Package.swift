@@ -40,6 +40,10 @@ let package = Package(
         // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action, prctl,
         // timerfd, signalfd, thread names.
         .target(name: "CGlibc"),
+        // Typed system calls in apple/swift-system's shape: a FileDescriptor, Errno, EINTR
+        // retried in one place, the one bounded read, whole writes, regular files opened
+        // without waiting.
+        .target(name: "SystemCalls"),
         // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children;
         // and running one to its end with its output captured and a deadline (gbnotifyctl's ssh).
         .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop", "PushCore"]),
@@ -132,6 +136,7 @@ let package = Package(
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
         .testTarget(name: "TerminalViewTests", dependencies: ["TerminalView", "PushCore"]),
         .testTarget(name: "MainLoopTests", dependencies: ["MainLoop"]),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         // ChildProcess with real programs, and GitbaySSH's deadline against the real sshd.
         .testTarget(name: "GitbaySSHTests", dependencies: ["GitbaySSH", "PushCore", "Spawn", "TestSupport", "MainLoop"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
