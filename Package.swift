@@ -82,7 +82,7 @@ let package = Package(
         // hours, snoozes until a time of day.
         .target(name: "LocalTime", dependencies: ["PushCore"]),
         // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
-        .target(name: "Settings", dependencies: ["PushCore", "GitbayClient"]),
+        .target(name: "Settings", dependencies: ["PushCore", "GitbayClient", "SystemCalls"]),
         // The daemon's log: journald priorities on standard error, one bounded line per event.
         .target(name: "Logging", dependencies: ["PushCore"]),
         // The desktop stage: notifications on screen (and taken over after a restart), the
