@@ -84,7 +84,7 @@ let package = Package(
         // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
         .target(name: "Settings", dependencies: ["PushCore", "GitbayClient", "SystemCalls"]),
         // The daemon's log: journald priorities on standard error, one bounded line per event.
-        .target(name: "Logging", dependencies: ["PushCore"]),
+        .target(name: "Logging", dependencies: ["PushCore", "SystemCalls"]),
         // The desktop stage: notifications on screen (and taken over after a restart), the
         // launcher badge, and what a click opens.
         .target(
@@ -109,7 +109,7 @@ let package = Package(
             "Settings", "MainLoop", "LocalTime", "Tray", "Notifications", "Spawn", "SystemCalls",
         ]),
 
-        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop"]),
+        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop", "SystemCalls"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
             "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "LocalTime", "Settings", "Spawn",
             "StateStore", "Opener", "Notifications", "SystemCalls", "TrayIcon",
