@@ -40,9 +40,13 @@ let package = Package(
         // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action, prctl,
         // timerfd, signalfd, thread names.
         .target(name: "CGlibc"),
+        // Typed system calls in apple/swift-system's shape: a FileDescriptor, Errno, EINTR
+        // retried in one place, the one bounded read, whole writes, regular files opened
+        // without waiting.
+        .target(name: "SystemCalls"),
         // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children;
         // and running one to its end with its output captured and a deadline (gbnotifyctl's ssh).
-        .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop", "PushCore"]),
+        .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop", "PushCore", "SystemCalls"]),
 
         // The one place a process waits: GLib's main loop, with the executor that runs every
         // Swift task on it, its sources (descriptors, timeouts, signals, children), and a worker
@@ -70,7 +74,7 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "MainLoop", "Spawn"]),
         // The state directory: per-account state, the relay cursor and what is on screen, written
         // atomically on a worker thread.
-        .target(name: "StateStore", dependencies: ["PushCore", "MainLoop"]),
+        .target(name: "StateStore", dependencies: ["PushCore", "MainLoop", "SystemCalls"]),
         // Adding, registering, listing and removing accounts: keyring, API and state together.
         .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "GitbaySSH", "Keyring", "StateStore"]),
 
@@ -78,9 +82,9 @@ let package = Package(
         // hours, snoozes until a time of day.
         .target(name: "LocalTime", dependencies: ["PushCore"]),
         // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
-        .target(name: "Settings", dependencies: ["PushCore", "GitbayClient"]),
+        .target(name: "Settings", dependencies: ["PushCore", "GitbayClient", "SystemCalls"]),
         // The daemon's log: journald priorities on standard error, one bounded line per event.
-        .target(name: "Logging", dependencies: ["PushCore"]),
+        .target(name: "Logging", dependencies: ["PushCore", "SystemCalls"]),
         // The desktop stage: notifications on screen (and taken over after a restart), the
         // launcher badge, and what a click opens.
         .target(
@@ -94,7 +98,7 @@ let package = Package(
         // draw-tray-icon`, which the tray runs, never in the daemon.
         .target(name: "TrayIcon", dependencies: ["PushCore", "CRsvg"], swiftSettings: headerSearchPaths("librsvg-2.0")),
         // The terminal on standard input and output: raw mode and back, its size, keys and signals.
-        .target(name: "Terminal", dependencies: ["MainLoop"]),
+        .target(name: "Terminal", dependencies: ["MainLoop", "SystemCalls"]),
         // gbnotify's terminal view of items and the inbox: layout, keys and state (pure), and the
         // loop that runs them at a terminal.
         .target(name: "TerminalView", dependencies: ["PushCore", "Terminal"]),
@@ -102,13 +106,13 @@ let package = Package(
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
         .target(name: "Daemon", dependencies: [
             "PushCore", "CGlibc", "Curl", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Desktop", "Logging",
-            "Settings", "MainLoop", "LocalTime", "Tray", "Notifications", "Spawn",
+            "Settings", "MainLoop", "LocalTime", "Tray", "Notifications", "Spawn", "SystemCalls",
         ]),
 
-        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop"]),
+        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop", "SystemCalls"]),
         .executableTarget(name: "gbnotifyctl", dependencies: [
             "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "LocalTime", "Settings", "Spawn",
-            "StateStore", "Opener", "Notifications", "TrayIcon",
+            "StateStore", "Opener", "Notifications", "SystemCalls", "TrayIcon",
             "Terminal", "TerminalView", "MainLoop",
         ]),
 
@@ -132,6 +136,7 @@ let package = Package(
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
         .testTarget(name: "TerminalViewTests", dependencies: ["TerminalView", "PushCore"]),
         .testTarget(name: "MainLoopTests", dependencies: ["MainLoop"]),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         // ChildProcess with real programs, and GitbaySSH's deadline against the real sshd.
         .testTarget(name: "GitbaySSHTests", dependencies: ["GitbaySSH", "PushCore", "Spawn", "TestSupport", "MainLoop"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),

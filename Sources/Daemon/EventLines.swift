@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import PushCore
 import Synchronization
+import SystemCalls
 
 /// `--events-fd N`: every `DaemonEvent` as one line of JSON on descriptor N, for a test or a
 /// script that follows what the daemon does without reading the log's wording.
@@ -26,24 +27,13 @@ enum EventLines {
                 guard open else { return }
                 var line = (try? JSONEncoder().encode(event)) ?? Data()
                 line.append(UInt8(ascii: "\n"))
-                if !writeAll(line, to: descriptor) {
+                do {
+                    try FileDescriptor(rawValue: descriptor).writeAll(line)
+                } catch {
                     open = false
-                    logger.warning("--events-fd \(descriptor): \(String(cString: strerror(errno))); no more event lines")
+                    logger.warning("--events-fd \(descriptor): \(error); no more event lines")
                 }
             }
-        }
-    }
-
-    private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
         }
     }
 }

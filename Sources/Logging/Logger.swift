@@ -1,6 +1,6 @@
-import Glibc
 import PushCore
 import Synchronization
+import SystemCalls
 
 /// The daemon's log: one line per event on standard error, each starting with journald's
 /// priority prefix (`<3>` error ... `<7>` debug), which the journal turns into the priority and
@@ -53,10 +53,11 @@ public final class Logger: Sendable {
         sink("<\(level.priority)>\(String(line))")
     }
 
-    /// Writes each line with one write(2) on file descriptor 2, so lines from several threads
-    /// never interleave (stdio's `stderr` is a global that strict concurrency rejects anyway).
+    /// Writes each line whole on file descriptor 2, in one write(2) unless the journal's
+    /// socket or a pipe takes less, so lines from several threads do not interleave (stdio's
+    /// `stderr` is a global that strict concurrency rejects anyway). A log that cannot be
+    /// written has nowhere to say so.
     public static let standardError: Sink = { line in
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        try? FileDescriptor.standardError.writeAll((line + "\n").utf8)
     }
 }

@@ -1,5 +1,5 @@
-import Glibc
 import PushCore
+import SystemCalls
 
 /// The config file on disk: where it is, and reading it into `DaemonSettings`.
 public enum ConfigFile {
@@ -26,30 +26,21 @@ public enum ConfigFile {
     }
 
     /// The file's text, nil when it does not exist. One byte more than the parser accepts is
-    /// read, so an oversized file is reported as such rather than cut short and parsed.
+    /// read, so an oversized file is reported as such rather than cut short and parsed. Only a
+    /// regular file is read: a FIFO put in its place would read as empty, every setting its
+    /// default and every rule gone, and a device as whatever it gives.
     private static func read(_ path: String) throws(ConfigFileError) -> String? {
-        // Non-blocking, so a FIFO put in its place cannot hang the daemon.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            throw ConfigFileError(path: path, problem: "cannot open it: \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
         let limit = 64 * 1024 + 1
-        var bytes = [UInt8](repeating: 0, count: limit)
-        var filled = 0
-        while filled < limit {
-            let count = bytes[filled...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ConfigFileError(path: path, problem: "cannot read it: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            filled += count
+        let bytes: [UInt8]
+        do {
+            guard let read = try FileDescriptor.readRegularFile(path, upTo: limit) else { return nil }
+            bytes = read
+        } catch {
+            throw ConfigFileError(path: path, problem: "\(error)")
         }
         // Over the limit, the parser rejects it for its size, whatever its bytes.
-        guard filled < limit else { return String(decoding: bytes, as: UTF8.self) }
-        guard let text = String(validating: bytes[..<filled], as: UTF8.self) else {
+        guard bytes.count < limit else { return String(decoding: bytes, as: UTF8.self) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigFileError(path: path, problem: "it is not UTF-8 text")
         }
         return text

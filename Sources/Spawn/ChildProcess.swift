@@ -2,6 +2,7 @@ internal import CGlibc
 import Glibc
 import MainLoop
 import Synchronization
+import SystemCalls
 
 /// A program run to its end, by argv and with no shell, with its standard output and error
 /// captured up to a bound and a deadline on the whole run: what `gbnotifyctl` needs of `ssh`.
@@ -183,9 +184,11 @@ private final class Capture: @unchecked Sendable {
 
     private func read(_ descriptor: Int32) {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        let count = Glibc.read(descriptor, &chunk, chunk.count)
-        if count < 0 && errno == EINTR { return }
-        guard count > 0 else { return close(descriptor) }
+        let read = chunk.withUnsafeMutableBytes { buffer in
+            Result { () throws(Errno) in try FileDescriptor(rawValue: descriptor).read(into: buffer) }
+        }
+        // The end of the pipe, or an error that ends it as surely.
+        guard case .success(let count) = read, count > 0 else { return close(descriptor) }
         if descriptor == child.stdout {
             let room = limits.stdout - stdout.count
             stdout += chunk.prefix(min(count, room))

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PushCore
+import SystemCalls
 
 /// `$XDG_STATE_HOME/gbnotifyd/`: what the daemon remembers per account (its device token
 /// among it), where the relay stream resumes, and its notifications on screen.
@@ -146,15 +147,12 @@ public struct StateDirectory: Sendable {
     private func withLock<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
         try create()
         let lockPath = path + "/lock"
-        let lock = try AtomicFile.openRegular(lockPath, O_RDWR | O_CREAT)
-        defer { close(lock) }
+        let lock = try AtomicFile.openOrCreate(lockPath)
+        defer { try? lock.close() }
         let wait = LockWait(lockWait)
-        while flock(lock, LOCK_EX | LOCK_NB) != 0 {
-            switch errno {
-            case EINTR: continue
-            case EWOULDBLOCK: guard wait.pause() else { throw .locked(lockPath, waited: lockWait) }
-            default: throw .io("cannot lock \(lockPath)", errno: errno)
-            }
+        while case .failure(let error) = valueOrErrno({ flock(lock.rawValue, LOCK_EX | LOCK_NB) }) {
+            guard error == .wouldBlock else { throw .io("cannot lock \(lockPath)", errno: error.rawValue) }
+            guard wait.pause() else { throw .locked(lockPath, waited: lockWait) }
         }
         return try body()
     }
@@ -183,7 +181,11 @@ private struct LockWait {
         let pause = min(left, Self.interval)
         var time = timespec(tv_sec: Int(pause.components.seconds), tv_nsec: Int(pause.components.attoseconds / 1_000_000_000))
         var remaining = timespec()
-        while nanosleep(&time, &remaining) != 0 && errno == EINTR { time = remaining }
+        // Interrupted, it sleeps what was left.
+        _ = valueOrErrno {
+            defer { time = remaining }
+            return nanosleep(&time, &remaining)
+        }
         return true
     }
 

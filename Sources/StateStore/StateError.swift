@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 public enum StateError: Error, Equatable, CustomStringConvertible {
     case io(String, errno: Int32)
@@ -26,6 +27,17 @@ public enum StateError: Error, Equatable, CustomStringConvertible {
             return "\(path) is \(kind), not a regular file; remove it"
         case .locked(let path, let waited):
             return "another process has held \(path) for over \(waited), so the state was left as it is"
+        }
+    }
+}
+
+extension StateError {
+    /// A state file that could not be opened or read, in the state store's words.
+    init(_ error: RegularFileError, path: String) {
+        self = switch error {
+        case .cannotOpen(let cause): .io("cannot open \(path)", errno: cause.rawValue)
+        case .cannotRead(let cause): .io("cannot read \(path)", errno: cause.rawValue)
+        case .notRegular(let kind): .notRegularFile(path, "\(kind)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// The terminal on standard input and output, switched to what a full-screen view needs and
 /// back: raw mode (no echo, no line editing, ^C and ^Z as bytes rather than signals), the
@@ -76,16 +77,7 @@ public final class RawTerminal: @unchecked Sendable {
     /// Writes all of `bytes` to standard output; false when the terminal is gone.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
+        (try? FileDescriptor.standardOutput.writeAll(bytes)) != nil
     }
 
     private static func failure(_ what: String) -> Failure {

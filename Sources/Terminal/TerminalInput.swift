@@ -1,5 +1,6 @@
 import Glibc
 import MainLoop
+import SystemCalls
 
 /// What arrives from the terminal's side: bytes typed, signals (a resize, a request to stop or
 /// suspend, the terminal hanging up), and the end of input.
@@ -45,10 +46,16 @@ public final class TerminalInput: Sendable {
         MainLoop.shared.submit {
             reading.source = LoopSource.watch(0, for: .readable) { _ in
                 var buffer = [UInt8](repeating: 0, count: 4096)
-                let count = read(0, &buffer, buffer.count)
-                if count > 0 {
+                let read = buffer.withUnsafeMutableBytes { bytes in
+                    Result { () throws(Errno) in try FileDescriptor.standardInput.read(into: bytes) }
+                }
+                switch read {
+                case .success(let count) where count > 0:
                     deliver(.bytes(Array(buffer[..<count])))
-                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                case .failure(.wouldBlock):
+                    // Woken with nothing to read (another reader of the terminal took it).
+                    break
+                default:
                     // End of input, or an error such as EIO from a terminal that hung up.
                     reading.source?.cancel()
                     deliver(.closed)

@@ -1,8 +1,8 @@
 import Accounts
 import CommandKit
 import FoundationEssentials
-import Glibc
 import PushCore
+import SystemCalls
 
 /// `gbnotifyctl account import`: every instance of the gitbay CLI's config, minted over SSH as
 /// `account add URL --ssh` does.
@@ -107,22 +107,16 @@ struct AccountImport: Command {
         let description: String
     }
 
-    /// The file, refused unread past the parser's bound.
+    /// The file, refused unread past the parser's bound, and unread unless a regular file: a
+    /// FIFO there would otherwise hold the command for ever, waiting for a writer.
     private static func read(_ path: String) throws(ReadFailure) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let why = String(cString: strerror(errno))
-            throw ReadFailure(description: errno == ENOENT ? "no such file: the gitbay CLI is not set up here" : why)
+        let read: [UInt8]?
+        do {
+            read = try FileDescriptor.readRegularFile(path, upTo: GitbayCLIConfig.maximumSize + 1)
+        } catch {
+            throw ReadFailure(description: "\(error)")
         }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while bytes.count <= GitbayCLIConfig.maximumSize {
-            let count = Glibc.read(descriptor, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk.prefix(count)
-        }
+        guard let bytes = read else { throw ReadFailure(description: "no such file: the gitbay CLI is not set up here") }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw ReadFailure(description: "it is not UTF-8 text") }
         return text
     }

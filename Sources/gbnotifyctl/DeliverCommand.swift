@@ -1,6 +1,7 @@
 import CommandKit
 import Glibc
 import PushCore
+import SystemCalls
 
 /// `gbnotifyctl deliver`: hands one push payload, read from standard input, to the running
 /// daemon's `Deliver`, the way a local relay would: a wake-up for the account it names.
@@ -58,23 +59,16 @@ private enum PayloadInput {
     static func read() throws(Failure) -> String {
         guard isatty(0) != 1 else { throw .terminal }
         let limit = WakeUp.maximumSize
-        var bytes = [UInt8](repeating: 0, count: limit + 1)
-        var filled = 0
-        // One byte past the limit is enough to know it is too large; the rest is never read.
-        while filled <= limit {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(0, buffer.baseAddress! + filled, buffer.count - filled)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .unreadable(String(cString: strerror(errno)))
-            }
-            if count == 0 { break }
-            filled += count
+        let bytes: [UInt8]
+        do {
+            // One byte past the limit is enough to know it is too large; the rest is never read.
+            bytes = try FileDescriptor.standardInput.read(upTo: limit + 1)
+        } catch {
+            throw .unreadable("\(error)")
         }
-        guard filled <= limit else { throw .tooLarge }
-        guard filled > 0 else { throw .empty }
-        guard let text = String(validating: bytes[..<filled], as: UTF8.self) else { throw .notUTF8 }
+        guard bytes.count <= limit else { throw .tooLarge }
+        guard !bytes.isEmpty else { throw .empty }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
         return text
     }
 }

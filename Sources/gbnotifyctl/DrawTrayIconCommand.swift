@@ -1,6 +1,6 @@
 import CommandKit
-import Glibc
 import PushCore
+import SystemCalls
 import TrayIcon
 
 /// `gbnotifyctl draw-tray-icon SVG-FILE COUNT`: the tray icon with COUNT in its badge, written to
@@ -41,11 +41,10 @@ struct DrawTrayIconCommand: Command {
                 Console.error("gbnotifyctl: the tray icon came out in sizes other than \(TrayPixmap.sizes)")
                 return ExitStatus.failure
             }
-            var written = 0
-            while written < bytes.count {
-                let result = bytes.withUnsafeBytes { write(1, $0.baseAddress! + written, $0.count - written) }
-                guard result > 0 || errno == EINTR else { return ExitStatus.failure }
-                written += max(result, 0)
+            do {
+                try FileDescriptor.standardOutput.writeAll(bytes)
+            } catch {
+                return ExitStatus.failure
             }
             return ExitStatus.success
         } catch {
@@ -56,21 +55,7 @@ struct DrawTrayIconCommand: Command {
 
     /// The file's bytes, when it is a regular file of at most `maximumSVG` bytes.
     private static func contents(of path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= maximumSVG else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var filled = 0
-        while filled < bytes.count {
-            let result = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
-            guard result > 0 else {
-                if result < 0, errno == EINTR { continue }
-                return nil
-            }
-            filled += result
-        }
+        guard let bytes = try? FileDescriptor.readRegularFile(path, upTo: maximumSVG + 1), bytes.count <= maximumSVG else { return nil }
         return bytes
     }
 }

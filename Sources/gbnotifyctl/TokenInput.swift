@@ -1,5 +1,6 @@
 import Glibc
 import PushCore
+import SystemCalls
 
 /// Reads an API token the way `account add` promises: from standard input when it is a pipe or a
 /// file, otherwise from a prompt on the terminal with echo off. Never from argv, where every
@@ -34,7 +35,7 @@ enum TokenInput {
         if isInteractive {
             text = try readFromTerminal(prompt: prompt, echo: false)
         } else {
-            text = try readLine(from: 0)
+            text = try readLine(from: .standardInput)
         }
         guard !text.isEmpty else { throw .empty }
         do {
@@ -46,35 +47,32 @@ enum TokenInput {
 
     /// The first line of a file descriptor, at most 4 KiB: a token is one line, and a huge
     /// input is a mistake we should not buffer.
-    private static func readLine(from fd: Int32) throws(Failure) -> String {
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while bytes.count <= 4096 {
-            let count = Glibc.read(fd, &byte, 1)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .unreadable(String(cString: strerror(errno)))
-            }
-            if count == 0 || byte == UInt8(ascii: "\n") { break }
-            bytes.append(byte)
+    private static func readLine(from descriptor: FileDescriptor) throws(Failure) -> String {
+        let newline = UInt8(ascii: "\n")
+        var bytes: [UInt8]
+        do {
+            // One byte over 4 KiB, so that a longer line is not cut to a token that looks whole.
+            bytes = try descriptor.read(upTo: 4097, stoppingAfter: newline)
+        } catch {
+            throw .unreadable("\(error)")
         }
+        if bytes.last == newline { bytes.removeLast() }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func readFromTerminal(prompt: String, echo: Bool) throws(Failure) -> String {
-        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        guard tty >= 0 else { throw .unreadable("no terminal to prompt on") }
-        defer { close(tty) }
-        _ = Array(prompt.terminalSafe.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
+        guard let tty = try? FileDescriptor.open("/dev/tty", .readWrite) else { throw .unreadable("no terminal to prompt on") }
+        defer { try? tty.close() }
+        try? tty.writeAll(prompt.terminalSafe.utf8)
         guard !echo else { return try readLine(from: tty) }
         var saved = termios()
-        guard tcgetattr(tty, &saved) == 0 else { throw .unreadable("cannot read terminal settings") }
+        guard tcgetattr(tty.rawValue, &saved) == 0 else { throw .unreadable("cannot read terminal settings") }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
-        tcsetattr(tty, TCSAFLUSH, &silent)
+        tcsetattr(tty.rawValue, TCSAFLUSH, &silent)
         // Echo comes back even when reading fails, or the user's shell is left silent.
-        defer { tcsetattr(tty, TCSAFLUSH, &saved) }
+        defer { tcsetattr(tty.rawValue, TCSAFLUSH, &saved) }
         return try readLine(from: tty)
     }
 }

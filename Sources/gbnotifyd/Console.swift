@@ -1,10 +1,10 @@
-import Glibc
+import SystemCalls
 
 /// Standard error, for diagnostics that must not mix with a command's output.
 enum Console {
     static func error(_ message: String) {
-        let line = Array((message + "\n").utf8)
-        // write(2) on fd 2 rather than stdio's `stderr`, a global that strict concurrency rejects.
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        // Not stdio's `stderr`, a global that strict concurrency rejects. Nowhere to report a
+        // failure to write to standard error.
+        try? FileDescriptor.standardError.writeAll((message + "\n").utf8)
     }
 }

@@ -50,6 +50,18 @@ import Testing
         #expect(throws: ConfigFileError(path: "/", problem: "cannot read it: Is a directory")) { try ConfigFile.load("/") }
     }
 
+    /// A FIFO with no writer would read as an empty file, every setting its default; a device
+    /// as whatever it gives. Neither is read, nor waited on.
+    @Test func specialFilesAreRefusedUnread() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("config-fifo-\(UUID().uuidString)").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        #expect(throws: ConfigFileError(path: fifo, problem: "it is a FIFO, not a regular file")) { try ConfigFile.load(fifo) }
+        #expect(throws: ConfigFileError(path: "/dev/null", problem: "it is a character device, not a regular file")) {
+            try ConfigFile.load("/dev/null")
+        }
+    }
+
     @Test func theDefaultPathFollowsXDG() {
         #expect(ConfigFile.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/u"]) == "/x/config/gbnotifyd/config")
         #expect(ConfigFile.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.config/gbnotifyd/config")

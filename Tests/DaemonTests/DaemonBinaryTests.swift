@@ -104,6 +104,19 @@ import Testing
         }
     }
 
+    /// A FIFO as the config at start (issue 44): refused at once with what it is, not read as
+    /// an empty file that would start the daemon on every default.
+    @Test func aFIFOAsTheConfigIsAClearErrorAtStart() async throws {
+        let home = try DaemonHome()
+        defer { home.remove() }
+        try home.writeConfig("poll-interval = 40\n")
+        unlink(home.configFile)
+        try #require(mkfifo(home.configFile, 0o600) == 0)
+        let refused = try RunningDaemon(environment: home.environment)
+        #expect(try await refused.waitForExit() == 1)
+        #expect(refused.lines.value == ["<3>config \(home.configFile): it is a FIFO, not a regular file"])
+    }
+
     /// `--events-fd` names a descriptor the daemon was handed: one it was not is an error at
     /// start, and no number a usage error, rather than events written nowhere.
     @Test func anEventsDescriptorThatIsNotOpenIsRefusedAtStart() async throws {

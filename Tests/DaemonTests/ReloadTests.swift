@@ -88,6 +88,38 @@ import Testing
         }
     }
 
+    /// A FIFO put where the config was (issue 44): read, it would be empty, every setting its
+    /// default and every rule gone. The reload refuses it without waiting for a writer, says
+    /// why, and the desktop keeps the config in force, its rules with it.
+    @Test func aFIFOAsTheConfigOnReloadKeepsTheConfigInForceWithItsRules() async throws {
+        try await Harness.run(1, inKeyring: [0]) { harness in
+            let configFile = harness.directory.appendingPathComponent("config").path
+            try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
+            try "backoff-cap = 240\n\n[rule handbook]\nrepo = lmn/handbook\nshow = silent\n".write(toFile: configFile, atomically: true, encoding: .utf8)
+            let supervisor = harness.supervisor(loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configFile) })
+            try await supervisor.start()
+            try await supervisor.reload()
+            func configs() -> [Config] { harness.desktop.news.value.compactMap { if case .config(let config) = $0 { config } else { nil } } }
+            let inForce = try #require(configs().last)
+            let account = harness.instances[0].account
+            let handbookRow = InboxItem(
+                id: 71, repo: "lmn/handbook", kind: .issue, actor: "ada", summary: "typo", path: "lmn/handbook/issues/71",
+                createdAt: "2026-03-04T05:06:07Z", readAt: nil)
+            #expect(inForce.rules.evaluate(handbookRow, of: account).show == .silent)
+
+            unlink(configFile)
+            try #require(mkfifo(configFile, 0o600) == 0)
+            let refused = await #expect(throws: ReloadError.self) { try await supervisor.reload() }
+            #expect(refused?.problems == ["config \(configFile): it is a FIFO, not a regular file; kept the settings in use"])
+            #expect(harness.log.value.contains("<3>config \(configFile): it is a FIFO, not a regular file; keeping the settings in use"))
+            // No other config reached the desktop: the one in force, whose rule still makes the
+            // handbook's notices silent.
+            #expect(configs().count == 2)
+            #expect(configs().last == inForce)
+            #expect(configs().last?.rules.evaluate(handbookRow, of: account).rule == "handbook")
+        }
+    }
+
     @Test func aKeyringThatFailsAtStartIsReadAgain() async throws {
         try await Harness.run(1) { harness in
             let failuresLeft = Mutex(2)
