@@ -83,6 +83,32 @@ import Testing
         await standin.stop()
     }
 
+    /// Through an HTTP/2 front (nghttpx), twenty requests started together on a session with no
+    /// connection yet wait for the one being set up and share it (CURLOPT_PIPEWAIT), rather
+    /// than each opening one of its own.
+    @Test func twentyConcurrentRequestsToAnHTTP2ServerShareOneConnection() async throws {
+        let standin = try await Standin.start()
+        let front = try await HTTP2Front.start(backendPort: standin.port)
+        let session = HTTPSession()
+        let (url, options) = (front.url, TransferOptions(caFile: front.caFile))
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(url)/?request=\(index)"), options: options).status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(statuses == Array(repeating: 200, count: 20))
+        let logged = try await front.waitForRequests(20)
+        #expect(logged.allSatisfy { $0.alpn == "h2" })
+        #expect(front.connections().count == 1, "\(logged)")
+        await front.stop()
+        await standin.stop()
+    }
+
     @Test func aReleasedSessionIsFreedWithItsThread() async throws {
         let standin = try await Standin.start()
         var session: HTTPSession? = HTTPSession()

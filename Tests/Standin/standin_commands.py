@@ -8,7 +8,7 @@ plain-text output. The HTTP layer wraps the Outcome in the envelope.
 import dataclasses
 import re
 
-from standin_model import decode_cursor, encode_cursor
+from standin_model import KIND_SEGMENTS, ModelError, decode_cursor, encode_cursor, iso_timestamp
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_DENIED = 0, 1, 2, 3, 4
 
@@ -24,6 +24,18 @@ ACCOUNT_INACTIVE = "your account is not active yet: confirm your email address f
 ITEM_NOUNS = {"issue": "issue", "mr": "MR", "build": "build"}
 # A number as the server's integer parsing reads it: an optional sign and decimal digits.
 ITEM_NUMBER = re.compile(r"[+-]?[0-9]+")
+MAX_TOKEN_NAME_BYTES = 255
+TTL = re.compile(r"([1-9][0-9]{0,5})([dh])")
+TOKEN_SCOPES = ("full", "read")
+EXPIRING_MINTER = ("token create creates a credential, and the one this request came with "
+                   "expires; use a token or key without an expiry")
+# `--file -` reads at most this much of stdin; the rest is not read.
+MAX_COMMENT_FILE_BYTES = 64 * 1024
+EMPTY_COMMENT = "empty comment; use --message or --file -"
+# The reactions gitbay's internal/store knows, in its order.
+REACTIONS = ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")
+COMMENTED = {"issue": "commented on issue #{}", "mr": "commented on merge request !{}"}
+MENTION = re.compile(r"(?<![A-Za-z0-9_.-])@([A-Za-z0-9_][A-Za-z0-9_.-]*)")
 
 
 @dataclasses.dataclass
@@ -49,6 +61,8 @@ class Invocation:
     account: object
     args: list
     stdin: str | None
+    # What the request came with: its API token (a model Token), or "ssh key".
+    credential: object = "ssh key"
 
 
 @dataclasses.dataclass
@@ -57,6 +71,8 @@ class Command:
     changes_state: bool
     run: object  # Invocation -> Outcome
     synopsis: str
+    # It manages credentials: a read-scoped token may not run it, even when it changes nothing.
+    credentials: bool = False
 
     @property
     def name(self):
@@ -91,6 +107,16 @@ def parse_flags(name, args, value_flags=(), bool_flags=()):
         else:
             raise UsageError(f"{name}: unknown flag {flag}")
     return flags, positionals
+
+
+def required_flag(name, flags, flag, max_bytes):
+    """The value of `flag`, which must be given, of 1..max_bytes bytes."""
+    value = flags.get(flag)
+    if value is None:
+        raise UsageError(f"{name}: {flag} is required")
+    if not 1 <= len(value.encode("utf-8")) <= max_bytes:
+        raise UsageError(f"{name}: {flag} must be 1..{max_bytes} bytes")
+    return value
 
 
 def no_arguments(name, args):
@@ -196,11 +222,7 @@ def device_add(call):
     flags, positionals = parse_flags(name, call.args, value_flags=("--label",))
     if positionals:
         raise UsageError(f"{name}: unexpected argument {positionals[0]}")
-    label = flags.get("--label")
-    if label is None:
-        raise UsageError(f"{name}: --label is required")
-    if not 1 <= len(label.encode("utf-8")) <= MAX_LABEL_BYTES:
-        raise UsageError(f"{name}: --label must be 1..{MAX_LABEL_BYTES} bytes")
+    label = required_flag(name, flags, "--label", MAX_LABEL_BYTES)
     token = (call.stdin or "").strip()
     if not 1 <= len(token.encode("utf-8")) <= MAX_INSTALL_TOKEN_BYTES:
         raise UsageError(f"install token must be 1..{MAX_INSTALL_TOKEN_BYTES} bytes after trimming")
@@ -244,6 +266,171 @@ def repo_watch(change):
         return Outcome(EXIT_OK, data={"repo": repo, "state": state})
 
     return run
+
+
+def token_create(call):
+    name = "token create"
+    flags, positionals = parse_flags(name, call.args, value_flags=("--name", "--scope", "--ttl"))
+    if positionals:
+        raise UsageError(f"{name}: unexpected argument {positionals[0]}")
+    token_name = required_flag(name, flags, "--name", MAX_TOKEN_NAME_BYTES)
+    # Since the credentials rework, no --scope makes a read token.
+    scope = flags.get("--scope", "read")
+    if scope not in TOKEN_SCOPES:
+        raise UsageError(f"{name}: --scope must be full or read")
+    expires_in = None
+    if "--ttl" in flags:
+        match = TTL.fullmatch(flags["--ttl"])
+        if match is None:
+            raise UsageError(f"{name}: --ttl must be like 30d or 720h")
+        expires_in = int(match.group(1)) * (86400 if match.group(2) == "d" else 3600)
+    if getattr(call.credential, "expires_at", None) is not None:
+        return Outcome(EXIT_DENIED, error=EXPIRING_MINTER)
+    try:
+        token = call.store.mint_token(call.account.username, scope, expires_in=expires_in,
+                                      name=token_name, minted_by=call.credential)
+    except ModelError as error:
+        raise UsageError(f"{name}: {error}") from None
+    return Outcome(EXIT_OK, data={"name": token_name, "scope": scope, "token": token})
+
+
+def token_list(call):
+    no_arguments("token list", call.args)
+    return Outcome(EXIT_OK, data=[t.listed() for t in call.store.tokens_of(call.account.username)])
+
+
+def token_revoke(call):
+    _, positionals = parse_flags("token revoke", call.args)
+    if len(positionals) != 1:
+        raise UsageError("token revoke: give one token name")
+    with call.store.lock:
+        record = call.store.token_named(call.account.username, positionals[0])
+        if record is None:
+            return Outcome(EXIT_NOT_FOUND, error=f'no token named "{positionals[0]}"')
+        record.revoked = True
+        # What it minted stays (the stand-in has no way to ask for more): counted, not revoked.
+        created = len(call.store.tokens_created_by(record))
+    return Outcome(EXIT_OK, data={"revoked": positionals[0],
+                                  "created": {"tokens": created, "keys": 0},
+                                  "created_revoked": False})
+
+
+def find_item(call, kind, repo, number_text):
+    """The item `KIND ... OWNER/REPO N` names, or the Outcome that says why there is none."""
+    if call.account.status == "disabled":
+        return Outcome(EXIT_DENIED, error=ACCOUNT_DISABLED)
+    if call.account.status == "unverified":
+        return Outcome(EXIT_DENIED, error=ACCOUNT_INACTIVE)
+    if not ITEM_NUMBER.fullmatch(number_text):
+        return usage(f'bad {ITEM_NOUNS[kind]} number "{number_text}"')
+    number = int(number_text, 10)
+    items = call.store.items
+    repository = items.repositories.get(repo)
+    # A repository the caller may not read answers exactly as a missing one.
+    if repository is None or not repository.readable_by(call.account.username):
+        return Outcome(EXIT_NOT_FOUND, error=f"repository {repo} not found")
+    item = items.items.get((kind, repo, number))
+    if item is None:
+        missing = {"issue": f"issue #{number} not found in {repo}",
+                   "mr": f"MR !{number} not found in {repo}",
+                   "build": f"no build {number} on {repo}"}[kind]
+        return Outcome(EXIT_NOT_FOUND, error=missing)
+    return item
+
+
+def item_comment(kind):
+    """`KIND comment OWNER/REPO N [--message M | --file -] [--format md|org]` (runComment)."""
+    usage_line = f"usage: {kind} comment <owner/name> <n> [--message <m> | --file -] [--format md|org]"
+
+    def comment(call):
+        flags, positionals = parse_flags(f"{kind} comment", call.args,
+                                         value_flags=("--message", "--file", "--format"))
+        if len(positionals) != 2:
+            return usage(usage_line)
+        if "--message" in flags and "--file" in flags:
+            return usage(f"{kind} comment: --message and --file go alone\n{usage_line}")
+        if flags.get("--file", "-") != "-":
+            return usage(f"{kind} comment: --file takes only - (standard input)")
+        body_format = flags.get("--format", "md")
+        if body_format not in ("md", "org"):
+            return usage(f"{kind} comment: --format must be md or org")
+        if "--file" in flags:
+            read = (call.stdin or "").encode("utf-8")[:MAX_COMMENT_FILE_BYTES]
+            text = read.decode("utf-8", errors="ignore")
+        else:
+            text = flags.get("--message", "")
+        if not text.strip():
+            return usage(EMPTY_COMMENT)
+        with call.store.lock:
+            item = find_item(call, kind, *positionals)
+            if isinstance(item, Outcome):
+                return item
+            repo = positionals[0]
+            if call.store.items.repositories[repo].archived:
+                return Outcome(EXIT_DENIED, error=f"repository {repo} is archived")
+            author = call.account.username
+            comments = item.setdefault("comments", [])
+            participants = [item.get("author"), *item.get("assignees", []),
+                            *(c.get("author") for c in comments)]
+            comments.append({"author": author, "body": text, "body_format": body_format,
+                             "created_at": iso_timestamp(call.store.clock.wall()),
+                             "id": call.store.items.next_comment_id()})
+            call.store.items.changed(repo)
+            number = item["number"]
+            told = []
+            for user in participants + MENTION.findall(text):
+                if (user in told or user in (author, "system", None)
+                        or user not in call.store.accounts
+                        or not call.store.items.repositories[repo].readable_by(user)):
+                    continue
+                told.append(user)
+                call.store.add_notice(user, repo=repo, kind=kind, actor=author,
+                                      summary=COMMENTED[kind].format(number),
+                                      path=f"{repo}/{KIND_SEGMENTS[kind]}/{number}")
+        return Outcome(EXIT_OK, data={"number": number})
+
+    return comment
+
+
+def item_react(kind):
+    """`KIND react OWNER/REPO N [--comment ID] REACTION [--remove]` (react.go)."""
+    usage_line = f"usage: {kind} react <owner/name> <n> [--comment <id>] <reaction> [--remove]"
+
+    def react(call):
+        flags, positionals = parse_flags(f"{kind} react", call.args, value_flags=("--comment",),
+                                         bool_flags=("--remove",))
+        if len(positionals) != 3:
+            return usage(usage_line)
+        repo, number_text, reaction = positionals
+        if reaction not in REACTIONS:
+            return usage(f'unknown reaction "{reaction}"; one of {", ".join(REACTIONS)}')
+        comment_id = None
+        if "--comment" in flags:
+            if not ITEM_NUMBER.fullmatch(flags["--comment"]):
+                return usage(f'bad comment id "{flags["--comment"]}"')
+            comment_id = int(flags["--comment"], 10)
+        with call.store.lock:
+            item = find_item(call, kind, repo, number_text)
+            if isinstance(item, Outcome):
+                return item
+            if call.store.items.repositories[repo].archived:
+                return Outcome(EXIT_DENIED, error=f"repository {repo} is archived")
+            target = item
+            if comment_id is not None:
+                target = next((c for c in item.get("comments", []) if c.get("id") == comment_id), None)
+                if target is None:
+                    return Outcome(EXIT_NOT_FOUND,
+                                   error=f"comment {comment_id} not found on #{item['number']}")
+            call.store.items.react(target, reaction, call.account.username, not flags.get("--remove"))
+            call.store.items.changed(repo)
+        data = {"reaction": reaction}
+        if comment_id is not None:
+            data["comment"] = comment_id
+        if flags.get("--remove"):
+            data["removed"] = True
+        return Outcome(EXIT_OK, data=data)
+
+    return react
 
 
 # Fields the contract says are omitted when empty.
@@ -293,22 +480,11 @@ def item_show(kind):
             return usage(f"expected <owner/name> <number>\n{usage_line}")
         if len(call.args) > 2:
             return usage(usage_line)
-        repo, number_text = call.args
-        if not ITEM_NUMBER.fullmatch(number_text):
-            return usage(f'bad {ITEM_NOUNS[kind]} number "{number_text}"')
-        number = int(number_text, 10)
-        items = call.store.items
-        repository = items.repositories.get(repo)
-        # A repository the caller may not read answers exactly as a missing one.
-        if repository is None or not repository.readable_by(call.account.username):
-            return Outcome(EXIT_NOT_FOUND, error=f"repository {repo} not found")
-        item = items.items.get((kind, repo, number))
-        if item is None:
-            missing = {"issue": f"issue #{number} not found in {repo}",
-                       "mr": f"MR !{number} not found in {repo}",
-                       "build": f"no build {number} on {repo}"}[kind]
-            return Outcome(EXIT_NOT_FOUND, error=missing)
-        return Outcome(EXIT_OK, data=shown(kind, item))
+        with call.store.lock:
+            item = find_item(call, kind, *call.args)
+            if isinstance(item, Outcome):
+                return item
+            return Outcome(EXIT_OK, data=shown(kind, call.store.items.seen_by(item, call.account.username)))
 
     return show
 
@@ -337,6 +513,18 @@ COMMANDS = [
     Command(("repo", "mute"), True, repo_watch("mute"), "repo mute <owner/name>"),
     Command(("repo", "watch"), True, repo_watch("watch"), "repo watch <owner/name>"),
     Command(("repo", "unwatch"), True, repo_watch("unwatch"), "repo unwatch <owner/name>"),
+    Command(("issue", "comment"), True, item_comment("issue"),
+            "issue comment <owner/name> <n> [--message <m> | --file -] [--format md|org]"),
+    Command(("mr", "comment"), True, item_comment("mr"),
+            "mr comment <owner/name> <n> [--message <m> | --file -] [--format md|org]"),
+    Command(("issue", "react"), True, item_react("issue"),
+            "issue react <owner/name> <n> [--comment <id>] <reaction> [--remove]"),
+    Command(("mr", "react"), True, item_react("mr"),
+            "mr react <owner/name> <n> [--comment <id>] <reaction> [--remove]"),
+    Command(("token", "create"), True, token_create,
+            "token create --name NAME [--scope full|read] [--ttl 30d|720h]", credentials=True),
+    Command(("token", "list"), False, token_list, "token list", credentials=True),
+    Command(("token", "revoke"), True, token_revoke, "token revoke NAME", credentials=True),
 ]
 _BY_PATH = {command.path: command for command in COMMANDS}
 _GROUPS = {command.path[:i] for command in COMMANDS for i in range(1, len(command.path))}

@@ -105,9 +105,10 @@ def mark_read(server, body, query):
 
 
 def add_repository(server, body, query):
-    repository = server.store.items.add_repository(required(body, "repo"), body.get("readers"))
+    repository = server.store.items.add_repository(required(body, "repo"), body.get("readers"),
+                                                   body.get("archived", False))
     readers = None if repository.readers is None else sorted(repository.readers)
-    return {"repo": repository.name, "readers": readers}
+    return {"repo": repository.name, "readers": readers, "archived": repository.archived}
 
 
 def add_item(server, body, query):

@@ -22,7 +22,7 @@ import urllib.parse
 
 import standin_commands as commands
 import standin_control
-from standin_ssh import TOKEN_COMMANDS as SSH_ONLY_TOKEN_COMMANDS, SSHFaults
+from standin_ssh import SSHFaults
 from standin_faults import FaultBook, RequestLog
 from standin_server import ThreadedServer, compact_json
 
@@ -355,10 +355,6 @@ class StandinHandler(http.server.BaseHTTPRequestHandler):
             return outcome_answer(commands.usage(BAD_BODY), tagged)
         if not api.argv:
             return outcome_answer(commands.usage(ARGV_REQUIRED), tagged)
-        if api.argv[0] == "token" and api.argv[1:2] and api.argv[1] in SSH_ONLY_TOKEN_COMMANDS:
-            # An API token never mints credentials (the contract's "Over SSH").
-            return outcome_answer(commands.Outcome(
-                commands.EXIT_DENIED, error=f"token {api.argv[1]} is only available over SSH"), tagged)
         try:
             command, args = commands.lookup(api.argv)
         except commands.UnknownCommand as unknown:
@@ -375,6 +371,11 @@ class StandinHandler(http.server.BaseHTTPRequestHandler):
             if_none_match = self.headers.get("If-None-Match")
             if if_none_match is not None and etag_matches(if_none_match, account.etag()):
                 return Answer(304, tagged, None)
+        if command.credentials and token.scope != "full":
+            # Since v1.30.0 a full-scope token may run `token ...`; a read-scoped one never.
+            return outcome_answer(commands.Outcome(
+                commands.EXIT_DENIED,
+                error=f"this token is read-only; {command.name} manages credentials"), tagged)
         if command.changes_state:
             if token.scope != "full":
                 return outcome_answer(commands.Outcome(
@@ -386,7 +387,7 @@ class StandinHandler(http.server.BaseHTTPRequestHandler):
                 return outcome_answer(commands.Outcome(
                     commands.EXIT_DENIED,
                     error=f"too many writes: at most {limit} a minute; retry in {retry}s"), tagged)
-        outcome = commands.run(command, commands.Invocation(store, account, args, api.stdin))
+        outcome = commands.run(command, commands.Invocation(store, account, args, api.stdin, token))
         if reading:
             tagged = cache + [("ETag", account.etag())]
         return outcome_answer(outcome, tagged)

@@ -23,6 +23,8 @@ ITEM_KINDS = ("issue", "mr", "build")
 REPO_PATTERN = re.compile(r"[A-Za-z0-9._-]+/[A-Za-z0-9._-]+")
 KINDS = ("issue", "mr", "build")
 # The web path segment and summary noun of each kind.
+# Where an item keeps who reacted how through `react` (never shown).
+REACTORS = "_reactors"
 KIND_SEGMENTS = {"issue": "issues", "mr": "mrs", "build": "builds"}
 KIND_SUMMARIES = {"issue": "opened issue", "mr": "opened merge request", "build": "build failed"}
 
@@ -126,10 +128,16 @@ class Token:
     created_at: str = ""
     last_used_at: str | None = None
     revoked: bool = False
+    # What minted it, as `token list` says (the contract names the field, not its values: the
+    # stand-in says "web" for a token a test made, "ssh key" or "token NAME" for a minted one),
+    # and the hash of the token that minted it, if one did.
+    created_by: str = "web"
+    creator: str | None = None
 
     def listed(self):
         """The row `token list` shows: never the token."""
-        row = {"name": self.name, "scope": self.scope, "created_at": self.created_at}
+        row = {"name": self.name, "scope": self.scope, "created_at": self.created_at,
+               "created_by": self.created_by}
         if self.expires_wall is not None:
             row["expires_at"] = iso_timestamp(self.expires_wall)
         if self.last_used_at is not None:
@@ -172,6 +180,8 @@ class Repository:
     name: str
     # None: every account may read it; otherwise only these usernames.
     readers: set | None
+    # Read-only: comments and reactions are refused.
+    archived: bool = False
 
     def readable_by(self, username):
         return self.readers is None or username in self.readers
@@ -187,15 +197,18 @@ class ItemStore:
         self.items = {}  # (kind, repo, number) -> data
         self.next_numbers = {}  # (kind, repo) -> next number
 
-    def add_repository(self, name, readers=None):
+    def add_repository(self, name, readers=None, archived=False):
         if not isinstance(name, str) or not REPO_PATTERN.fullmatch(name):
             raise ModelError("repo must be OWNER/NAME of [A-Za-z0-9._-]")
         if readers is not None and (not isinstance(readers, list)
                                     or not all(isinstance(r, str) for r in readers)):
             raise ModelError("readers must be an array of usernames")
+        if not isinstance(archived, bool):
+            raise ModelError("archived must be true or false")
         with self.store.lock:
             old = self.repositories.get(name)
-            self.repositories[name] = Repository(name, None if readers is None else set(readers))
+            self.repositories[name] = Repository(name, None if readers is None else set(readers),
+                                                 archived)
             self._changed(name, old)
             return self.repositories[name]
 
@@ -225,6 +238,50 @@ class ItemStore:
             self.items[(kind, repo, number)] = item
             self._changed(repo)
             return number
+
+    def next_comment_id(self):
+        """Comment ids are one series per instance."""
+        return 1 + max((c.get("id", 0) for item in self.items.values()
+                        for c in item.get("comments", []) if isinstance(c.get("id"), int)),
+                       default=0)
+
+    @staticmethod
+    def react(target, reaction, username, on):
+        """One state per (user, item or comment, reaction): `on` sets it, else takes it back.
+        Kept beside the seeded `reactions` (counts a test wrote) under REACTORS."""
+        reactors = target.setdefault(REACTORS, {}).setdefault(reaction, [])
+        if on and username not in reactors:
+            reactors.append(username)
+        if not on and username in reactors:
+            reactors.remove(username)
+
+    @staticmethod
+    def seen_by(item, username):
+        """The item as `username` sees it: reactions given through `react` counted in, `me`
+        theirs."""
+        def merged(target):
+            shown = {key: value for key, value in target.items() if key != REACTORS}
+            reactors = target.get(REACTORS, {})
+            if not reactors:
+                return shown
+            rows = [dict(row) for row in target.get("reactions", [])]
+            for name, users in reactors.items():
+                row = next((r for r in rows if r.get("reaction") == name), None)
+                if row is None:
+                    row = {"count": 0, "me": False, "reaction": name}
+                    rows.append(row)
+                row["count"] = row.get("count", 0) + len(users)
+                row["me"] = row.get("me", False) or username in users
+            shown["reactions"] = [row for row in rows if row["count"] > 0]
+            return shown
+        seen = merged(item)
+        if "comments" in item:
+            seen["comments"] = [merged(comment) for comment in item["comments"]]
+        return seen
+
+    def changed(self, repo):
+        """An item of `repo` changed: the ETags of those who may read it change."""
+        self._changed(repo)
 
     def _changed(self, repo, old=None):
         """An item or a repository's readers changed: what some accounts can read changed."""
@@ -288,7 +345,9 @@ class Store:
             raise ModelError(f"no such user {username!r}", status=404)
         return account
 
-    def mint_token(self, username, scope="full", token=None, expires_in=None, name=None):
+    def mint_token(self, username, scope="full", token=None, expires_in=None, name=None,
+                   minted_by=None):
+        """`minted_by`: the Token whose request minted it, "ssh key", or None (a test's)."""
         if name is not None and (not isinstance(name, str) or name == ""):
             raise ModelError("name must be a non-empty string")
         if scope not in ("full", "read"):
@@ -309,9 +368,13 @@ class Store:
                 name = f"token-{len(self.tokens) + 1}"
             elif self.token_named(username, name) is not None:
                 raise ModelError(f'a token named "{name}" already exists')
-            self.tokens[token_hash(token)] = Token(token_hash(token), username, scope,
-                                                   expires_at, expires_wall, name=name,
-                                                   created_at=iso_timestamp(self.clock.wall()))
+            record = Token(token_hash(token), username, scope, expires_at, expires_wall,
+                           name=name, created_at=iso_timestamp(self.clock.wall()))
+            if isinstance(minted_by, Token):
+                record.created_by, record.creator = f"token {minted_by.name}", minted_by.sha256
+            elif minted_by is not None:
+                record.created_by = minted_by
+            self.tokens[token_hash(token)] = record
             return token
 
     def token_named(self, username, name):
@@ -321,6 +384,11 @@ class Store:
             return next((t for t in self.tokens.values()
                          if t.username == username and t.name == name and not t.revoked
                          and (t.expires_at is None or now < t.expires_at)), None)
+
+    def tokens_created_by(self, record):
+        """The live tokens `record` minted."""
+        with self.lock:
+            return [t for t in self.tokens_of(record.username) if t.creator == record.sha256]
 
     def tokens_of(self, username):
         """The account's live tokens, oldest first."""

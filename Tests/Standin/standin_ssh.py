@@ -1,6 +1,6 @@
 """gitbay over SSH, as the contract's "Over SSH" section has it: the one command
 string OpenSSH hands over, split by POSIX shell rules without expansion, `--json`
-envelopes, exit codes, key scopes, and the SSH-only token commands.
+envelopes, exit codes and key scopes.
 
 The stand-in's SSH front (ssh_front.py, run by a real sshd as its ForceCommand)
 posts each command here through the control API, naming the account and the
@@ -9,69 +9,17 @@ table the HTTP API checks.
 """
 
 import json
-import re
 import shlex
 import threading
 
 from standin_commands import (EXIT_DENIED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, Invocation,
-                              Outcome, UnknownCommand, UsageError, lookup, parse_flags, run)
+                              Outcome, UnknownCommand, UsageError, lookup, run)
 from standin_model import ModelError
 from standin_server import compact_json
 
 READ_KEY_DENIED = "this key's scope (read) does not allow control commands"
-MAX_NAME_BYTES = 255
-TTL = re.compile(r"([1-9][0-9]{0,5})([dh])")
-SCOPES = ("full", "read")
 FAULT_ACTIONS = ("stdout", "stdout_bytes", "token", "stall")
 MATCH_KEYS = ("argv_prefix", "username")
-
-
-def token_create(store, username, args):
-    name = "token create"
-    flags, positionals = parse_flags(name, args, value_flags=("--name", "--scope", "--ttl"))
-    if positionals:
-        raise UsageError(f"{name}: unexpected argument {positionals[0]}")
-    token_name = flags.get("--name")
-    if token_name is None:
-        raise UsageError(f"{name}: --name is required")
-    if not 1 <= len(token_name.encode("utf-8")) <= MAX_NAME_BYTES:
-        raise UsageError(f"{name}: --name must be 1..{MAX_NAME_BYTES} bytes")
-    scope = flags.get("--scope", "full")
-    if scope not in SCOPES:
-        raise UsageError(f"{name}: --scope must be full or read")
-    expires_in = None
-    if "--ttl" in flags:
-        match = TTL.fullmatch(flags["--ttl"])
-        if match is None:
-            raise UsageError(f"{name}: --ttl must be like 30d or 720h")
-        expires_in = int(match.group(1)) * (86400 if match.group(2) == "d" else 3600)
-    try:
-        token = store.mint_token(username, scope, expires_in=expires_in, name=token_name)
-    except ModelError as error:
-        raise UsageError(f"{name}: {error}") from None
-    return Outcome(EXIT_OK, data={"name": token_name, "scope": scope, "token": token})
-
-
-def token_list(store, username, args):
-    _, positionals = parse_flags("token list", args)
-    if positionals:
-        raise UsageError(f"token list: unexpected argument {positionals[0]}")
-    return Outcome(EXIT_OK, data=[t.listed() for t in store.tokens_of(username)])
-
-
-def token_revoke(store, username, args):
-    _, positionals = parse_flags("token revoke", args)
-    if len(positionals) != 1:
-        raise UsageError("token revoke: give one token name")
-    record = store.token_named(username, positionals[0])
-    if record is None:
-        return Outcome(EXIT_NOT_FOUND, error=f'no token named "{positionals[0]}"')
-    record.revoked = True
-    return Outcome(EXIT_OK, data={"revoked": positionals[0]})
-
-
-# SSH only: over the API they answer 403 (standin_http).
-TOKEN_COMMANDS = {"create": token_create, "list": token_list, "revoke": token_revoke}
 
 
 def split(command):
@@ -89,22 +37,13 @@ def run_command(store, username, key_scope, argv):
     account = store.accounts.get(username)
     if account is None:
         return Outcome(EXIT_DENIED, error="this key belongs to no account")
-    if argv[0] == "token":
-        if key_scope != "full":
-            return Outcome(EXIT_DENIED, error=READ_KEY_DENIED)
-        if len(argv) < 2 or argv[1] not in TOKEN_COMMANDS:
-            return Outcome(EXIT_NOT_FOUND, error=f"unknown command {' '.join(argv[:2])}")
-        try:
-            return TOKEN_COMMANDS[argv[1]](store, username, argv[2:])
-        except UsageError as error:
-            return Outcome(EXIT_USAGE, error=str(error))
     try:
         command, args = lookup(argv)
     except UnknownCommand as error:
         return Outcome(EXIT_NOT_FOUND, error=f"unknown command {error}")
-    if command.changes_state and key_scope != "full":
+    if (command.changes_state or command.credentials) and key_scope != "full":
         return Outcome(EXIT_DENIED, error=READ_KEY_DENIED)
-    outcome = run(command, Invocation(store, account, args, None))
+    outcome = run(command, Invocation(store, account, args, None, "ssh key"))
     if command.path == ("whoami",) and outcome.exit_code == EXIT_OK:
         # Over SSH key_scope is the key's own, not always "full" as over the API.
         outcome.data = dict(outcome.data, key_scope=key_scope)

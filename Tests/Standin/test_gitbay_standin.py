@@ -984,6 +984,191 @@ class RepoWatchTests(StandinCase):
         self.assertEqual(self.etag(), etag)
 
 
+class TokenOverTheAPITests(StandinCase):
+    """Since v1.30.0 a full-scope API token runs `token create|list|revoke` itself; the
+    credentials rework made `token create` default to read and refused minting to --ttl tokens."""
+
+    def test_a_full_scope_token_mints_lists_and_revokes(self):
+        reply = self.cmd("token", "create", "--name", "laptop", "--scope", "full")
+        self.assertEqual(reply.status, 200, reply.body)
+        data = reply.json["data"]
+        self.assertEqual((data["name"], data["scope"]), ("laptop", "full"))
+        self.assertRegex(data["token"], r"^gb_[0-9a-f]{40}$")
+        self.assertEqual(self.read("whoami", token=data["token"]).status, 200)
+        rows = self.read("token", "list").json["data"]
+        self.assertEqual([(row["name"], row["created_by"]) for row in rows],
+                         [("token-1", "web"), ("laptop", "token token-1")])
+        self.assertTrue(all("token" not in row for row in rows))
+
+        reply = self.cmd("token", "revoke", "laptop")
+        self.assertEqual(reply.json["data"], {"revoked": "laptop", "created": {"tokens": 0, "keys": 0},
+                                              "created_revoked": False})
+        self.assertEqual(self.read("whoami", token=data["token"]).status, 401)
+
+    def test_revoke_counts_what_the_token_minted_and_leaves_it(self):
+        minter = self.cmd("token", "create", "--name", "minter", "--scope", "full").json["data"]["token"]
+        minted = self.cmd("token", "create", "--name", "child", token=minter).json["data"]["token"]
+        reply = self.cmd("token", "revoke", "minter")
+        self.assertEqual(reply.json["data"]["created"], {"tokens": 1, "keys": 0})
+        self.assertFalse(reply.json["data"]["created_revoked"])
+        self.assertEqual(self.read("whoami", token=minted).status, 200)
+        self.assertEnvelope(self.cmd("token", "revoke", "minter"), 404, 3, 'no token named "minter"')
+
+    def test_token_create_without_scope_makes_a_read_token(self):
+        data = self.cmd("token", "create", "--name", "plain").json["data"]
+        self.assertEqual(data["scope"], "read")
+        self.assertEqual(self.read("notifications", "list", token=data["token"]).status, 200)
+        self.assertEnvelope(self.cmd("notifications", "read", "--all", token=data["token"]), 403, 4,
+                            "this token is read-only; notifications read modifies state")
+
+    def test_a_read_scoped_token_may_not_manage_tokens(self):
+        reader = self.s.control("tokens", {"username": "cmc", "scope": "read"})["token"]
+        for argv in (["token", "create", "--name", "x"], ["token", "list"], ["token", "revoke", "token-1"]):
+            self.assertEnvelope(self.cmd(*argv, token=reader), 403, 4,
+                                f"this token is read-only; {' '.join(argv[:2])} manages credentials")
+        self.assertEqual(self.read("whoami").status, 200)
+
+    def test_a_token_with_a_ttl_cannot_mint(self):
+        short = self.cmd("token", "create", "--name", "short", "--scope", "full", "--ttl", "30d").json["data"]
+        self.assertEnvelope(self.cmd("token", "create", "--name", "x", "--scope", "full", token=short["token"]),
+                            403, 4, "token create creates a credential, and the one this request came with "
+                            "expires; use a token or key without an expiry")
+        self.assertEqual(self.read("token", "list", token=short["token"]).status, 200)
+        self.assertEqual(self.cmd("token", "revoke", "short", token=short["token"]).status, 200)
+
+    def test_create_and_revoke_are_writes(self):
+        self.assertEnvelope(self.read("token", "create", "--name", "x"), 400, 2,
+                            "token create changes state; POST it to /api/v1/cmd")
+        self.s.control("config", {"write_burst": 100, "writes_per_minute": 1})
+        self.assertEqual(self.cmd("token", "create", "--name", "a").status, 200)
+        reply = self.cmd("token", "revoke", "a")
+        self.assertEnvelope(reply, 403, 4)
+        self.assertTrue(reply.json["error"].startswith("too many writes"))
+        self.s.control("config", {"write_burst": 1, "writes_per_minute": 60})
+        self.s.control("clock", {"advance": 60})
+        self.assertEqual(self.cmd("token", "revoke", "a").status, 200)
+        self.assertEqual(self.cmd("token", "create", "--name", "b").status, 429)
+
+
+class CommentAndReactionTests(StandinCase):
+    """`issue|mr comment` and `issue|mr react`, as gitbay's runComment and react.go have them."""
+
+    def setUp(self):
+        super().setUp()
+        self.s.control("items", {"kind": "issue", "repo": "krz/gitbay",
+                                 "data": {"number": 12, "title": "Crash", "state": "open", "author": "alice"}})
+        self.s.control("items", {"kind": "mr", "repo": "krz/gitbay",
+                                 "data": {"number": 7, "title": "Fix", "state": "open", "author": "cmc"}})
+        for user in ("alice", "bob", "carol"):
+            self.s.control("users", {"username": user})
+
+    def show(self, kind="issue", number="12", token=None):
+        return self.read(kind, "show", "krz/gitbay", number, token=token).json["data"]
+
+    def inbox(self, username):
+        return [(n["username"], n["actor"], n["summary"], n["path"]) for n in self.s.control("state")["notifications"]
+                if n["username"] == username]
+
+    def test_a_comment_from_message_or_stdin_is_on_the_thread(self):
+        reply = self.cmd("issue", "comment", "krz/gitbay", "12", "--message", "Reproduced.")
+        self.assertEqual((reply.status, reply.json["data"]), (200, {"number": 12}))
+        reply = self.cmd("issue", "comment", "krz/gitbay", "12", "--file", "-", "--format", "org", stdin="* Notes\n")
+        self.assertEqual(reply.json["data"], {"number": 12})
+        comments = self.show()["comments"]
+        self.assertEqual([(c["author"], c["body"], c["body_format"]) for c in comments],
+                         [("cmc", "Reproduced.", "md"), ("cmc", "* Notes\n", "org")])
+        self.assertLess(comments[0]["id"], comments[1]["id"])
+        self.assertEqual(self.cmd("mr", "comment", "krz/gitbay", "7", "--message", "LGTM").json["data"], {"number": 7})
+        self.assertEqual(self.show("mr", "7")["comments"][0]["body"], "LGTM")
+
+    def test_a_comment_tells_participants_and_mentions_never_its_author(self):
+        self.cmd("issue", "comment", "krz/gitbay", "12", "--message", "@bob and @cmc, see this")
+        self.assertEqual(self.inbox("alice"), [("alice", "cmc", "commented on issue #12", "krz/gitbay/issues/12")])
+        self.assertEqual(self.inbox("bob"), [("bob", "cmc", "commented on issue #12", "krz/gitbay/issues/12")])
+        self.assertEqual(self.inbox("cmc"), [])
+        self.assertEqual(self.inbox("carol"), [])
+        self.cmd("mr", "comment", "krz/gitbay", "7", "--message", "ping @carol")
+        self.assertEqual(self.inbox("carol"), [("carol", "cmc", "commented on merge request !7", "krz/gitbay/mrs/7")])
+
+    def test_a_comment_is_not_idempotent(self):
+        for _ in range(2):
+            self.cmd("issue", "comment", "krz/gitbay", "12", "--message", "twice")
+        self.assertEqual([c["body"] for c in self.show()["comments"]], ["twice", "twice"])
+
+    def test_stdin_is_read_up_to_64_kib(self):
+        self.assertEqual(self.cmd("issue", "comment", "krz/gitbay", "12", "--file", "-", stdin="a" * 70_000).status, 200)
+        self.assertEqual(len(self.show()["comments"][0]["body"]), 64 * 1024)
+
+    def test_empty_and_conflicting_comments_are_usage_errors(self):
+        empty = "empty comment; use --message or --file -"
+        self.assertEnvelope(self.cmd("issue", "comment", "krz/gitbay", "12", "--message", " \n\t"), 400, 2, empty)
+        self.assertEnvelope(self.cmd("issue", "comment", "krz/gitbay", "12"), 400, 2, empty)
+        self.assertEnvelope(self.cmd("issue", "comment", "krz/gitbay", "12", "--file", "-", stdin="  "), 400, 2, empty)
+        for argv in (["--message", "x", "--file", "-"], ["--file", "notes.txt"], ["--message", "x", "--format", "html"],
+                     []):
+            reply = self.cmd("issue", "comment", "krz/gitbay", *(argv or ["--message", "x", "extra"]))
+            self.assertEnvelope(reply, 400, 2)
+        self.assertNotIn("comments", self.show())
+
+    def test_comment_and_react_name_what_is_missing(self):
+        self.assertEnvelope(self.cmd("issue", "comment", "krz/nope", "12", "--message", "x"), 404, 3,
+                            "repository krz/nope not found")
+        self.assertEnvelope(self.cmd("issue", "comment", "krz/gitbay", "99", "--message", "x"), 404, 3,
+                            "issue #99 not found in krz/gitbay")
+        self.assertEnvelope(self.cmd("mr", "react", "krz/gitbay", "99", "+1"), 404, 3, "MR !99 not found in krz/gitbay")
+        self.assertEnvelope(self.cmd("issue", "react", "krz/gitbay", "12", "--comment", "999", "+1"), 404, 3,
+                            "comment 999 not found on #12")
+        self.s.control("repos", {"repo": "krz/old", "archived": True})
+        self.s.control("items", {"kind": "issue", "repo": "krz/old", "data": {"number": 1, "title": "t"}})
+        self.assertEnvelope(self.cmd("issue", "comment", "krz/old", "1", "--message", "x"), 403, 4)
+        self.assertEnvelope(self.cmd("issue", "react", "krz/old", "1", "+1"), 403, 4)
+
+    def test_a_reaction_is_one_state_per_user_and_remove_takes_it_back(self):
+        alice = self.s.control("tokens", {"username": "alice", "scope": "full"})["token"]
+        for _ in range(2):
+            self.assertEqual(self.cmd("issue", "react", "krz/gitbay", "12", "+1").json["data"], {"reaction": "+1"})
+        self.assertEqual(self.show()["reactions"], [{"count": 1, "me": True, "reaction": "+1"}])
+        self.cmd("issue", "react", "krz/gitbay", "12", "+1", token=alice)
+        self.assertEqual(self.show(token=alice)["reactions"], [{"count": 2, "me": True, "reaction": "+1"}])
+        reply = self.cmd("issue", "react", "krz/gitbay", "12", "+1", "--remove")
+        self.assertEqual(reply.json["data"], {"reaction": "+1", "removed": True})
+        self.assertEqual(self.show()["reactions"], [{"count": 1, "me": False, "reaction": "+1"}])
+        self.cmd("issue", "react", "krz/gitbay", "12", "+1", "--remove", token=alice)
+        self.assertNotIn("reactions", self.show())
+        # A reaction files no notice.
+        self.assertEqual(self.inbox("alice"), [])
+
+    def test_a_reaction_on_a_comment(self):
+        self.cmd("mr", "comment", "krz/gitbay", "7", "--message", "LGTM")
+        comment = self.show("mr", "7")["comments"][0]["id"]
+        reply = self.cmd("mr", "react", "krz/gitbay", "7", "--comment", str(comment), "rocket")
+        self.assertEqual(reply.json["data"], {"reaction": "rocket", "comment": comment})
+        self.assertEqual(self.show("mr", "7")["comments"][0]["reactions"], [{"count": 1, "me": True, "reaction": "rocket"}])
+        self.assertNotIn("reactions", self.show("mr", "7"))
+
+    def test_an_unknown_reaction_lists_the_known_ones(self):
+        self.assertEnvelope(self.cmd("issue", "react", "krz/gitbay", "12", "thumbsup"), 400, 2,
+                            'unknown reaction "thumbsup"; one of +1, -1, laugh, hooray, confused, heart, rocket, eyes')
+
+    def test_comments_and_reactions_are_writes(self):
+        reader = self.s.control("tokens", {"username": "cmc", "scope": "read"})["token"]
+        self.assertEnvelope(self.cmd("issue", "comment", "krz/gitbay", "12", "--message", "x", token=reader), 403, 4,
+                            "this token is read-only; issue comment modifies state")
+        self.assertEnvelope(self.cmd("mr", "react", "krz/gitbay", "7", "+1", token=reader), 403, 4,
+                            "this token is read-only; mr react modifies state")
+        self.assertEnvelope(self.read("issue", "react", "krz/gitbay", "12", "+1"), 400, 2,
+                            "issue react changes state; POST it to /api/v1/cmd")
+        self.s.control("config", {"write_burst": 1})
+        self.assertEqual(self.cmd("issue", "react", "krz/gitbay", "12", "+1").status, 200)
+        self.assertEqual(self.cmd("mr", "comment", "krz/gitbay", "7", "--message", "x").status, 429)
+        self.s.control("config", {"write_burst": 100, "writes_per_minute": 1})
+        self.s.control("clock", {"advance": 60})
+        self.assertEqual(self.cmd("issue", "comment", "krz/gitbay", "12", "--message", "x").status, 200)
+        reply = self.cmd("issue", "react", "krz/gitbay", "12", "heart")
+        self.assertEnvelope(reply, 403, 4)
+        self.assertTrue(reply.json["error"].startswith("too many writes"))
+
+
 class WebRouteTests(StandinCase):
     def test_item_and_inbox_pages(self):
         for path in ("/krz/gitbay/issues/12", "/krz/gitbay/mrs/3", "/krz/gitbay/builds/88",

@@ -101,7 +101,7 @@ class SSHFrontTests(unittest.TestCase):
         self.assertEqual(self.standin.read(["whoami"], token=data["token"]).status, 200)
 
         status, envelope, _ = self.json_ssh("--json token revoke laptop")
-        self.assertEqual((status, envelope), (0, {"protocol_version": 1, "data": {"revoked": "laptop"}}))
+        self.assertEqual((status, envelope["data"]["revoked"]), (0, "laptop"))
         reply = self.standin.read(["whoami"], token=data["token"])
         self.assertEqual(reply.status, 401)
         self.assertEqual(reply.json["error"], "invalid or expired token")
@@ -115,7 +115,7 @@ class SSHFrontTests(unittest.TestCase):
         self.assertEqual([row["name"] for row in envelope["data"]], [name])
         self.assertNotIn("token", envelope["data"][0])
         status, envelope, _ = self.json_ssh("--json token revoke " + shlex.quote(name))
-        self.assertEqual(envelope["data"], {"revoked": name})
+        self.assertEqual(envelope["data"]["revoked"], name)
 
     def test_exit_codes_and_error_envelopes(self):
         status, envelope, _ = self.json_ssh("--json token revoke nothing")
@@ -152,11 +152,15 @@ class SSHFrontTests(unittest.TestCase):
         self.standin.control("clock", {"advance": 3601})
         self.assertEqual(self.standin.read(["whoami"], token=token).status, 401)
 
-    def test_over_the_api_token_commands_are_ssh_only(self):
-        token = self.standin.control("tokens", {"username": "cmc"})["token"]
-        reply = self.standin.cmd(["token", "create", "--name", "x"], token=token)
-        self.assertEqual(reply.status, 403)
-        self.assertEqual(reply.json["error"], "token create is only available over SSH")
+    def test_without_scope_a_read_token_and_the_list_says_the_key_made_it(self):
+        _, envelope, _ = self.json_ssh("--json token create --name plain")
+        self.assertEqual(envelope["data"]["scope"], "read")
+        _, envelope, _ = self.json_ssh("--json token list")
+        self.assertEqual([(row["name"], row["scope"], row["created_by"]) for row in envelope["data"]],
+                         [("plain", "read", "ssh key")])
+        status, envelope, _ = self.json_ssh("--json token revoke plain")
+        self.assertEqual((status, envelope["data"]), (0, {"revoked": "plain", "created": {"tokens": 0, "keys": 0},
+                                                          "created_revoked": False}))
 
     def test_ssh_itself_fails_with_255(self):
         status, _, stderr = self.sshd.ssh(self.stranger_key, "--json whoami")
@@ -177,7 +181,7 @@ class SSHFrontTests(unittest.TestCase):
 
         self.standin.control("ssh/faults", {"token": "gb_../../etc"})
         status, envelope, _ = self.json_ssh("--json token create --name b")
-        self.assertEqual(envelope["data"], {"name": "b", "scope": "full", "token": "gb_../../etc"})
+        self.assertEqual(envelope["data"], {"name": "b", "scope": "read", "token": "gb_../../etc"})
 
         self.standin.control("ssh/faults", {"stdout_bytes": 100_000})
         status, stdout, _ = self.sshd.ssh(self.full_key, "--json whoami")

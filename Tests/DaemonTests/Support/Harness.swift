@@ -18,8 +18,36 @@ import Testing
 final class Harness: Sendable {
     struct Instance: Sendable {
         let standin: Standin
+        /// The TLS front the daemon reaches the stand-in through, if any (`Wire`).
+        let front: HTTP2Front?
         let token: String
         let account: Account
+    }
+
+    /// How the daemon reaches the stand-ins.
+    enum Wire: Sendable, CaseIterable, CustomTestStringConvertible {
+        /// Plain HTTP/1.1 to the stand-in itself.
+        case direct
+        /// Through nghttpx, TLS with ALPN offering h2 and http/1.1, as a real instance is reached.
+        case http2Front
+        /// Through nghttpx offering only http/1.1.
+        case http1Front
+
+        var frontProtocols: HTTP2Front.Protocols? {
+            switch self {
+            case .direct: nil
+            case .http2Front: .h2AndHTTP1
+            case .http1Front: .http1Only
+            }
+        }
+
+        var testDescription: String {
+            switch self {
+            case .direct: "HTTP/1.1 direct"
+            case .http2Front: "through nghttpx, h2"
+            case .http1Front: "through nghttpx, http/1.1 only"
+            }
+        }
     }
 
     static let username = "cmc"
@@ -44,17 +72,28 @@ final class Harness: Sendable {
     ///   - count: how many stand-ins, each with user `cmc` and a token.
     ///   - scopes: the token scope of each stand-in's user; full where not given.
     ///   - inKeyring: which instances' accounts are in the keyring from the start.
+    ///   - wire: how the daemon reaches the stand-ins.
+    ///   - frontOptions: with a front (`wire`), how it limits its connections.
     static func run(
-        _ count: Int = 2, scopes: [Int: Standin.TokenScope] = [:], inKeyring: Set<Int>? = nil,
-        _ body: (Harness) async throws -> Void
+        _ count: Int = 2, scopes: [Int: Standin.TokenScope] = [:], inKeyring: Set<Int>? = nil, wire: Wire = .direct,
+        frontOptions: HTTP2Front.Options = HTTP2Front.Options(), _ body: (Harness) async throws -> Void
     ) async throws {
         try requirePrivateSession()
         var instances: [Instance] = []
         for index in 0..<count {
             let standin = try await Standin.start()
+            var front: HTTP2Front?
+            if let protocols = wire.frontProtocols {
+                var options = frontOptions
+                options.protocols = protocols
+                front = try await HTTP2Front.start(backendPort: standin.port, options)
+                // The instance's address is the front's, in the push payloads too.
+                try await standin.configure(.init(siteURL: front?.url))
+            }
             let token = try await standin.addUserWithToken(username, scope: scopes[index] ?? .full)
-            let instance = try GitbayInstance(parsing: standin.url)
-            instances.append(Instance(standin: standin, token: token, account: try Account(instance: instance, username: username)))
+            let instance = try GitbayInstance(parsing: front?.url ?? standin.url)
+            instances.append(Instance(
+                standin: standin, front: front, token: token, account: try Account(instance: instance, username: username)))
         }
         let harness = try Harness(instances: instances)
         do {
@@ -168,6 +207,7 @@ final class Harness: Sendable {
     ) -> Supervisor {
         var parts = parts
         parts.events = tell
+        let settings = trustingTheFronts(settings)
         let supervisor = Supervisor(
             settings: settings, configPath: directory.appendingPathComponent("config").path,
             sources: Supervisor.Sources(
@@ -178,6 +218,13 @@ final class Harness: Sendable {
             }, logger: logger, hostname: "test-host", parts: parts)
         supervisors.withLock { $0.append(supervisor) }
         return supervisor
+    }
+
+    /// `settings` trusting the CA of the fronts, when the instances have fronts (`Wire`).
+    func trustingTheFronts(_ settings: DaemonSettings) -> DaemonSettings {
+        var settings = settings
+        if let front = instances.lazy.compactMap(\.front).first { settings.client.caFile = front.caFile }
+        return settings
     }
 
     /// The session keyring narrowed to this harness's instances: other tests keep their own
@@ -280,6 +327,7 @@ final class Harness: Sendable {
         }
         for index in instances.indices {
             try? await removeFromKeyring(index)
+            await instances[index].front?.stop()
             await instances[index].standin.stop()
         }
         try? FileManager.default.removeItem(at: directory)
