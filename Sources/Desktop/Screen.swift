@@ -95,6 +95,13 @@ actor Screen {
             logger.info("took over \(adopted) notification\(adopted == 1 ? "" : "s") an earlier gbnotifyd left open")
             options.events.tell(.adopted(count: adopted))
         }
+        // A "Muted" notification taken over keeps the Undo window it was shown with: gone now
+        // if it is over, else when it ends.
+        let now = options.wallClock
+        for (id, until) in book.endUndoWindows(at: now) {
+            withdrawMuted(id, after: .seconds(until - now))
+        }
+        book.takeClosings().forEach { withdraw($0) }
         save()
     }
 
@@ -441,16 +448,19 @@ actor Screen {
             logger.info("\(name): \"Mark all read\" on notification \(id)")
             requests.yield(.markRead(entry.account, ids))
         case (NotificationContent.muteAction, .group(let group)):
-            guard let repository = group.key.repository, let muted = book.mute(entry.id) else { return }
+            let undoUntil = options.wallClock + Self.muteSaidFor.components.seconds
+            guard let repository = group.key.repository, let muted = book.mute(entry.id, undoUntil: undoUntil) else { return }
             logger.info("\(name): \"Mute\" on notification \(id): muting \(repository)")
             requests.yield(.setWatch(entry.account, repository: repository, .mute))
             // Said for a while, long enough to undo it, then gone.
-            let (timeline, timers) = (options.timeline, timers)
-            Task {
-                guard (try? await timeline.sleep(for: Self.muteSaidFor)) != nil else { return }
-                timers.yield(.muteSaid(muted.id))
+            withdrawMuted(muted.id, after: Self.muteSaidFor)
+        case (NotificationContent.undoAction, .muted(let repository, _)):
+            // The window is the one promised when it was muted, however many restarts since.
+            guard ScreenBook.offersUndo(entry, at: options.wallClock) else {
+                logger.info("\(name): \"Undo\" on notification \(id) came after its \(Self.muteSaidFor.components.seconds) s: \(repository) stays muted")
+                book.withdraw(entry.id)
+                return
             }
-        case (NotificationContent.undoAction, .muted(let repository)):
             logger.info("\(name): \"Undo\" on notification \(id): unmuting \(repository)")
             requests.yield(.setWatch(entry.account, repository: repository, .unwatch))
             book.withdraw(entry.id)
@@ -467,6 +477,15 @@ actor Screen {
 
     /// How long "Muted OWNER/REPO" stays, with its Undo.
     static let muteSaidFor = Duration.seconds(10)
+
+    /// The "Muted" notification `id` goes once `delay` has passed.
+    private func withdrawMuted(_ id: UInt64, after delay: Duration) {
+        let (timeline, timers) = (options.timeline, timers)
+        Task {
+            guard (try? await timeline.sleep(for: delay)) != nil else { return }
+            timers.yield(.muteSaid(id))
+        }
+    }
 
     /// Off the stage's queue: the portal may take a while to answer, and the news must not wait.
     private func open(_ target: PushTarget, activationToken: String?) {
@@ -541,7 +560,7 @@ actor Screen {
         case .group(let group): "notice \(group.newest.id) in a group of \(group.items.count) of \(group.key.repository ?? "the inbox")"
         case .summary(let summary): "a summary of \(summary.count)"
         case .tokenRejected: "the rejected-token warning"
-        case .muted(let repository): "that \(repository) is muted"
+        case .muted(let repository, _): "that \(repository) is muted"
         }
     }
 }

@@ -3,31 +3,41 @@
 /// one character of a set or outside it, and `\` makes the next character plain. Everything
 /// else, case included, matches itself.
 ///
-/// Matching takes time linear in the text for a given pattern, at most (characters + 1) ×
-/// (parts + 1) steps (a part being a `*`, `?`, set or run of plain characters), whatever the
-/// pattern: a failed attempt goes back only to the
-/// last `*` seen, never to earlier ones, which is enough for wildcards (a later `*` can take
-/// whatever an earlier one would have). So a rule like `*a*a*a*a*b` cannot stall the daemon on
-/// a long summary the way a backtracking matcher would.
+/// Matching costs at most (characters + pattern characters) × (1 + longest run between two
+/// `*`s / 64) word steps, plus, for each character outside ASCII, one step per set in the run
+/// being sought (`matches(_:work:)` counts them): the runs between the `*`s are found one after
+/// another, each at its leftmost place after the one before (enough for wildcards: a later `*`
+/// can take whatever an earlier one would have), and each run in one pass over the text, all
+/// its possible starts at once as the bits of words (shift-and), never by comparing it again at
+/// each position. So neither `*a*a*a*a*b` nor `*aaaa…ab*` can stall the daemon on a long
+/// summary, as a backtracking matcher (exponential) and a last-star one (text × pattern) would.
 public struct Glob: Sendable, Equatable, CustomStringConvertible {
     /// As written in the config.
     public let pattern: String
     private let parts: [Part]
-    /// What any match must start and end with, and its least length in bytes: checked first, so
-    /// most texts a rule does not match are turned away without walking the parts.
-    private let head: [UInt8]
-    private let tail: [UInt8]
-    private let leastBytes: Int
+    /// The runs of parts between `*`s, in order; the first is held to the text's start unless
+    /// the pattern starts with `*`, the last to its end unless it ends with `*`.
+    private let runs: [Run]
+    private let startsWithStar: Bool
+    private let endsWithStar: Bool
 
     enum Part: Sendable, Equatable {
-        /// Bytes that must come next, as UTF-8 (comparing bytes of valid UTF-8 compares
-        /// characters: a literal never starts inside another character's bytes).
-        case literal([UInt8])
+        /// One character that must come next.
+        case scalar(UInt32)
         /// `?`: one character.
         case any
         /// `*`, runs of it merged into one.
         case star
         case set(CharacterSet)
+
+        func matches(_ scalar: UInt32) -> Bool {
+            switch self {
+            case .scalar(let own): own == scalar
+            case .any: true
+            case .set(let set): set.contains(scalar)
+            case .star: false
+            }
+        }
     }
 
     /// `[...]`: ranges of scalars (a single character is a range of one), or their complement.
@@ -44,39 +54,22 @@ public struct Glob: Sendable, Equatable, CustomStringConvertible {
         self.pattern = pattern
         let parts = try Self.parts(of: Array(pattern.unicodeScalars))
         self.parts = parts
-        func literal(_ part: Part?) -> [UInt8] {
-            if case .literal(let bytes)? = part { bytes } else { [] }
-        }
-        head = literal(parts.first)
-        tail = parts.count > 1 ? literal(parts.last) : []
-        leastBytes = parts.reduce(0) { least, part in
-            switch part {
-            case .literal(let bytes): least + bytes.count
-            case .any, .set: least + 1
-            case .star: least
-            }
-        }
+        startsWithStar = parts.first == .star
+        endsWithStar = parts.last == .star
+        runs = parts.split(separator: .star, omittingEmptySubsequences: true).map { Run(Array($0)) }
     }
 
     public var description: String { pattern }
 
-    /// How many parts the matcher walks: the factor of its bound.
-    var partCount: Int { parts.count }
-
     public func matches(_ text: String) -> Bool {
-        var steps = 0
-        return matches(text, steps: &steps)
+        var work = 0
+        return matches(text, work: &work)
     }
 
-    /// `matches`, counting the steps it took, for the tests that hold it to its bound.
-    func matches(_ text: String, steps: inout Int) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.count >= leastBytes, Self.hasPrefix(bytes, head, at: 0),
-                  Self.hasPrefix(bytes, tail, at: bytes.count - tail.count)
-            else { return false }
-            return match(bytes, steps: &steps)
-        }
+    /// `matches`, counting its word steps, for the tests that hold it to its bound.
+    func matches(_ text: String, work: inout Int) -> Bool {
+        let scalars = text.unicodeScalars.map(\.value)
+        return scalars.withUnsafeBufferPointer { match($0, work: &work) }
     }
 
     /// A set that reads like a word, e.g. the `[bot]` of `*[bot]`: it matches one of the letters
@@ -94,117 +87,143 @@ public struct Glob: Sendable, Equatable, CustomStringConvertible {
 
     // MARK: - Matching
 
-    private func match(_ text: UnsafeBufferPointer<UInt8>, steps: inout Int) -> Bool {
-        var part = 0
+    private func match(_ text: UnsafeBufferPointer<UInt32>, work: inout Int) -> Bool {
+        guard let firstRun = runs.first, let lastRun = runs.last else {
+            // Only `*`s, or nothing at all.
+            return startsWithStar || text.isEmpty
+        }
+        if runs.count == 1 && !startsWithStar && !endsWithStar {
+            return firstRun.count == text.count && firstRun.matches(text, at: 0, work: &work)
+        }
         var position = 0
-        // Where to resume after a mismatch: the part after the last `*`, and where in the text
-        // that `*` stopped taking characters.
-        var resumePart = -1
-        var resumePosition = 0
-        while part < parts.count || position < text.count {
-            steps += 1
-            if part < parts.count {
-                switch parts[part] {
-                case .star:
-                    // A `*` last takes whatever is left.
-                    if part + 1 == parts.count { return true }
-                    resumePart = part + 1
-                    resumePosition = position
-                    part += 1
-                    continue
-                case .literal(let bytes):
-                    if Self.hasPrefix(text, bytes, at: position) {
-                        part += 1
-                        position += bytes.count
-                        continue
-                    }
-                case .any:
-                    if position < text.count {
-                        position = Self.scalarEnd(text, from: position)
-                        part += 1
-                        continue
-                    }
+        var end = text.count
+        var middle = runs[...]
+        if !startsWithStar {
+            guard firstRun.matches(text, at: 0, work: &work) else { return false }
+            position = firstRun.count
+            middle = middle.dropFirst()
+        }
+        if !endsWithStar {
+            guard lastRun.count <= end - position, lastRun.matches(text, at: end - lastRun.count, work: &work)
+            else { return false }
+            end -= lastRun.count
+            middle = middle.dropLast()
+        }
+        for run in middle {
+            guard let found = run.firstEnd(in: text, from: position, to: end, work: &work) else { return false }
+            position = found
+        }
+        return true
+    }
+
+    /// Parts between two `*`s: each takes exactly one character, so a run of `count` parts takes
+    /// `count` characters.
+    struct Run: Sendable, Equatable {
+        let parts: [Part]
+        /// By character, the parts that take it: bit `i` (of word `i / 64`) for part `i`. Named
+        /// are the run's own characters and the ASCII ones of its sets; a `?` takes every
+        /// character (`anyMask`), and the sets are tried on the other characters as they come.
+        private let named: [UInt32: [UInt64]]
+        private let anyMask: [UInt64]
+        private let sets: [(index: Int, set: CharacterSet)]
+
+        var count: Int { parts.count }
+        private var words: Int { anyMask.count }
+
+        init(_ parts: [Part]) {
+            self.parts = parts
+            let words = (parts.count + 63) / 64
+            var named: [UInt32: [UInt64]] = [:]
+            var anyMask = [UInt64](repeating: 0, count: words)
+            var sets: [(index: Int, set: CharacterSet)] = []
+            for (index, part) in parts.enumerated() {
+                switch part {
+                case .scalar(let scalar): named[scalar, default: [UInt64](repeating: 0, count: words)][index / 64] |= 1 << UInt64(index % 64)
+                case .any: anyMask[index / 64] |= 1 << UInt64(index % 64)
                 case .set(let set):
-                    if position < text.count {
-                        let (scalar, end) = Self.scalar(text, at: position)
-                        if set.contains(scalar) {
-                            position = end
-                            part += 1
-                            continue
-                        }
+                    // Its ASCII characters are looked up as named ones are; only the others try
+                    // the set itself.
+                    for ascii in UInt32(0)..<128 where set.contains(ascii) {
+                        named[ascii, default: [UInt64](repeating: 0, count: words)][index / 64] |= 1 << UInt64(index % 64)
                     }
+                    sets.append((index, set))
+                case .star: break
                 }
             }
-            // A mismatch: the last `*` takes one more character, if there is one to take.
-            guard resumePart >= 0, resumePosition < text.count else { return false }
-            resumePosition = Self.scalarEnd(text, from: resumePosition)
-            part = resumePart
-            position = resumePosition
+            self.named = named
+            self.anyMask = anyMask
+            self.sets = sets
         }
-        return true
-    }
 
-    private static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8], at position: Int) -> Bool {
-        guard text.count - position >= bytes.count else { return false }
-        for (offset, byte) in bytes.enumerated() where text[position + offset] != byte {
-            return false
+        static func == (lhs: Run, rhs: Run) -> Bool { lhs.parts == rhs.parts }
+
+        /// The run matches the text's characters from `start` (there are at least `count`).
+        func matches(_ text: UnsafeBufferPointer<UInt32>, at start: Int, work: inout Int) -> Bool {
+            guard text.count - start >= count else { return false }
+            work += count
+            for (offset, part) in parts.enumerated() where !part.matches(text[start + offset]) {
+                return false
+            }
+            return true
         }
-        return true
-    }
 
-    /// Where the character starting at `position` ends: past its continuation bytes.
-    private static func scalarEnd(_ text: UnsafeBufferPointer<UInt8>, from position: Int) -> Int {
-        var end = position + 1
-        while end < text.count, text[end] & 0xC0 == 0x80 { end += 1 }
-        return end
-    }
-
-    /// The scalar starting at `position` (a Swift string's UTF-8 is always valid), and its end.
-    private static func scalar(_ text: UnsafeBufferPointer<UInt8>, at position: Int) -> (UInt32, Int) {
-        let end = scalarEnd(text, from: position)
-        let lead = UInt32(text[position])
-        guard end > position + 1 else { return (lead, end) }
-        var value = lead & (0xFF >> UInt32(end - position + 1))
-        for index in (position + 1)..<end {
-            value = value << 6 | UInt32(text[index] & 0x3F)
+        /// Where the leftmost match of the run inside `text[from..<to]` ends; nil if none. Bit `i`
+        /// of `state` says the last `i + 1` characters read match the run's first `i + 1` parts.
+        func firstEnd(in text: UnsafeBufferPointer<UInt32>, from: Int, to: Int, work: inout Int) -> Int? {
+            var state = [UInt64](repeating: 0, count: words)
+            var mask = [UInt64](repeating: 0, count: words)
+            let last = (count - 1) / 64
+            let lastBit: UInt64 = 1 << UInt64((count - 1) % 64)
+            var position = from
+            while position < to {
+                let scalar = text[position]
+                position += 1
+                work += words
+                // Which parts take this character.
+                let own = named[scalar]
+                for word in 0..<words { mask[word] = anyMask[word] | (own?[word] ?? 0) }
+                if scalar >= 128 {
+                    work += sets.count
+                    for (index, set) in sets where set.contains(scalar) {
+                        mask[index / 64] |= 1 << UInt64(index % 64)
+                    }
+                }
+                var carry: UInt64 = 1
+                for word in 0..<words {
+                    let next = state[word] >> 63
+                    state[word] = (state[word] << 1 | carry) & mask[word]
+                    carry = next
+                }
+                if state[last] & lastBit != 0 { return position }
+            }
+            return nil
         }
-        return (value, end)
     }
-
     // MARK: - Parsing
 
     private static func parts(of scalars: [Unicode.Scalar]) throws(GlobError) -> [Part] {
         var parts: [Part] = []
-        var literal: [UInt8] = []
-        func flush() {
-            if !literal.isEmpty { parts.append(.literal(literal)) }
-            literal = []
-        }
         var index = 0
         while index < scalars.count {
             let scalar = scalars[index]
             index += 1
             switch scalar {
             case "*":
-                flush()
                 if parts.last != .star { parts.append(.star) }
             case "?":
-                flush()
                 parts.append(.any)
             case "[":
-                flush()
                 let (set, end) = try characterSet(scalars, from: index)
                 parts.append(.set(set))
                 index = end
             case "\\":
                 guard index < scalars.count else { throw .trailingBackslash }
-                literal += Array(String(scalars[index]).utf8)
+                parts.append(.scalar(scalars[index].value))
                 index += 1
             default:
-                literal += Array(String(scalar).utf8)
+                parts.append(.scalar(scalar.value))
             }
         }
-        flush()
         return parts
     }
 

@@ -76,7 +76,7 @@ public struct NotificationContent: Sendable, Equatable {
             self.summary(summary, account: entry.account, capabilities: capabilities)
         case .tokenRejected:
             tokenRejected(account: entry.account, capabilities: capabilities)
-        case .muted(let repository):
+        case .muted(let repository, _):
             muted(repository, account: entry.account, capabilities: capabilities)
         }
     }

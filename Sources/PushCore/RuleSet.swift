@@ -197,10 +197,21 @@ struct RuleSubject {
 
     init(_ notice: InboxItem, account: Account) {
         self.account = Self.key(user: account.username, host: account.instance.displayName + account.instance.path)
-        repo = NoticeGroup.repository(of: notice) ?? notice.repo
+        repo = Self.matched(NoticeGroup.repository(of: notice) ?? notice.repo)
         kind = notice.kind
-        actor = notice.actor
-        summary = notice.summary
+        actor = Self.matched(notice.actor)
+        summary = Self.matched(notice.summary)
+    }
+
+    /// How many characters of a field the rules see: its first 1,024, more than a notification
+    /// shows of it (`NotificationContent.maximumBodyLength`), so that a rule's cost per notice
+    /// is bounded by the rule (`Glob`'s bound) and not by what an instance sends (a summary may
+    /// be a whole response body long).
+    static let maximumMatchedLength = 1024
+
+    private static func matched(_ text: String) -> String {
+        text.utf8.count <= maximumMatchedLength
+            ? text : String(String.UnicodeScalarView(text.unicodeScalars.prefix(maximumMatchedLength)))
     }
 
     static func key(user: some StringProtocol, host: some StringProtocol) -> String {

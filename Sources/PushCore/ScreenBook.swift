@@ -27,8 +27,9 @@ public struct ScreenBook: Sendable, Equatable {
         /// The server rejected the account's token: polling stopped until it has a new one.
         case tokenRejected
         /// The repository was muted from its notification, which this replaced for a while,
-        /// offering to undo it.
-        case muted(repository: String)
+        /// offering to undo it until `until` (seconds since the Unix epoch), kept with it so that
+        /// a restart does not lengthen the window; nil from a daemon that kept no time: over.
+        case muted(repository: String, until: Int64?)
     }
 
     public struct Entry: Sendable, Equatable, Codable {
@@ -106,7 +107,7 @@ public struct ScreenBook: Sendable, Equatable {
                 throw DecodingError.dataCorruptedError(forKey: .entries, in: fields, debugDescription: "an entry twice")
             }
             for entry in entries {
-                guard case .muted(let repository) = entry.subject else { continue }
+                guard case .muted(let repository, _) = entry.subject else { continue }
                 guard NotificationDestination.repository(parsing: repository) != nil else {
                     throw DecodingError.dataCorruptedError(forKey: .entries, in: fields, debugDescription: "a muted repository that is none")
                 }
@@ -250,14 +251,35 @@ public struct ScreenBook: Sendable, Equatable {
     /// "Mute" on a repository's notification: it gives way to a new one that says the
     /// repository is muted and offers to undo it (its notices stay unread). Returns that entry;
     /// nil when `id` is no repository's notification.
-    public mutating func mute(_ id: UInt64) -> Entry? {
+    public mutating func mute(_ id: UInt64, undoUntil: Int64) -> Entry? {
         guard let entry = entry(id: id), let repository = entry.subject.group?.key.repository else { return nil }
         // A new notification rather than a replacement: the server may be closing the clicked
         // one already, and its closing must not take the new one along.
         remove(id)
-        append(.muted(repository: repository), for: entry.account)
+        append(.muted(repository: repository, until: undoUntil), for: entry.account)
         enforceLimit()
         return entries.last
+    }
+
+    /// Whether `entry` still offers Undo at `now` (seconds since the Unix epoch).
+    public static func offersUndo(_ entry: Entry, at now: Int64) -> Bool {
+        guard case .muted(_, let until?) = entry.subject else { return false }
+        return now < until
+    }
+
+    /// The "Muted" notifications whose Undo is over at `now` go (those of a daemon that kept
+    /// no time included); returns the others, with when each one's Undo ends.
+    public mutating func endUndoWindows(at now: Int64) -> [(id: UInt64, until: Int64)] {
+        var open: [(id: UInt64, until: Int64)] = []
+        for entry in entries {
+            guard case .muted(_, let until) = entry.subject else { continue }
+            if let until, now < until {
+                open.append((entry.id, until))
+            } else {
+                remove(entry.id)
+            }
+        }
+        return open
     }
 
     /// The entry goes from the screen (an undone mute, or its time over).

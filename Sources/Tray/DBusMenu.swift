@@ -9,7 +9,8 @@ enum DBusMenu {
     /// libdbusmenu's name for an event or a property asked of an item that is not there.
     static let unknownID = "com.canonical.dbusmenu.UnknownId"
 
-    /// `admit` is asked first by what acts (`Event`, `EventGroup`).
+    /// `admit` is asked first by what acts (`Event`, `EventGroup`, and the opening of the menu
+    /// `AboutToShowGroup` says).
     static func export(
         on connection: DBusConnection, core: TrayCore, admit: @escaping @Sendable (DBusMethodCall) async throws -> Void
     ) async throws {
@@ -68,8 +69,11 @@ enum DBusMenu {
                     [.bool(await core.aboutToShow(call.arguments[0].int32Value ?? 0))]
                 },
                 DBusMethod("AboutToShowGroup", input: "ai", output: "aiai") { call in
+                    // Opening the menu marks its notices seen and clears the item's attention:
+                    // only a caller `Event` would admit does that. Any other is still answered.
+                    let opening = (try? await admit(call)) != nil
                     var updates: [DBusValue] = []
-                    for id in call.arguments[0].arrayValue?.compactMap(\.int32Value) ?? [] where await core.aboutToShow(id, opening: true) {
+                    for id in call.arguments[0].arrayValue?.compactMap(\.int32Value) ?? [] where await core.aboutToShow(id, opening: opening) {
                         updates.append(.int32(id))
                     }
                     return [.array(elementSignature: "i", updates), .array(elementSignature: "i", [])]

@@ -123,7 +123,7 @@ extension DesktopTests {
             try await Dunst.choose(NotificationContent.muteAction)
             try await world.harness.waitForEvents("krz/noisy muted") { $0 == .repositoryMuted(world.account, repository: "krz/noisy", muted: true) }
             try await world.harness.waitForEvents("that krz/noisy is muted shown") { event in
-                if case .shown(_, .muted("krz/noisy"), _, _) = event { true } else { false }
+                if case .shown(_, .muted("krz/noisy", _), _, _) = event { true } else { false }
             }
             // Muted, not read: the notice stays unread on the server.
             #expect(try await world.standin.state().notifications.first { $0.id == id }?.readAt == nil)

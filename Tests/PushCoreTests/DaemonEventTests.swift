@@ -29,7 +29,7 @@ import Testing
                notification: 5, replacing: 4),
         .shown(account, .summary(NoticeSummary(count: 4, isAtLeast: false, wording: .new, rowIDs: [1, 2])), notification: 6, replacing: nil),
         .shown(account, .tokenRejected, notification: 7, replacing: nil),
-        .shown(account, .muted(repository: "krz/noisy"), notification: 8, replacing: 5),
+        .shown(account, .muted(repository: "krz/noisy", until: 1_789_905_617), notification: 8, replacing: 5),
         .withdrawn(notification: 5),
         .closedByServer(notification: 6, reason: 2),
         .clicked(notification: 5, action: "default"),

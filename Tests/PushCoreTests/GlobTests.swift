@@ -76,19 +76,48 @@ import Testing
         #expect(GlobError.reversedRange("z-a").description == "the range z-a goes backwards; write the lower character first")
     }
 
-    /// The pattern that makes a backtracking matcher take exponential time: every `*` could
-    /// stop at every `a`. This one stays within (characters + 1) × (parts + 1) steps.
-    @Test(arguments: [(40, 10_000), (200, 2_000), (1, 50_000)])
-    func aHostilePatternStaysWithinItsLinearBound(stars: Int, length: Int) throws {
-        let pattern = try Self.glob(String(repeating: "*a", count: stars) + "b")
-        let text = String(repeating: "a", count: length)
-        var steps = 0
-        #expect(!pattern.matches(text, steps: &steps))
-        #expect(steps <= (length + 1) * (pattern.partCount + 1), "\(steps) steps")
-        // The same bound when it does match.
-        var matchingSteps = 0
-        #expect(pattern.matches(text + "b", steps: &matchingSteps))
-        #expect(matchingSteps <= (length + 2) * (pattern.partCount + 1), "\(matchingSteps) steps")
+    /// A hostile pattern, a long text it does not match and one it does, and its longest run
+    /// between two `*`s in characters (the words of its shift-and).
+    struct Hostile: Sendable, CustomTestStringConvertible {
+        let pattern: String
+        let missed: String
+        let matched: String
+        let longestRun: Int
+        let setsOutsideASCII: Int
+
+        var testDescription: String { "\(pattern.prefix(12))… over \(missed.unicodeScalars.count) characters" }
+
+        init(_ pattern: String, _ letter: String, _ length: Int, then ending: String, longestRun: Int, setsOutsideASCII: Int = 0) {
+            self.pattern = pattern
+            missed = String(repeating: letter, count: length)
+            matched = String(repeating: letter, count: length) + ending
+            self.longestRun = longestRun
+            self.setsOutsideASCII = setsOutsideASCII
+        }
+    }
+
+    /// `*a*a…b` makes a backtracking matcher take exponential time (every `*` could stop at every
+    /// `a`), and a long run between two `*`s over a long text of its first letters makes a
+    /// last-star matcher compare the run again at every position (text × pattern). Each stays
+    /// within (characters + pattern characters) × (1 + longest run / 64 + sets tried outside
+    /// ASCII) word steps, matching or not.
+    @Test(arguments: [
+        Hostile(String(repeating: "*a", count: 40) + "b", "a", 10_000, then: "b", longestRun: 1),
+        Hostile(String(repeating: "*a", count: 200) + "b", "a", 2_000, then: "b", longestRun: 1),
+        Hostile("*" + String(repeating: "q", count: 2_500) + "r*", "q", 60_000, then: "r", longestRun: 2_501),
+        Hostile("*" + String(repeating: "?", count: 700) + "[r-s]*", "q", 30_000, then: "s", longestRun: 701),
+        Hostile("*" + String(repeating: "é", count: 300) + "[ê-ë]z*", "é", 20_000, then: "ëz", longestRun: 302, setsOutsideASCII: 1),
+    ])
+    func aHostilePatternStaysWithinItsLinearBound(_ hostile: Hostile) throws {
+        let glob = try Self.glob(hostile.pattern)
+        let characters = hostile.matched.unicodeScalars.count + hostile.pattern.unicodeScalars.count
+        let bound = characters * (1 + (hostile.longestRun + 63) / 64 + hostile.setsOutsideASCII)
+        var work = 0
+        #expect(!glob.matches(hostile.missed, work: &work))
+        #expect(work <= bound, "\(work) steps, bound \(bound)")
+        var matchingWork = 0
+        #expect(glob.matches(hostile.matched, work: &matchingWork))
+        #expect(matchingWork <= bound, "\(matchingWork) steps, bound \(bound)")
     }
 
     @Test func setsThatReadLikeWordsAreNamed() throws {

@@ -118,6 +118,24 @@ import Testing
         #expect(rules.evaluate(Self.notice(), of: Self.cmc) == RuleDecision(rule: nil, show: .popup, urgency: .normal, sound: "bell"))
     }
 
+    /// A rule sees a field's first 1,024 characters: a summary of 700,000 (an instance's whole
+    /// body long) is matched over those, so a rule costs the same on it as on a short one.
+    @Test func aRuleSeesTheFirst1024CharactersOfAField() throws {
+        let rules = try Self.rules("""
+            [rule ends-in-z]
+            summary = *z
+            show = none
+
+            [rule starts-with-1024-y]
+            summary = \(String(repeating: "y", count: 1024))
+            show = silent
+            """)
+        let long = String(repeating: "y", count: 700_000) + "z"
+        #expect(rules.evaluate(Self.notice(summary: long), of: Self.cmc).rule == "starts-with-1024-y")
+        #expect(rules.evaluate(Self.notice(summary: String(repeating: "y", count: 1023) + "z"), of: Self.cmc).rule == "ends-in-z")
+        #expect(rules.evaluate(Self.notice(actor: String(repeating: "é", count: 5_000) + "z"), of: Self.cmc).rule == nil)
+    }
+
     @Test func aRuleWithoutFiltersMatchesEveryNoticeAndOneWithoutEffectsStopsTheSearch() throws {
         let rules = try Self.rules("""
             [rule keep-alba]

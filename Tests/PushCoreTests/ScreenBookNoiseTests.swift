@@ -136,9 +136,9 @@ import Testing
         ScreenBookTests.showAll(&book, from: &next)
         let group = try #require(book.entries.first)
 
-        let mutedEntry = book.mute(group.id)
+        let mutedEntry = book.mute(group.id, undoUntil: 1_789_905_612)
         let muted = try #require(mutedEntry)
-        #expect(muted.subject == .muted(repository: "krz/gitbay"))
+        #expect(muted.subject == .muted(repository: "krz/gitbay", until: 1_789_905_612))
         #expect(muted.serverID == nil)
         #expect(book.takeClosings() == [1])
         #expect(ScreenBookTests.subjects(book) == ["cmc muted krz/gitbay"])
@@ -160,7 +160,7 @@ import Testing
         book.take(AccountUpdate(
             account: Self.cmc, notices: [.summary(count: 7, isAtLeast: false, rowIDs: [], isFirstSight: false)], unread: .exact(7)))
         let summary = try #require(book.entries.first)
-        let muted = book.mute(summary.id)
+        let muted = book.mute(summary.id, undoUntil: 1_789_905_612)
         #expect(muted == nil)
         #expect(ScreenBookTests.subjects(book) == ["cmc new 7"])
     }
@@ -174,9 +174,44 @@ import Testing
         """
     }
 
+    /// Undo's window is kept with the "Muted" notification: read back by a restarted daemon,
+    /// it offers Undo until the same second, and goes at once if that has passed (or if an
+    /// earlier daemon kept no time with it).
+    @Test func undosWindowIsKeptWithTheMutedNotificationAcrossARestart() throws {
+        var book = ScreenBookNoiseTests.startedBook()
+        var next: UInt32 = 1
+        book.take(ScreenBookTests.update(ScreenBookNoiseTests.cmc, [ScreenBookNoiseTests.row(1)]))
+        ScreenBookTests.showAll(&book, from: &next)
+        let group = try #require(book.entries.first)
+        let mutedEntry = book.mute(group.id, undoUntil: 2_000_000_007)
+        let muted = try #require(mutedEntry)
+        ScreenBookTests.showAll(&book, from: &next)
+        let kept = try JSONDecoder().decode(ScreenBook.Saved.self, from: JSONEncoder().encode(book.saved(serverOwner: ":1.4")))
+
+        var within = ScreenBook(limit: 3, adopting: kept, serverOwner: ":1.4")
+        let adopted = try #require(within.entries.first)
+        #expect(ScreenBook.offersUndo(adopted, at: 2_000_000_006))
+        #expect(!ScreenBook.offersUndo(adopted, at: 2_000_000_007))
+        #expect(within.endUndoWindows(at: 2_000_000_003).map { $0.until } == [2_000_000_007])
+        #expect(within.entries.map { $0.id } == [muted.id])
+
+        var past = ScreenBook(limit: 3, adopting: kept, serverOwner: ":1.4")
+        #expect(past.endUndoWindows(at: 2_000_000_007).isEmpty)
+        #expect(past.entries.isEmpty)
+        let shownID = try #require(adopted.serverID)
+        #expect(past.takeClosings() == [shownID])
+
+        let timeless = try JSONDecoder().decode(ScreenBook.Saved.self, from: Data(Self.saved(repository: "krz/gitbay").utf8))
+        var old = ScreenBook(limit: 3, adopting: timeless, serverOwner: ":1.4")
+        let timelessEntry = try #require(old.entries.first)
+        #expect(!ScreenBook.offersUndo(timelessEntry, at: 0))
+        #expect(old.endUndoWindows(at: 0).isEmpty)
+        #expect(old.takeClosings() == [7])
+    }
+
     @Test func aMutedEntryReadsBackOnlyWithARepositoryName() throws {
         let saved = try JSONDecoder().decode(ScreenBook.Saved.self, from: Data(Self.saved(repository: "krz/gitbay").utf8))
-        #expect(saved.entries.first?.subject == .muted(repository: "krz/gitbay"))
+        #expect(saved.entries.first?.subject == .muted(repository: "krz/gitbay", until: nil))
         for hostile in ["-x/y", "krz", "a/b/c", "../etc"] {
             #expect(throws: DecodingError.self) {
                 try JSONDecoder().decode(ScreenBook.Saved.self, from: Data(Self.saved(repository: hostile).utf8))

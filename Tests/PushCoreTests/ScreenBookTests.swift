@@ -36,7 +36,7 @@ import Testing
             case .group(let group): "\(entry.account.username) \(group.key.repository ?? "-") \(group.inboxIDs)"
             case .summary(let summary): "\(entry.account.username) \(summary.wording) \(summary.count)"
             case .tokenRejected: "\(entry.account.username) token"
-            case .muted(let repository): "\(entry.account.username) muted \(repository)"
+            case .muted(let repository, _): "\(entry.account.username) muted \(repository)"
             }
         }
     }

@@ -2,6 +2,7 @@ import DBus
 import DesktopSuites
 import Foundation
 import PushCore
+import Synchronization
 import TestSupport
 import Testing
 import Tray
@@ -146,6 +147,36 @@ struct TrayBusTests {
                 ])], on: client)
                 #expect(errors == [.array(elementSignature: "i", [.int32(9999)])])
                 #expect(tray.requests.count == 1)
+            }
+        }
+    }
+
+    /// Opening the menu (`AboutToShowGroup([0])`, as Xfce's panel says it) clears the item's
+    /// attention, but only for a caller the tray admits, as `Event` checks: another one is
+    /// answered and changes nothing, and the admitted host's own opening then clears it.
+    @Test func onlyAnAdmittedCallerOpeningTheMenuClearsTheAttention() async throws {
+        let admitted = Mutex<String?>(nil)
+        let admit: @Sendable (DBusMethodCall) async throws -> Void = { call in
+            guard admitted.withLock({ $0 }) == call.sender else {
+                throw DBusError(name: DBusError.Name.accessDenied, message: "not the host")
+            }
+        }
+        try await TrayOnDesktop.with(on: session, admit: admit) { tray in
+            try await session.withConnection { stranger in
+                try await session.withConnection { host in
+                    admitted.withLock { $0 = host.uniqueName }
+                    await tray.tray.show(TrayOnDesktop.state(unread: 7, [TrayOnDesktop.row(41), TrayOnDesktop.row(40)]))
+                    _ = try await call(tray, Self.menu, "GetLayout", [.int32(0), .int32(-1), .stringArray([])], on: host)
+                    let answer = try await call(tray, Self.menu, "AboutToShowGroup", [.array(elementSignature: "i", [.int32(0)])], on: stranger)
+                    #expect(answer.count == 2)
+                    #expect(try await properties(tray, Self.item, on: host)["Status"] == .string("NeedsAttention"))
+                    await #expect(throws: DBusError.self) {
+                        _ = try await call(tray, Self.menu, "Event", [.int32(0), .string("opened"), .variant(.int32(0)), .uint32(0)], on: stranger)
+                    }
+                    #expect(try await properties(tray, Self.item, on: host)["Status"] == .string("NeedsAttention"))
+                    _ = try await call(tray, Self.menu, "AboutToShowGroup", [.array(elementSignature: "i", [.int32(0)])], on: host)
+                    #expect(try await properties(tray, Self.item, on: host)["Status"] == .string("Active"))
+                }
             }
         }
     }

@@ -234,7 +234,7 @@ final class DaemonOnDesktop: Sendable {
     /// showed it.
     func mutedNotification(_ repository: String) async throws -> UInt32 {
         try await notificationShowing("that \(repository) is muted") { event in
-            if case .shown(_, .muted(repository), _, _) = event { true } else { false }
+            if case .shown(_, .muted(repository, _), _, _) = event { true } else { false }
         }
     }
 

@@ -34,8 +34,11 @@ final class TrayOnDesktop: Sendable {
 
     /// `body` with a tray on `session`, stopped after it; returns once the watcher has let it
     /// go, so that the next test's item takes its place in the panel and not beside it.
-    static func with(on session: DesktopSession, _ body: (TrayOnDesktop) async throws -> Void) async throws {
-        let tray = try await start(on: session)
+    static func with(
+        on session: DesktopSession, admit: (@Sendable (DBusMethodCall) async throws -> Void)? = nil,
+        _ body: (TrayOnDesktop) async throws -> Void
+    ) async throws {
+        let tray = try await start(on: session, admit: admit)
         do {
             try await body(tray)
         } catch {
@@ -47,15 +50,19 @@ final class TrayOnDesktop: Sendable {
         try await TrayWatcher(session).waitUntilGone(service)
     }
 
-    static func start(on session: DesktopSession, mode: Config.Tray = .auto) async throws -> TrayOnDesktop {
+    static func start(
+        on session: DesktopSession, mode: Config.Tray = .auto, admit: (@Sendable (DBusMethodCall) async throws -> Void)? = nil
+    ) async throws -> TrayOnDesktop {
         let connection = try await session.connect()
-        return try await start(on: connection, mode: mode)
+        return try await start(on: connection, mode: mode, admit: admit)
     }
 
-    static func start(on connection: DBusConnection, mode: Config.Tray = .auto) async throws -> TrayOnDesktop {
+    static func start(
+        on connection: DBusConnection, mode: Config.Tray = .auto, admit: (@Sendable (DBusMethodCall) async throws -> Void)? = nil
+    ) async throws -> TrayOnDesktop {
         let log = LogLines()
         let logger = Logger(level: .debug) { line in log.lines.withLock { $0.append(line) } }
-        let tray = try await Tray.start(on: connection, options: Tray.Options(mode: mode, drawing: drawing), logger: logger)
+        let tray = try await Tray.start(on: connection, options: Tray.Options(mode: mode, drawing: drawing, admit: admit), logger: logger)
         return TrayOnDesktop(connection: connection, tray: tray, log: log)
     }
 
