@@ -121,6 +121,8 @@ public final class Desktop: Sendable {
         let broadcasts = try await connection.signals(matching: ServerSignals.matchRule)
         let dockOwners = try await connection.watchNameOwner(Badge.dockName)
         let owner = await client.serverOwner()
+        // Whether what an earlier daemon left can be taken over depends on the server.
+        let server = owner == nil ? nil : await client.serverInformation()
 
         var saved: ScreenBook.Saved?
         do {
@@ -138,7 +140,8 @@ public final class Desktop: Sendable {
         let screen = Screen(
             client: client, signals: ServerSignals(connection: connection), badge: Badge(connection: connection),
             clicks: Clicks(connection: connection, options: options, logger: logger), state: state, options: options,
-            requests: asking, timers: inputs, logger: logger, saved: saved, serverOwner: owner)
+            requests: asking, timers: inputs, logger: logger, saved: saved, serverOwner: owner,
+            server: server)
         let tasks = [
             Task {
                 await screen.begin()

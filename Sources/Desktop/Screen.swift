@@ -34,8 +34,9 @@ actor Screen {
     private var serverOwner: String?
     /// Asked once per server owner.
     private var capabilities: NotificationCapabilities?
-    /// Asked with the capabilities.
-    private var quirks = ServerQuirks(serverName: nil)
+    /// What the server is known to do (`ServerQuirks`): asked at the start, and with the
+    /// capabilities of each new server.
+    private var quirks: ServerQuirks
     /// The actions (keys and labels) each entry's notification was last shown with, for a
     /// server that keeps the first ones (`ServerQuirks.keepsFirstButtons`).
     private var shownActions: [UInt64: [String]] = [:]
@@ -69,7 +70,8 @@ actor Screen {
     init(
         client: any NotificationServer, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
         options: Desktop.Options, requests: AsyncStream<DesktopRequest>.Continuation,
-        timers: AsyncStream<Desktop.Input>.Continuation, logger: Logger, saved: ScreenBook.Saved?, serverOwner: String?
+        timers: AsyncStream<Desktop.Input>.Continuation, logger: Logger, saved: ScreenBook.Saved?, serverOwner: String?,
+        server: ServerInformation?
     ) {
         self.client = client
         self.signals = signals
@@ -81,7 +83,10 @@ actor Screen {
         self.timers = timers
         self.logger = logger
         self.serverOwner = serverOwner
-        book = ScreenBook(limit: options.config.maxNotifications, adopting: saved, serverOwner: serverOwner)
+        quirks = ServerQuirks(serverName: server?.name, version: server?.version)
+        book = ScreenBook(
+            limit: quirks.keptOpen(maxNotifications: options.config.maxNotifications), adopting: saved,
+            serverOwner: serverOwner, server: quirks)
         book.rules = options.config.rules
         lastSaved = saved
     }
@@ -90,6 +95,12 @@ actor Screen {
     /// and what was taken over is said.
     func begin() {
         badge.clear(logger: logger)
+        if !quirks.adoptsAfterRestart, let lastSaved, lastSaved.serverOwner == serverOwner, case let left = lastSaved.entries.count, left > 0 {
+            logger.info("""
+                none of the \(left) notification\(left == 1 ? "" : "s") an earlier gbnotifyd left open is taken over: \
+                this notification server withdrew them as it left the bus
+                """)
+        }
         let adopted = book.entries.count
         if adopted > 0 {
             logger.info("took over \(adopted) notification\(adopted == 1 ? "" : "s") an earlier gbnotifyd left open")
@@ -180,7 +191,7 @@ actor Screen {
         case .config(let config):
             options.config = config
             clicks.configChanged(config)
-            book.setLimit(config.maxNotifications)
+            book.setLimit(quirks.keptOpen(maxNotifications: config.maxNotifications))
             book.rules = config.rules
         case .snoozes(let snoozes):
             self.snoozes = snoozes
@@ -377,7 +388,9 @@ actor Screen {
             logger.warning("the notification server did not tell its capabilities; sending plain text without actions")
             return .plain
         }
-        quirks = ServerQuirks(serverName: await client.serverInformation()?.name)
+        let server = await client.serverInformation()
+        quirks = ServerQuirks(serverName: server?.name, version: server?.version)
+        book.setLimit(quirks.keptOpen(maxNotifications: options.config.maxNotifications))
         let asked = NotificationCapabilities(advertised: names)
         logger.debug("the notification server \(serverOwner ?? "") does \(asked.bodyMarkup ? "" : "not ")read markup and \(asked.actions ? "shows" : "does not show") actions")
         capabilities = asked

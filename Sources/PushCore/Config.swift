@@ -78,10 +78,12 @@ public struct Config: Equatable, Sendable {
     /// `info` (the default) and `debug`.
     public private(set) var logLevel = LogLevel.info
 
-    /// `max-notifications`: the most of gbnotifyd's notifications open at once, 1 to 50;
-    /// default 3, what GNOME Shell keeps per application (it evicts the oldest past that, unread
-    /// or not). Before one more would exceed it, the oldest fold into one summary per account.
-    public private(set) var maxNotifications = 3
+    /// `max-notifications`: the most of gbnotifyd's notifications open at once, 1 to 50. Unset
+    /// (nil, the default), it follows the notification server: as many as the server keeps
+    /// per application where it evicts the oldest past a number (3 on GNOME Shell 43, 10 on 48),
+    /// else `ServerQuirks.defaultKeptOpen`. Before one more would exceed it, the oldest fold into
+    /// one summary per account.
+    public private(set) var maxNotifications: Int?
 
     /// `allow-http`: `true` lets accounts use plain `http://` on hosts other than this machine,
     /// where the API token crosses the network readable by anyone on the path; default

@@ -53,18 +53,33 @@ extension DoctorFinding {
             fix: "restart the notification server (or log out and in again)")
     }
 
-    public static func notificationServer(_ info: NotificationServerInfo) -> DoctorFinding {
+    /// The server as it named itself, what it can do, and what gbnotifyd does on it
+    /// (`ServerQuirks`) with the config's `max-notifications`.
+    public static func notificationServer(_ info: NotificationServerInfo, maxNotifications: Int?) -> DoctorFinding {
         let server = [info.name, info.version].filter { !$0.isEmpty }.joined(separator: " ")
         let by = info.vendor.isEmpty ? "" : " by \(info.vendor)"
         let markup = info.capabilities.bodyMarkup
             ? "body-markup (bodies are escaped for it)" : "no body-markup (bodies are sent as plain text)"
+        let conduct = conduct(on: ServerQuirks(serverName: info.name, version: info.version), maxNotifications: maxNotifications)
         guard info.capabilities.actions else {
             return DoctorFinding(
                 "notification server", .warning,
-                "\(server.isEmpty ? "unnamed" : server)\(by), without actions, \(markup): a click does whatever this server does, and there is no \"Mark read\"",
+                "\(server.isEmpty ? "unnamed" : server)\(by), without actions, \(markup): a click does whatever this server does, and there is no \"Mark read\"; \(conduct)",
                 fix: "to open items with a click, use a notification server with actions (GNOME Shell, KDE Plasma, dunst, mako)")
         }
-        return DoctorFinding("notification server", .ok, "\(server.isEmpty ? "unnamed" : server)\(by), with actions, \(markup)")
+        return DoctorFinding("notification server", .ok, "\(server.isEmpty ? "unnamed" : server)\(by), with actions, \(markup); \(conduct)")
+    }
+
+    /// How many notifications gbnotifyd keeps open there and why, and what it does after a restart.
+    private static func conduct(on server: ServerQuirks, maxNotifications: Int?) -> String {
+        let kept = server.keptOpen(maxNotifications: maxNotifications)
+        let why = maxNotifications != nil ? "max-notifications"
+            : server.keptPerApplication != nil ? "what this server keeps per application"
+            : "the default for servers that keep any number"
+        let restart = server.adoptsAfterRestart
+            ? "after a restart gbnotifyd takes over the notifications it left open"
+            : "this server withdraws an application's notifications when it leaves the bus, so after a restart gbnotifyd shows what is unread afresh"
+        return "gbnotifyd keeps \(kept) open (\(why)); \(restart)"
     }
 
     public static func dock(present: Bool) -> DoctorFinding {

@@ -7,8 +7,9 @@
 /// `takeClosings()` to close, then the entries in `toShow` to show, each replacing its
 /// `serverID` when it has one.
 ///
-/// - At most `limit` entries at once (`max-notifications`: GNOME keeps 3 per application and
-///   evicts the oldest past that, so more would lose notices while they are unread). Before one
+/// - At most `limit` entries at once (`max-notifications`, or what the server keeps per
+///   application, `ServerQuirks.keptOpen`: GNOME Shell 43 keeps 3 and evicts the oldest past
+///   that, so more would lose notices while they are unread). Before one
 ///   more would exceed it, the oldest groups fold into one summary per account ("5 more unread
 ///   on gitbay.org as cmc"). A new notice shows itself: when only summaries and warnings are
 ///   older, it joins its account's summary if there is one, and else the oldest of them goes.
@@ -136,10 +137,13 @@ public struct ScreenBook: Sendable, Equatable {
     }
 
     /// The notifications an earlier daemon left on the same server, adopted: clicks on them
-    /// are served, updates replace them in place. Entries of another server are not adopted.
-    public init(limit: Int, adopting saved: Saved?, serverOwner: String?) {
+    /// are served, updates replace them in place. Entries of another server are not adopted,
+    /// nor any on a server that withdrew them as that daemon left the bus (`server`): then
+    /// nothing is open, and the first updates sum up what is unread as after a first start.
+    public init(limit: Int, adopting saved: Saved?, serverOwner: String?, server: ServerQuirks = ServerQuirks(serverName: nil, version: nil)) {
         self.init(limit: limit)
-        guard let saved, saved.version == Saved.currentVersion, let serverOwner, saved.serverOwner == serverOwner
+        guard server.adoptsAfterRestart, let saved, saved.version == Saved.currentVersion, let serverOwner,
+              saved.serverOwner == serverOwner
         else { return }
         entries = saved.entries.compactMap { entry in
             guard entry.serverID != nil else { return nil }

@@ -64,7 +64,7 @@ struct DoctorCommand: Command {
         }
         let desktop = connection.map(DoctorDesktop.init)
         if let desktop {
-            findings.append(await desktop.notificationServer())
+            findings.append(await desktop.notificationServer(maxNotifications: config.config.maxNotifications))
             findings.append(await desktop.dock())
             findings.append(await desktop.tray(mode: config.config.tray))
             findings.append(await desktop.focus(wayland: environment["WAYLAND_DISPLAY"] != nil))

@@ -10,7 +10,7 @@ struct DoctorDesktop {
     /// A busy desktop answers in milliseconds; one that takes longer is the finding.
     private static let callTimeout = Duration.seconds(5)
 
-    func notificationServer() async -> DoctorFinding {
+    func notificationServer(maxNotifications: Int?) async -> DoctorFinding {
         let path = "/org/freedesktop/Notifications", interface = "org.freedesktop.Notifications"
         do {
             guard let owner = try await connection.nameOwner(interface) else {
@@ -23,7 +23,8 @@ struct DoctorDesktop {
             return .notificationServer(DoctorFinding.NotificationServerInfo(
                 name: strings.first ?? "", vendor: strings.dropFirst().first ?? "",
                 version: strings.dropFirst(2).first ?? "",
-                capabilities: NotificationCapabilities(advertised: capabilities.first?.stringArrayValue ?? [])))
+                capabilities: NotificationCapabilities(advertised: capabilities.first?.stringArrayValue ?? [])),
+                maxNotifications: maxNotifications)
         } catch {
             return .notificationServer(unanswered: Self.words(error))
         }

@@ -233,6 +233,36 @@ struct Xfce4NotifydTests {
     }
 }
 
+/// xfce4-notifyd 0.9 (Debian 13's, from the root scripts/debian13-root builds): the same checks.
+@Suite(.serialized, .desktop(.xfce4Notifyd, release: .debian13, installing: .gbnotify))
+struct Xfce4Notifyd09Tests {
+    let checks: FallbackServerChecks
+
+    init() throws {
+        checks = try FallbackServerChecks(FallbackServerChecks.xfce4Notifyd)
+    }
+
+    @Test func aNoticeIsShownWithTheInstalledIcon() async throws {
+        try await checks.aNoticeIsShownWithTheInstalledIcon()
+    }
+
+    @Test func theNextNoticeOfItsRepositoryReplacesTheBubbleInPlace() async throws {
+        try await checks.theNextNoticeOfItsRepositoryReplacesTheBubbleInPlace()
+    }
+
+    @Test func aClickOnTheOpenButtonOpensTheItemOnce() async throws {
+        try await checks.aClickOpensTheItemOnce()
+    }
+
+    @Test func markReadMarksTheRowReadOnTheServer() async throws {
+        try await checks.markReadMarksTheRowReadOnTheServer()
+    }
+
+    @Test func aNoticeReadElsewhereIsWithdrawn() async throws {
+        try await checks.aNoticeReadElsewhereIsWithdrawn()
+    }
+}
+
 /// mate-notification-daemon 1.26, started with the session and with its `.service` file on the
 /// bus, as on a MATE desktop: it exits about 30 s after its last popup closed (a suite that waits
 /// its turn finds it gone), and the daemon's next `Notify` starts it again.

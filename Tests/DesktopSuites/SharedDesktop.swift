@@ -18,6 +18,7 @@ public struct SharedDesktop: SuiteTrait, TestScoping {
     public let activation: DesktopSession.Activation
     public let installed: DesktopData?
     public let tray: Bool
+    public let release: DesktopSession.Release
 
     @TaskLocal static var current: Shared?
 
@@ -60,7 +61,13 @@ public struct SharedDesktop: SuiteTrait, TestScoping {
             try installed.install(directory)
         }
         defer { if let data { try? FileManager.default.removeItem(at: data) } }
-        let suite = Shared(session: try await DesktopSession.start(server, activation: activation, dataDirectory: data?.path, tray: tray))
+        // Programs the data holds (`bin/`) come first on the desktop's PATH, as a package's would be.
+        var environment = ProcessInfo.processInfo.environment
+        if let bin = data?.appending(path: "bin").path, FileManager.default.fileExists(atPath: bin) {
+            environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        }
+        let suite = Shared(session: try await DesktopSession.start(
+            server, release: release, activation: activation, dataDirectory: data?.path, tray: tray, environment: environment))
         do {
             try await Self.$current.withValue(suite) { try await function() }
         } catch {
@@ -83,7 +90,8 @@ public struct SharedDesktop: SuiteTrait, TestScoping {
 }
 
 /// What a suite's session has installed in its data directory, where the server looks up a
-/// notification's `desktop-entry` and icon names (and Plasma the entry a launcher badge is for).
+/// notification's `desktop-entry` and icon names (and Plasma the entry a launcher badge is for);
+/// programs in its `bin/` come first on the session's PATH.
 /// Each test target says what it installs: gbnotify as packaged, a rig's own entry.
 public struct DesktopData: Sendable {
     /// Writes the files into the (empty, existing) data directory.
@@ -100,9 +108,9 @@ extension Trait where Self == SharedDesktop {
     /// all, as a build tree that was never installed. With `tray`, the desktop's tray host runs
     /// too (`DesktopSession.start(tray:)`).
     public static func desktop(
-        _ server: DesktopSession.Server, activation: DesktopSession.Activation = .none, installing installed: DesktopData? = nil,
-        tray: Bool = false
+        _ server: DesktopSession.Server, release: DesktopSession.Release = .debian12, activation: DesktopSession.Activation = .none,
+        installing installed: DesktopData? = nil, tray: Bool = false
     ) -> Self {
-        SharedDesktop(server: server, activation: activation, installed: installed, tray: tray)
+        SharedDesktop(server: server, activation: activation, installed: installed, tray: tray, release: release)
     }
 }

@@ -40,7 +40,8 @@ import Testing
         #expect(config.terminal == nil)
         #expect(config.terminalCommand == .standard)
         #expect(config.relayURL == nil)
-        #expect(config.maxNotifications == 3)
+        // Unset: it follows the server (ServerQuirks.keptOpen).
+        #expect(config.maxNotifications == nil)
         #expect(config.warnings.isEmpty)
         #expect(config.relayPollIntervalSeconds == 300)
         #expect(config.relayKeepaliveSeconds == 45)

@@ -228,15 +228,41 @@ import Testing
 
 @Suite struct ServerQuirksTests {
     @Test func onlyLXQtIsShownAfreshAndOnlyWhenItsActionsChange() {
-        let lxqt = ServerQuirks(serverName: "lxqt-notificationd")
+        let lxqt = ServerQuirks(serverName: "lxqt-notificationd", version: "1.2.1")
         #expect(!lxqt.replacesInPlace(shownActions: ["default", "mark-read"], with: ["default"]))
         #expect(lxqt.replacesInPlace(shownActions: ["default", "mark-read"], with: ["default", "mark-read"]))
         // The same keys under other labels: a notice's "Open" becomes a group's "Open the inbox".
         #expect(!lxqt.replacesInPlace(shownActions: ["default", "Open"], with: ["default", "Open the inbox"]))
         // Taken over from an earlier daemon: what it showed is not known, so not trusted.
         #expect(!lxqt.replacesInPlace(shownActions: nil, with: ["default"]))
-        #expect(ServerQuirks(serverName: "mako").replacesInPlace(shownActions: nil, with: ["default"]))
-        #expect(ServerQuirks(serverName: "dunst").replacesInPlace(shownActions: ["default", "mark-read"], with: ["default"]))
-        #expect(ServerQuirks(serverName: nil).replacesInPlace(shownActions: ["mute"], with: []))
+        #expect(ServerQuirks(serverName: "mako", version: "1.7.1").replacesInPlace(shownActions: nil, with: ["default"]))
+        #expect(ServerQuirks(serverName: "dunst", version: "1.9.0").replacesInPlace(shownActions: ["default", "mark-read"], with: ["default"]))
+        #expect(ServerQuirks(serverName: nil, version: nil).replacesInPlace(shownActions: ["mute"], with: []))
+    }
+
+    /// The table: each entry as its rig test saw the server (GnomeShellRigTests on 43,
+    /// GnomeShell48RigTests on 48), and the safe default for every other server and version.
+    @Test func whatEachServerKeepsAndWhetherItWithdrawsALeavingSendersNotifications() {
+        let gnome43 = ServerQuirks(serverName: "gnome-shell", version: "43.9")
+        #expect(gnome43.keptOpen(maxNotifications: nil) == 3)
+        #expect(gnome43.adoptsAfterRestart)
+        let gnome48 = ServerQuirks(serverName: "gnome-shell", version: "48.7")
+        #expect(gnome48.keptOpen(maxNotifications: nil) == 10)
+        #expect(!gnome48.adoptsAfterRestart)
+        // The user's max-notifications wins, above or below the server's own limit.
+        #expect(gnome48.keptOpen(maxNotifications: 12) == 12)
+        #expect(gnome43.keptOpen(maxNotifications: 1) == 1)
+        // Not seen: another GNOME, a server with no limit, one that did not say, one named
+        // like GNOME's version ("480" is not 48).
+        for unknown in [
+            ServerQuirks(serverName: "gnome-shell", version: "46.0"), ServerQuirks(serverName: "gnome-shell", version: "480"),
+            ServerQuirks(serverName: "Plasma", version: "6.3.6"), ServerQuirks(serverName: "mako", version: "0.0.0"),
+            ServerQuirks(serverName: nil, version: nil), ServerQuirks(serverName: "gnome-shell", version: nil),
+        ] {
+            #expect(unknown.keptOpen(maxNotifications: nil) == ServerQuirks.defaultKeptOpen)
+            #expect(unknown.adoptsAfterRestart)
+            #expect(!unknown.keepsFirstButtons)
+        }
+        #expect(ServerQuirks.defaultKeptOpen == 3)
     }
 }

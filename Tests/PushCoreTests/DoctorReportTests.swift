@@ -74,15 +74,36 @@ import Testing
 
     @Test func notificationServerSaysWhatItCanDo() {
         let full = DoctorFinding.notificationServer(.init(
-            name: "dunst", vendor: "knopwob", version: "1.9.0", capabilities: .init(bodyMarkup: true, actions: true)))
+            name: "dunst", vendor: "knopwob", version: "1.9.0", capabilities: .init(bodyMarkup: true, actions: true)), maxNotifications: nil)
         #expect(full.verdict == .ok)
-        #expect(full.finding == "dunst 1.9.0 by knopwob, with actions, body-markup (bodies are escaped for it)")
+        #expect(full.finding == """
+            dunst 1.9.0 by knopwob, with actions, body-markup (bodies are escaped for it); gbnotifyd keeps 3 open \
+            (the default for servers that keep any number); after a restart gbnotifyd takes over the notifications it left open
+            """)
 
-        let plain = DoctorFinding.notificationServer(.init(name: "", vendor: "", version: "", capabilities: .plain))
+        let plain = DoctorFinding.notificationServer(.init(name: "", vendor: "", version: "", capabilities: .plain), maxNotifications: nil)
         #expect(plain.verdict == .warning)
         #expect(plain.finding.hasPrefix("unnamed, without actions, no body-markup (bodies are sent as plain text)"))
         #expect(plain.fix != nil)
         #expect(DoctorFinding.noNotificationServer.verdict == .failure)
+    }
+
+    /// What gbnotifyd does on the server, from the table (ServerQuirks) and the config.
+    @Test func notificationServerSaysHowManyGbnotifydKeepsOpenAndWhetherItTakesOverAfterARestart() {
+        let gnome48 = DoctorFinding.NotificationServerInfo(
+            name: "gnome-shell", vendor: "GNOME", version: "48.7", capabilities: .init(bodyMarkup: true, actions: true))
+        #expect(DoctorFinding.notificationServer(gnome48, maxNotifications: nil).finding == """
+            gnome-shell 48.7 by GNOME, with actions, body-markup (bodies are escaped for it); gbnotifyd keeps 10 open \
+            (what this server keeps per application); this server withdraws an application's notifications when it \
+            leaves the bus, so after a restart gbnotifyd shows what is unread afresh
+            """)
+        #expect(DoctorFinding.notificationServer(gnome48, maxNotifications: 5).finding.contains("gbnotifyd keeps 5 open (max-notifications); "))
+        var gnome43 = gnome48
+        gnome43.version = "43.9"
+        #expect(DoctorFinding.notificationServer(gnome43, maxNotifications: nil).finding.hasSuffix("""
+            gbnotifyd keeps 3 open (what this server keeps per application); after a restart gbnotifyd takes over the \
+            notifications it left open
+            """))
     }
 
     /// A server the bus can start is no failure: the first notice starts it (issue 25).

@@ -314,6 +314,45 @@ import Testing
         #expect(ScreenBook(limit: 3).saved(serverOwner: ":1.7").entries.isEmpty)
     }
 
+    /// GNOME Shell 48 withdrew them all as the earlier daemon left the bus: the restarted one
+    /// takes none over and sums up what is unread as after a first start, naming no old id.
+    @Test func nothingIsTakenOverOnAServerThatWithdrawsWhatALeavingSenderShowed() {
+        var book = ScreenBook(limit: 10)
+        var next: UInt32 = 6
+        for id in 1...8 { book.take(Self.update(Self.cmc, [Self.row(Int64(id), repo: "krz/r\(id)")], unread: id)) }
+        Self.showAll(&book, from: &next)
+        let saved = book.saved(serverOwner: ":1.7")
+        #expect(saved.entries.count == 8)
+
+        let gnome48 = ServerQuirks(serverName: "gnome-shell", version: "48.7")
+        var restarted = ScreenBook(limit: 10, adopting: saved, serverOwner: ":1.7", server: gnome48)
+        #expect(restarted.entries.isEmpty)
+        restarted.take(AccountUpdate(account: Self.cmc, unread: .exact(8)))
+        #expect(Self.subjects(restarted) == ["cmc unread 8"])
+        #expect(restarted.toShow.map(\.serverID) == [nil])
+        #expect(restarted.takeClosings().isEmpty)
+        // GNOME 43 kept them: taken over, as before.
+        let gnome43 = ServerQuirks(serverName: "gnome-shell", version: "43.9")
+        #expect(ScreenBook(limit: 3, adopting: saved, serverOwner: ":1.7", server: gnome43).entries.count == 3)
+    }
+
+    /// At GNOME Shell 48's 10 kept open, 8 repositories' notices stay 8 notifications; the 11th
+    /// repository folds the oldest.
+    @Test func tenKeptOpenFoldOnlyPastTen() {
+        var book = ScreenBook(limit: ServerQuirks(serverName: "gnome-shell", version: "48.7").keptOpen(maxNotifications: nil))
+        var next: UInt32 = 1
+        for id in 1...10 {
+            book.take(Self.update(Self.cmc, [Self.row(Int64(id), repo: "krz/r\(id)")], unread: id))
+            Self.showAll(&book, from: &next)
+        }
+        #expect(book.entries.count == 10)
+        #expect(book.entries.allSatisfy { $0.subject.group != nil })
+        #expect(book.takeClosings().isEmpty)
+        book.take(Self.update(Self.cmc, [Self.row(11, repo: "krz/r11")], unread: 11))
+        #expect(book.entries.count <= 10)
+        #expect(book.entries.contains { if case .summary = $0.subject { true } else { false } })
+    }
+
     @Test func anAccountThatLeftTakesItsNotificationsWithIt() {
         var book = ScreenBook(limit: 3)
         var next: UInt32 = 1

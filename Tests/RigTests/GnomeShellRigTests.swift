@@ -16,7 +16,16 @@ struct GnomeShellRigTests {
         gnome = GnomeShell(session)
     }
 
+    /// No app_icon and no desktop-entry: GNOME 43 gives it its generic icon.
     @Test func listsANotificationWithItsTitleAndItsBodyAsRendered() async throws {
+        try await Self.expectListedWithItsTitleAndItsBodyAsRendered(on: session, gnome, icon: "dialog-information")
+    }
+
+    /// The same on GNOME Shell 43 and 48 (`GnomeShell48RigTests`); `icon` is the notification's
+    /// own without app_icon or desktop-entry.
+    static func expectListedWithItsTitleAndItsBodyAsRendered(
+        on session: DesktopSession, _ gnome: GnomeShell, icon: String?
+    ) async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(
@@ -30,11 +39,15 @@ struct GnomeShellRigTests {
         #expect(listed.appName == "Listed")
         #expect(listed.actions.map(\.key) == ["default", "read"])
         #expect(listed.actions.map(\.label) == ["Open", "Mark read"])
-        // No app_icon and no desktop-entry: GNOME's generic icon.
-        #expect(listed.icon == "dialog-information")
+        #expect(listed.icon == icon)
     }
 
     @Test func theDesktopEntryHintResolvesAnInstalledApplication() async throws {
+        try await Self.expectTheDesktopEntryHintResolved(on: session, gnome)
+    }
+
+    /// The same on GNOME Shell 43 and 48 (`GnomeShell48RigTests`).
+    static func expectTheDesktopEntryHintResolved(on session: DesktopSession, _ gnome: GnomeShell) async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(

@@ -1,14 +1,17 @@
-# GNOME Shell 43 (Debian 12), headless, as the notification server: sourced by
-# scripts/desktop-session --server gnome-shell. No display: gnome-shell draws on a virtual
-# monitor of its own (1280x800), and takes screenshots and pointer events itself.
+# GNOME Shell 43 (Debian 12), or 48 with --debian13, headless, as the notification server:
+# sourced by scripts/desktop-session --server gnome-shell. No display: gnome-shell draws on a
+# virtual monitor of its own (1280x800), and takes screenshots and pointer events itself.
 #
-# The extension beside this file turns on unsafe mode (org.gnome.Shell.Eval for any caller) and
-# defines the probe Tests/Desktops/GnomeShell.swift calls; it owns org.gbnotify.test.GnomeShell
-# once the shell is ready for a test.
+# The extension beside this file (gnome-shell/ for 43; gnome-shell-48/, an ES module, for 48)
+# turns on unsafe mode (org.gnome.Shell.Eval for any caller) and defines the probe
+# Tests/TestSupport/Rigs/GnomeShell.swift calls; it owns org.gbnotify.test.GnomeShell once the
+# shell is ready for a test.
 server_tools=(gnome-shell gjs)
 server_display=0
 
 gnome_extension=gbnotify-test@gbnotify.test
+gnome_extensions_dir=$servers_dir/gnome-shell
+((desktop_release == 13)) && gnome_extensions_dir=$servers_dir/gnome-shell-48
 
 prepare_server() {
     # Only GNOME's own services can be activated on this bus: org.gnome.Shell.Notifications,
@@ -21,7 +24,7 @@ prepare_server() {
             die "no $service.service: is gnome-shell installed?"
     done
     mkdir -p "$XDG_DATA_HOME/gnome-shell/extensions"
-    ln -s "$servers_dir/gnome-shell/$gnome_extension" "$XDG_DATA_HOME/gnome-shell/extensions/"
+    ln -s "$gnome_extensions_dir/$gnome_extension" "$XDG_DATA_HOME/gnome-shell/extensions/"
     # Settings in a key file rather than dconf: written before the start, read by gnome-shell
     # and by every helper the bus activates (they inherit the bus's environment).
     export GSETTINGS_BACKEND=keyfile
@@ -54,7 +57,7 @@ start_server() {
 </busconfig>
 CONF
     start_announcing_on_fd3 shell-system-bus dbus-daemon --nofork --config-file="$session_root/shell-system-bus.conf" --print-address=3
-    DBUS_SYSTEM_BUS_ADDRESS=$ready_line gnome-shell --headless --virtual-monitor 1280x800 --no-x11 \
+    DBUS_SYSTEM_BUS_ADDRESS=$ready_line "${in_desktop[@]}" gnome-shell --headless --virtual-monitor 1280x800 --no-x11 \
         </dev/null >>"$session_root/logs/gnome-shell.log" 2>&1 &
     service_pids+=("$!")
     # About 1 s on an idle machine; minutes on one busy compiling (its JavaScript starves).
@@ -68,7 +71,7 @@ appindicator_extension=ubuntu-appindicators@ubuntu.com
 tray_tools=()
 
 prepare_tray() {
-    [[ -d /usr/share/gnome-shell/extensions/$appindicator_extension ]] ||
+    [[ -d $desktop_root/usr/share/gnome-shell/extensions/$appindicator_extension ]] ||
         die "no $appindicator_extension (apt install gnome-shell-extension-appindicator)"
     sed -i "s/^enabled-extensions=.*/enabled-extensions=['$gnome_extension', '$appindicator_extension']/" \
         "$XDG_CONFIG_HOME/glib-2.0/settings/keyfile"

@@ -1,8 +1,10 @@
-# xfce4-notifyd 0.7 (Debian 12), Xfce's notification server, on the session's Xvfb display:
-# sourced by scripts/desktop-session --server xfce4-notifyd. Its bubbles are GTK windows, read
-# and pressed over AT-SPI (on-screen beside this file); it reads its settings from xfconfd.
-xfce4_notifyd=$(printf %s /usr/lib/*/xfce4/notifyd/xfce4-notifyd)
-server_tools=("$xfce4_notifyd" xdotool import)
+# xfce4-notifyd 0.7 (Debian 12) or 0.9 (with --debian13), Xfce's notification server, on the
+# session's Xvfb display: sourced by scripts/desktop-session --server xfce4-notifyd. Its bubbles
+# are GTK windows, read and pressed over AT-SPI (on-screen beside this file; xdotool and import
+# are this machine's); it reads its settings from xfconfd.
+xfce4_notifyd=$(cd "$desktop_root/" && printf /%s usr/lib/*/xfce4/notifyd/xfce4-notifyd)
+server_tools=("$xfce4_notifyd")
+server_host_tools=(xdotool import)
 server_display=1
 
 prepare_server() {
@@ -14,7 +16,7 @@ prepare_server() {
 }
 
 start_server() {
-    "$xfce4_notifyd" </dev/null >>"$session_root/logs/xfce4-notifyd.log" 2>&1 &
+    "${in_desktop[@]}" "$xfce4_notifyd" </dev/null >>"$session_root/logs/xfce4-notifyd.log" 2>&1 &
     service_pids+=("$!")
     wait_for_bus_name org.freedesktop.Notifications xfce4-notifyd
 }

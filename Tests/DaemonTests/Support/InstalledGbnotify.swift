@@ -24,6 +24,22 @@ extension DesktopData {
     }
 }
 
+extension DesktopData {
+    /// `gbnotify`'s files, and the entry's command in `bin/` (which the session puts first on
+    /// its PATH: `SharedDesktop`) as a package puts it on PATH: GNOME Shell resolves a
+    /// `desktop-entry` only when the entry's `Exec` is on its PATH, and GNOME Shell 48 withdraws
+    /// a resolved application's notifications as their sender leaves the bus. The command is a
+    /// script that runs the built gbnotifyctl, readable from a desktop run from the Debian 13 root.
+    static let gbnotifyWithItsCommand = DesktopData { data in
+        try gbnotify.install(data)
+        let bin = data.appending(path: "bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let command = bin.appending(path: "gbnotifyctl")
+        try "#!/bin/sh\nexec '\(Program.built("gbnotifyctl"))' \"$@\"\n".write(to: command, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: command.path)
+    }
+}
+
 /// The flat fills of gbnotify's icon, which keep their exact colour on screen at any size.
 enum IconColours {
     /// The installed icon's fill (`DesktopData.gbnotify`).

@@ -46,6 +46,15 @@ public final class DesktopSession: Sendable {
         var isHeavy: Bool { self == .gnomeShell || self == .plasma || self == .cinnamon }
     }
 
+    /// Which Debian's desktop: this machine's (Debian 12), or Debian 13's from the root
+    /// `scripts/debian13-root` builds, run through bubblewrap (`scripts/desktop-session
+    /// --debian13`) on the same bus and display as the host's programs (GNOME Shell 48, Plasma
+    /// 6.3, dunst 1.12, ...).
+    public enum Release: String, Sendable, CaseIterable {
+        case debian12
+        case debian13
+    }
+
     /// How the server comes to the session's bus (`scripts/desktop-session --activation`).
     public enum Activation: String, Sendable {
         /// Started with the session; nothing else can be activated for
@@ -65,6 +74,7 @@ public final class DesktopSession: Sendable {
     }
 
     public let server: Server
+    public let release: Release
     public let activation: Activation
     /// The session bus's address.
     public let busAddress: String
@@ -101,7 +111,7 @@ public final class DesktopSession: Sendable {
     ///   - tray: the desktop's tray host too (`desktop-session --tray`): GNOME Shell's
     ///     AppIndicator extension, Xfce's panel beside xfce4-notifyd; Plasma has its own anyway.
     public static func start(
-        _ server: Server, activation: Activation = .none, keyring: PrivateSession.Keyring = .gnome,
+        _ server: Server, release: Release = .debian12, activation: Activation = .none, keyring: PrivateSession.Keyring = .gnome,
         dataDirectory: String? = nil, tray: Bool = false, environment: [String: String] = ProcessInfo.processInfo.environment,
         readyTimeout: Duration = .seconds(400)
     ) async throws -> DesktopSession {
@@ -110,6 +120,7 @@ public final class DesktopSession: Sendable {
             script, "--lifeline", "--server", server.rawValue, "--activation", activation.rawValue, "--keyring=\(keyring.rawValue)",
         ]
         if tray { argv.append("--tray") }
+        if release == .debian13 { argv.append("--debian13") }
         if let dataDirectory { argv += ["--data-dir", dataDirectory] }
         // The command prints what the test needs, then waits for the session to end with the lifeline.
         argv += ["--", "sh", "-c", #"printf '%s\n' "$DBUS_SESSION_BUS_ADDRESS" "${DISPLAY:-}" "${WAYLAND_DISPLAY:-}" "$PRIVATE_DESKTOP_SESSION" "$XDG_RUNTIME_DIR" "${XDG_CURRENT_DESKTOP:-}"; exec sleep infinity"#]
@@ -117,7 +128,7 @@ public final class DesktopSession: Sendable {
         let start: @Sendable () async throws -> DesktopSession = {
             try await offCooperativePool {
                 try DesktopSession(
-                    server: server, activation: activation, argv: command, dataDirectory: dataDirectory,
+                    server: server, release: release, activation: activation, argv: command, dataDirectory: dataDirectory,
                     environment: environment, readyTimeout: readyTimeout)
             }
         }
@@ -127,10 +138,10 @@ public final class DesktopSession: Sendable {
     /// `body` on a session of its own, stopped after it however it ends: for a test whose
     /// server must start fresh (on demand), or that kills it.
     public static func withSession<Result: Sendable>(
-        _ server: Server, activation: Activation = .none, keyring: PrivateSession.Keyring = .none,
+        _ server: Server, release: Release = .debian12, activation: Activation = .none, keyring: PrivateSession.Keyring = .none,
         _ body: (DesktopSession) async throws -> Result
     ) async throws -> Result {
-        let session = try await start(server, activation: activation, keyring: keyring)
+        let session = try await start(server, release: release, activation: activation, keyring: keyring)
         do {
             let result = try await body(session)
             await session.stop()
@@ -148,15 +159,16 @@ public final class DesktopSession: Sendable {
     private static let heavyStarting = OneAtATime()
 
     private init(
-        server: Server, activation: Activation, argv: [String], dataDirectory: String?, environment: [String: String],
+        server: Server, release: Release, activation: Activation, argv: [String], dataDirectory: String?, environment: [String: String],
         readyTimeout: Duration
     ) throws {
         do {
             process = try LifelineProcess(argv, environment: environment, readyLines: 6, readyTimeout: readyTimeout)
         } catch {
-            throw Failure(description: "the \(server.rawValue) session did not start: \(error)")
+            throw Failure(description: "the \(server.rawValue) session (\(release.rawValue)) did not start: \(error)")
         }
         self.server = server
+        self.release = release
         self.activation = activation
         self.dataDirectory = dataDirectory
         let lines = process.readyLines
