@@ -3,7 +3,7 @@
 SWIFT_FLAGS = -Xswiftc -warnings-as-errors
 PYTHON ?= python3
 
-.PHONY: build release check test-standin test-swift demo bench clean
+.PHONY: build release check check-quick test-standin test-swift demo bench clean
 
 build:
 	swift build $(SWIFT_FLAGS)
@@ -23,6 +23,16 @@ check: test-standin test-swift test-packaging fuzz
 
 test-standin:
 	$(PYTHON) -m unittest discover -s Tests/Standin
+
+# The inner loop while working: every test that needs no real desktop, keyring or server
+# process of its own (the pure core, the command line, the view's layouts, the loop, the
+# system-call layer, and the daemon's polling and desktop stages in-process against their
+# fakes), and the stand-in's own suite. `make check` is the whole, with every real part.
+QUICK_SUITES = PushCoreTests|CommandKitTests|TerminalViewTests|MainLoopTests|SystemCallsTests|DaemonTests\.InProcess
+
+check-quick: test-standin
+	swift build --build-tests $(SWIFT_FLAGS)
+	swift test --skip-build --filter '$(QUICK_SUITES)'
 
 # The suites that run against the session's own Secret Service run again against KeePassXC and
 # against KWallet: one session of each for all of them. (Tests needing a keyring state of their own, locked or
