@@ -164,7 +164,7 @@ public struct Config: Equatable, Sendable {
                 config.warnings.append("line \(entry.line): \(entry.key) is no longer read: \(retired); remove the line")
                 continue
             }
-            guard let key = Key(rawValue: entry.key) else {
+            guard let key = Key.named(entry.key) else {
                 if let sections = ConfigSections.sections(taking: entry.key) {
                     throw ConfigError(line: entry.line, key: entry.key, reason: """
                         belongs in \(sections): move the line below such a header (the keys at the top are \
@@ -173,7 +173,7 @@ public struct Config: Equatable, Sendable {
                 }
                 // A tab may sit inside a key ("poll\tinterval"); the message stays one plain line.
                 throw ConfigError(line: entry.line, key: entry.key.displaySafe.truncated(to: 40), reason: """
-                    not a known key; the keys are \(Key.allCases.map(\.rawValue).joined(separator: ", "))
+                    not a known key; the keys are \(ConfigKeys.global.map(\.name).joined(separator: ", "))
                     """)
             }
             if let earlier = firstLineOfKey[key] {
@@ -184,7 +184,7 @@ public struct Config: Equatable, Sendable {
             firstLineOfKey[key] = entry.line
             try config.set(key, to: ConfigValue(line: entry.line, key: entry.key, raw: entry.value))
         }
-        try config.readSections(document.sections, globalKeys: Set(Key.allCases.map(\.rawValue)))
+        try config.readSections(document.sections, globalKeys: Set(ConfigKeys.global.map(\.name)))
         return config
     }
 
@@ -210,37 +210,64 @@ public struct Config: Equatable, Sendable {
 
     // MARK: - Keys
 
-    private enum Key: String, CaseIterable {
-        case pollInterval = "poll-interval"
-        case backoffCap = "backoff-cap"
-        case caFile = "ca-file"
-        case openWith = "open-with"
-        case terminal
-        case terminalCommand = "terminal-command"
-        case relayURL = "relay-url"
-        case relayPollInterval = "relay-poll-interval"
-        case relayKeepalive = "relay-keepalive"
-        case logLevel = "log-level"
-        case maxNotifications = "max-notifications"
-        case allowHTTP = "allow-http"
-        case quietHours = "quiet-hours"
-        case sound
-        case tray
+    enum Key: CaseIterable {
+        case pollInterval, backoffCap, caFile, openWith, terminal, terminalCommand, relayURL, relayPollInterval
+        case relayKeepalive, logLevel, maxNotifications, allowHTTP, quietHours, sound, tray
+
+        var declaration: ConfigKey {
+            switch self {
+            case .pollInterval:
+                ConfigKey("poll-interval", .placeholder("seconds"), default: "30", range: 10...3600, "Seconds between two polls of an account.")
+            case .backoffCap:
+                ConfigKey("backoff-cap", .placeholder("seconds"), default: "900", range: 30...86400, "The longest wait between retries after errors.")
+            case .caFile:
+                ConfigKey("ca-file", .placeholder("path"), default: "the system's CAs", "A PEM bundle to verify servers with, in place of the system's CAs.")
+            case .openWith:
+                ConfigKey("open-with", ConfigKey.choice(OpenWith.self), default: "`browser`", "What a click on a notice opens.")
+            case .terminal:
+                ConfigKey("terminal", .placeholder("words"), default: "`xdg-terminal-exec`", "The terminal the terminal view runs in.")
+            case .terminalCommand:
+                ConfigKey("terminal-command", .placeholder("words"), default: "`gbnotifyctl show {account} {path}`", "The command that shows an item in the terminal.")
+            case .relayURL:
+                ConfigKey("relay-url", .placeholder("url"), default: "none", "An ntfy-compatible relay to hear of activity from as it happens.")
+            case .relayPollInterval:
+                ConfigKey("relay-poll-interval", .placeholder("seconds"), default: "300", range: 30...86400, "Seconds between safety-net polls while the relay is up.")
+            case .relayKeepalive:
+                ConfigKey("relay-keepalive", .placeholder("seconds"), default: "45", range: 5...3600, "The relay's keepalive period; two without a byte mean a dead stream.")
+            case .maxNotifications:
+                ConfigKey("max-notifications", .placeholder("count"), default: "what the server keeps", range: 1...50, "The most of gbnotifyd's notifications open at once.")
+            case .logLevel:
+                ConfigKey("log-level", ConfigKey.choice(LogLevel.self), default: "`info`", "The least important messages logged.")
+            case .allowHTTP:
+                ConfigKey("allow-http", .placeholder("boolean"), default: "`false`", "Plain `http://` for hosts other than this machine.")
+            case .quietHours:
+                ConfigKey("quiet-hours", .parts(["hh", ":", "mm-hh", ":", "mm"]), default: "none", "A span of local time, every day, in which nothing pops up.")
+            case .sound:
+                ConfigKey("sound", .placeholderOr("name", literal: "none"), default: "`none`", "The sound of a popup, a freedesktop sound name.")
+            case .tray:
+                ConfigKey("tray", ConfigKey.choice(Tray.self), default: "`auto`", "The tray item with the unread count and the inbox.")
+            }
+        }
+        /// The numbers a numeric key takes, as declared.
+        var bounds: ClosedRange<Int> {
+            guard let range = declaration.range else { preconditionFailure("\(declaration.name) is not numeric") }
+            return range
+        }
     }
 
     private mutating func set(_ key: Key, to value: ConfigValue) throws(ConfigError) {
         switch key {
-        case .pollInterval: pollIntervalSeconds = try value.seconds(in: 10...3600)
-        case .backoffCap: backoffCapSeconds = try value.seconds(in: 30...86400)
+        case .pollInterval: pollIntervalSeconds = try value.seconds(in: key.bounds)
+        case .backoffCap: backoffCapSeconds = try value.seconds(in: key.bounds)
         case .caFile: caFile = try Self.absolutePath(value)
         case .openWith: openWith = try value.choice(OpenWith.self)
         case .terminal: terminal = try value.words()
         case .terminalCommand: terminalCommand = try value.commandTemplate()
         case .relayURL: relayURL = try Self.relayURL(value)
-        case .relayPollInterval: relayPollIntervalSeconds = try value.seconds(in: 30...86400)
-        case .relayKeepalive: relayKeepaliveSeconds = try value.seconds(in: 5...3600)
+        case .relayPollInterval: relayPollIntervalSeconds = try value.seconds(in: key.bounds)
+        case .relayKeepalive: relayKeepaliveSeconds = try value.seconds(in: key.bounds)
         case .logLevel: logLevel = try value.choice(LogLevel.self)
-        case .maxNotifications: maxNotifications = try value.integer(in: 1...50)
+        case .maxNotifications: maxNotifications = try value.integer(in: key.bounds)
         case .allowHTTP: allowHTTP = try value.boolean()
         case .quietHours: quietHours = try value.quietHours()
         case .sound: sound = try value.sound().name

@@ -23,16 +23,38 @@ enum ConfigSections {
         case rule
     }
 
-    enum AccountKey: String, CaseIterable {
-        case pollInterval = "poll-interval"
-        case openWith = "open-with"
-        case enabled
+    enum AccountKey: CaseIterable {
+        case pollInterval, openWith, enabled
         case show, urgency, sound
+
+        var declaration: ConfigKey {
+            switch self {
+            case .pollInterval: Config.Key.pollInterval.declaration
+            case .openWith: Config.Key.openWith.declaration
+            case .enabled: ConfigKey("enabled", .placeholder("boolean"), default: "`true`", "`false` pauses the account: not polled, nothing shown.")
+            case .show: RuleKey.show.declaration
+            case .urgency: RuleKey.urgency.declaration
+            case .sound: RuleKey.sound.declaration
+            }
+        }
     }
 
-    enum RuleKey: String, CaseIterable {
+    enum RuleKey: CaseIterable {
         case account, repo, kind, actor, summary
         case show, urgency, sound
+
+        var declaration: ConfigKey {
+            switch self {
+            case .account: ConfigKey("account", .parts(["user", "@", "host"]), default: "every account", "Only that account's notices.")
+            case .repo: ConfigKey("repo", .placeholder("pattern"), default: "every repository", "The repository, `OWNER/REPO`, as a wildcard pattern.")
+            case .kind: ConfigKey("kind", ConfigKey.choice(ItemKind.self), default: "every kind", "Only notices of that kind.")
+            case .actor: ConfigKey("actor", .placeholder("pattern"), default: "anyone", "Who acted, as a wildcard pattern.")
+            case .summary: ConfigKey("summary", .placeholder("pattern"), default: "any", "The notice's summary, as a wildcard pattern.")
+            case .show: ConfigKey("show", ConfigKey.choice(Show.self), default: "`popup`", "A notification, only the badge and tray, or nothing.")
+            case .urgency: ConfigKey("urgency", ConfigKey.choice(RuleUrgency.self), default: "`normal`", "The notification's urgency.")
+            case .sound: Config.Key.sound.declaration
+            }
+        }
     }
 
     /// A rule's name: what `rules check` prints and errors name.
@@ -40,7 +62,7 @@ enum ConfigSections {
 
     /// The sections a key that is not global belongs in, in words; nil when none takes it.
     static func sections(taking key: String) -> String? {
-        switch (RuleKey(rawValue: key) != nil, AccountKey(rawValue: key) != nil) {
+        switch (RuleKey.named(key) != nil, AccountKey.named(key) != nil) {
         case (true, true): "a [rule NAME] or [account USER@HOST] section"
         case (true, false): "a [rule NAME] section"
         case (false, true): "an [account USER@HOST] section"
@@ -172,13 +194,13 @@ private struct SectionReader {
     }
 
     /// Each entry's key, known to the section and not repeated.
-    private func entries<Key: RawRepresentable & CaseIterable & Hashable>(
-        _: Key.Type, kind: ConfigSections.Kind
-    ) throws(ConfigError) -> [(Key, ConfigValue)] where Key.RawValue == String {
+    private func entries<Key: DeclaredConfigKey>(_: Key.Type, kind: ConfigSections.Kind) throws(ConfigError) -> [(Key, ConfigValue)] {
         var firstLine: [Key: Int] = [:]
         var entries: [(Key, ConfigValue)] = []
         for entry in section.entries {
-            guard let key = Key(rawValue: entry.key) else { throw unknown(entry, kind: kind, keys: Key.allCases.map(\.rawValue)) }
+            guard let key = Key.named(entry.key) else {
+                throw unknown(entry, kind: kind, keys: Key.allCases.map(\.declaration.name))
+            }
             if let earlier = firstLine[key] {
                 throw error("set a second time in this section (first on line \(earlier)); keep one of the two lines",
                             line: entry.line, key: entry.key)
@@ -193,11 +215,11 @@ private struct SectionReader {
         let key = entry.key.displaySafe.truncated(to: 40)
         let isGlobal = globalKeys.contains(entry.key)
         switch kind {
-        case .rule where ConfigSections.AccountKey(rawValue: entry.key) != nil:
+        case .rule where ConfigSections.AccountKey.named(entry.key) != nil:
             return error(isGlobal
                 ? "belongs at the top, for every account, or in an [account USER@HOST] section for one; not in a rule"
                 : "belongs in an [account USER@HOST] section, not in a rule", line: entry.line, key: key)
-        case .account where ConfigSections.RuleKey(rawValue: entry.key) != nil:
+        case .account where ConfigSections.RuleKey.named(entry.key) != nil:
             return error("""
                 filters notices, which is what a [rule NAME] section does; write the rule with \
                 account = \(name.displaySafe.truncated(to: 80)) in it
@@ -218,7 +240,7 @@ private struct SectionReader {
         var effects = RuleEffects()
         for (key, value) in try entries(ConfigSections.AccountKey.self, kind: .account) {
             switch key {
-            case .pollInterval: pollInterval = try value.seconds(in: 10...3600)
+            case .pollInterval: pollInterval = try value.seconds(in: Config.Key.pollInterval.bounds)
             case .openWith: openWith = try value.choice(Config.OpenWith.self)
             case .enabled: enabled = try value.boolean()
             case .show: effects.show = try value.choice(Show.self)
@@ -310,3 +332,18 @@ extension ConfigValue {
         return .named(text)
     }
 }
+
+/// A section's keys, each with its declaration; found by the name a config line gives.
+protocol DeclaredConfigKey: CaseIterable, Hashable {
+    var declaration: ConfigKey { get }
+}
+
+extension DeclaredConfigKey {
+    static func named(_ name: String) -> Self? {
+        allCases.first { $0.declaration.name == name }
+    }
+}
+
+extension Config.Key: DeclaredConfigKey {}
+extension ConfigSections.AccountKey: DeclaredConfigKey {}
+extension ConfigSections.RuleKey: DeclaredConfigKey {}
