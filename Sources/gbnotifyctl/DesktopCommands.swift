@@ -73,7 +73,7 @@ struct OpenCommand: Command {
     static let configuration = CommandConfiguration(
         name: "open",
         abstract: "Open an item or the inbox the way a click on a notification does.",
-        positionals: [SharedWords.account.optional, SharedWords.item.optional],
+        positionals: [SharedPositionals.account.optional, SharedPositionals.item.optional],
         discussion: """
             ACCOUNT is USER@HOST as 'account list' prints it, or the instance URL. Without a path,
             or with one that names no issue, merge request or build, the account's inbox opens;
@@ -86,8 +86,8 @@ struct OpenCommand: Command {
     var path: String
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        account = arguments.optionalPositional(SharedWords.account.optional) ?? ""
-        path = arguments.optionalPositional(SharedWords.item.optional) ?? ""
+        account = arguments.optionalPositional(SharedPositionals.account.optional) ?? ""
+        path = arguments.optionalPositional(SharedPositionals.item.optional) ?? ""
     }
 
     func run() async throws -> Int32 {

@@ -11,7 +11,7 @@ struct DoctorCommand: Command {
     static let configuration = CommandConfiguration(
         name: "doctor",
         abstract: "Check everything gbnotifyd needs, and say how to fix what is missing.",
-        positionals: [SharedWords.account.optional],
+        positionals: [SharedPositionals.account.optional],
         discussion: """
             Checks, one line each: the session bus; the notification server, and whether it shows
             actions and body markup; a dock that shows badges (a warning only); the tray host, the
@@ -47,7 +47,7 @@ struct DoctorCommand: Command {
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         json = arguments.flag(Self.json)
-        account = arguments.optionalPositional(SharedWords.account.optional)
+        account = arguments.optionalPositional(SharedPositionals.account.optional)
     }
 
     func run() async throws -> Int32 {

@@ -7,7 +7,7 @@ struct ReadCommand: Command {
     static let configuration = CommandConfiguration(
         name: "read",
         abstract: "Mark an account's notices read: all of them, or one item's.",
-        positionals: [SharedWords.account, itemOrAll],
+        positionals: [SharedPositionals.account, itemOrAll],
         discussion: """
             With --all, runs gitbay's notifications read --all with the account's token: every
             unread notice of the account is read, on every client. With an item's path, marks the
@@ -19,7 +19,7 @@ struct ReadCommand: Command {
     static let all = Option("--all", help: "Every unread notice of the account.")
     /// An item, or `--all` in its place.
     static let itemOrAll = Positional(
-        "(\(all.name) | \(SharedWords.item.name))", help: SharedWords.item.help, completion: SharedWords.item.completion)
+        "(\(all.name) | \(SharedPositionals.item.name))", help: SharedPositionals.item.help, completion: SharedPositionals.item.completion)
 
     enum Scope: Equatable {
         case all
@@ -31,7 +31,7 @@ struct ReadCommand: Command {
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         let all = arguments.flag(Self.all)
-        account = try arguments.positional(SharedWords.account)
+        account = try arguments.positional(SharedPositionals.account)
         switch (all, arguments.optionalPositional(Self.itemOrAll)) {
         case (true, nil):
             scope = .all
@@ -43,7 +43,7 @@ struct ReadCommand: Command {
         case (true, _?):
             throw UsageError("give \(Self.all.name) or an item's path, not both")
         case (false, nil):
-            throw UsageError("missing \(Self.all.name) or \(SharedWords.item.name)")
+            throw UsageError("missing \(Self.all.name) or \(SharedPositionals.item.name)")
         }
     }
 

@@ -8,7 +8,7 @@ struct MuteCommand: RepoWatchCommand {
     static let configuration = CommandConfiguration(
         name: "mute",
         abstract: "Mute a repository on the account's server: no new notices of it anywhere.",
-        positionals: [SharedWords.account, SharedWords.repository],
+        positionals: [SharedPositionals.account, SharedPositionals.repository],
         discussion: """
             Runs gitbay's repo mute with the account's token: the server files no more inbox rows
             (nor mail, nor push) for the repository, on every client of the account. Nothing is
@@ -34,7 +34,7 @@ struct UnmuteCommand: RepoWatchCommand {
     static let configuration = CommandConfiguration(
         name: "unmute",
         abstract: "Undo a mute: the repository's notices come again (gitbay's default).",
-        positionals: [SharedWords.account, SharedWords.repository],
+        positionals: [SharedPositionals.account, SharedPositionals.repository],
         discussion: """
             Runs gitbay's repo unwatch with the account's token, which puts the repository back to
             the default: notices of the work the account is part of. It is also how a watch is
@@ -55,7 +55,7 @@ struct WatchCommand: RepoWatchCommand {
     static let configuration = CommandConfiguration(
         name: "watch",
         abstract: "Watch a repository: a notice of every issue and merge request of it.",
-        positionals: [SharedWords.account, SharedWords.repository],
+        positionals: [SharedPositionals.account, SharedPositionals.repository],
         discussion: """
             Runs gitbay's repo watch with the account's token. A muted repository is no longer
             muted afterwards. 'gbnotifyctl unmute' puts it back to the default.
@@ -95,8 +95,8 @@ struct RepoWatch: Sendable {
     let repository: String
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
-        account = try arguments.positional(SharedWords.account)
-        let text = try arguments.positional(SharedWords.repository)
+        account = try arguments.positional(SharedPositionals.account)
+        let text = try arguments.positional(SharedPositionals.repository)
         guard let repository = NotificationDestination.repository(parsing: text) else {
             throw UsageError("'\(text.displaySafe.truncated(to: 200))' names no repository; use OWNER/REPO")
         }

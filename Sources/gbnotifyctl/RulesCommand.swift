@@ -18,7 +18,7 @@ struct RulesCheck: Command {
     static let configuration = CommandConfiguration(
         name: "check",
         abstract: "Show which rule each account's newest notices match, and what it does to them.",
-        positionals: [SharedWords.account.optional],
+        positionals: [SharedPositionals.account.optional],
         discussion: """
             Reads the config file as gbnotifyd does (a bad section, key, pattern or value is an
             error naming its line, section and key, and the exit status is 1), then the newest
@@ -44,7 +44,7 @@ struct RulesCheck: Command {
         } else {
             rows = 20
         }
-        account = arguments.optionalPositional(SharedWords.account.optional)
+        account = arguments.optionalPositional(SharedPositionals.account.optional)
     }
 
     func run() async throws -> Int32 {

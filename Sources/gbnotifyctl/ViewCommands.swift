@@ -11,7 +11,7 @@ struct ShowCommand: Command {
     static let configuration = CommandConfiguration(
         name: "show",
         abstract: "Show an issue, merge request or build, read from its account's own instance.",
-        positionals: [SharedWords.account, SharedWords.item],
+        positionals: [SharedPositionals.account, SharedPositionals.item],
         discussion: """
             ACCOUNT is USER@HOST as 'account list' prints it, or the instance URL; the item is read
             with that account's token from that account's instance (the gitbay CLI, by contrast,
@@ -31,8 +31,8 @@ struct ShowCommand: Command {
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         json = arguments.flag(Self.json)
-        account = try arguments.positional(SharedWords.account)
-        let path = try arguments.positional(SharedWords.item)
+        account = try arguments.positional(SharedPositionals.account)
+        let path = try arguments.positional(SharedPositionals.item)
         guard let destination = NotificationDestination(path: path) else {
             throw UsageError("'\(path.displaySafe.truncated(to: 200))' names no item; use OWNER/REPO/issues/N, OWNER/REPO/mrs/N or OWNER/REPO/builds/N")
         }
@@ -63,7 +63,7 @@ struct InboxCommand: Command {
     static let configuration = CommandConfiguration(
         name: "inbox",
         abstract: "Show the unread inbox of every account (or one), newest first, by account.",
-        positionals: [SharedWords.account.optional],
+        positionals: [SharedPositionals.account.optional],
         discussion: """
             Each account's inbox is read from its own instance with its own token, up to 200 rows
             each. At a terminal the view stays until q: arrows, j/k, PgUp/PgDn and g/G move the
@@ -82,7 +82,7 @@ struct InboxCommand: Command {
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         json = arguments.flag(Self.json)
-        account = arguments.optionalPositional(SharedWords.account.optional)
+        account = arguments.optionalPositional(SharedPositionals.account.optional)
     }
 
     func run() async throws -> Int32 {
