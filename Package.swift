@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "PushCore", "TestSupport"]),
         .testTarget(
             name: "DaemonTests", dependencies: [
-                "Accounts", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "Notifications", "Opener",
+                "Accounts", "Curl", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "Notifications", "Opener",
                 "PushCore", "Settings", "StateStore", "TestSupport", "DesktopSuites", "MainLoop", "Spawn",
             ],
             // Which test covers which fault: read by people, not built.

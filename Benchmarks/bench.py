@@ -79,11 +79,14 @@ How each figure is taken:
   is tried against all of them, the worst case of first match wins), evaluated against 1,000
   notices; the CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID) per run of all 1,000,
   after one unmeasured run; beside it the same with no rules at all;
-- `growth`: 1, 10, 100 and 1,000 accounts, each of a user of its own, spread over 10 instances
-  (10 loopback addresses of one TLS stand-in), at the default 30 s: from the daemon's start to the
-  stand-in's first list request of every account, then a window: CPU per 304 poll, memory,
-  threads (`/proc/PID/task`) and open files (`/proc/PID/fd`); beside it the baseline over the same
-  accounts, up to 100 (a round of 1,000 would outlast its interval);
+- `growth`: 1, 10, 100 and 1,000 accounts (`--growth-counts`), each of a user of its own, spread
+  over 10 instances (10 loopback addresses of nghttpx before one stand-in,
+  Tests/Standin/http2_front.py, as a real instance sits behind its proxy), at the default 30 s,
+  twice: nghttpx offering HTTP/2 (ALPN h2 and http/1.1), then only HTTP/1.1: from the daemon's
+  start to the stand-in's first list request of every account, with the TLS handshakes until then
+  (the connections of nghttpx's access log), then a window: CPU per 304 poll, memory, threads
+  (`/proc/PID/task`) and open files (`/proc/PID/fd`); beside the HTTP/1.1 runs the baseline over
+  the same accounts, up to 100 (a round of 1,000 would outlast its interval);
 - `tray_cpu`: the daemon's CPU per notice with the tray off and on, a tray host that asks for every
   new icon (desktop_standins.py), and that of the icons drawn for it (`gbnotifyctl draw-tray-icon`,
   which the daemon starts and reaps: cutime and cstime in /proc/PID/stat);
@@ -123,6 +126,8 @@ import ssh_mint
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE = os.path.join(ROOT, "Benchmarks", "baseline.sh")
 TLS_STANDIN = os.path.join(ROOT, "Benchmarks", "tls_standin.py")
+GITBAY_STANDIN = os.path.join(ROOT, "Tests", "Standin", "gitbay_standin.py")
+HTTP2_FRONT = os.path.join(ROOT, "Tests", "Standin", "http2_front.py")
 RELAY = os.path.join(ROOT, "Tests", "Standin", "relay_standin.py")
 DESKTOP_STANDINS = os.path.join(ROOT, "Benchmarks", "desktop_standins.py")
 SYSTEM_BUS = os.path.join(ROOT, "Tests", "Standin", "system_bus_standin.py")
@@ -136,6 +141,8 @@ INSTANCE_HOSTS = [f"127.0.0.{n}" for n in range(1, 6)]
 MANY_HOSTS = [f"127.0.0.{n}" for n in range(1, 11)]
 MANY_USERS = [f"g{n:04d}" for n in range(1000)]
 GROWTH_COUNTS = (1, 10, 100, 1000)
+# `growth` through nghttpx: what its ALPN offers, each a table of its own, HTTP/2 first.
+GROWTH_PROTOCOLS = {"HTTP/2": "h2,http/1.1", "HTTP/1.1": "http/1.1"}
 # `soak`, a busy day: what happens in it, over --soak-seconds. The relay reconnects 200 times:
 # after each return of the network, each resume and each drop (spaced past the 30 s after which
 # the daemon's backoff starts afresh), and each return polls every account, which with the
@@ -248,10 +255,13 @@ class Standin:
             fail("the gitbay stand-in did not start")
         ready = json.loads(line)
         self.url, self.urls = ready["url"], ready["urls"]
+        self.add_users(users)
+
+    def add_users(self, users):
         self.tokens = {}
         for user in users:
             self.control("users", {"username": user})
-            self.tokens[user] = self.control("tokens", {"username": user})["token"]
+            self.tokens[user] = self.control("tokens", {"username": user, "scope": "full"})["token"]
 
     def control(self, path, body=None):
         return control_call(self.ca.context, self.url + "/_standin/" + path, body)
@@ -328,6 +338,53 @@ class Standin:
     def stop(self):
         self.process.terminate()
         self.process.wait()
+
+
+class FrontedStandin(Standin):
+    """The gitbay stand-in behind nghttpx (Tests/Standin/http2_front.py), as a real instance
+    behind its reverse proxy: TLS ends at nghttpx on `hosts` (one instance each, one database
+    behind), its ALPN offering `alpn`; the stand-in itself, plain HTTP, is reached for its
+    control API only. A TLS handshake is a connection of nghttpx's access log that carried an
+    API request (and resumed when the log says so)."""
+
+    def __init__(self, ca, users, hosts, alpn):
+        self.ca = ca
+        self.backend = subprocess.Popen([PYTHON, GITBAY_STANDIN, "--port", "0"], stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
+        line = self.backend.stdout.readline()
+        if not line:
+            fail("the gitbay stand-in did not start")
+        ready = json.loads(line)
+        self.access_log = os.path.join(ca.directory, f"nghttpx-{alpn.replace('/', '_')}.log")
+        self.process = subprocess.Popen(
+            [PYTHON, HTTP2_FRONT, "--backend", str(ready["port"]), "--hosts", ",".join(hosts), "--cert", ca.certificate,
+             "--key", ca.key, "--access-log", self.access_log, "--alpn", alpn],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        if not line:
+            fail("nghttpx did not start")
+        self.url, self.urls = ready["url"], json.loads(line)["urls"]
+        self.log_start = 0
+        self.add_users(users)
+
+    def handshakes(self):
+        connections = {}
+        with open(self.access_log) as log:
+            log.seek(self.log_start)
+            for line in log:
+                address, port, _, reused, _, _, path = line.rstrip("\n").split(" ", 6)
+                if path.startswith("/api/"):
+                    connections.setdefault((address, port), {"connection": f"{address}:{port}", "resumed": reused == "r"})
+        return list(connections.values())
+
+    def clear(self):
+        self.control("requests/clear", {})
+        self.log_start = os.path.getsize(self.access_log)
+
+    def stop(self):
+        super().stop()
+        self.backend.terminate()
+        self.backend.wait()
 
 
 # --- the relay, the system bus ----------------------------------------------------------------------
@@ -916,16 +973,26 @@ class Bench:
         self.results["hundred_baseline"] = {
             "requests": summarise_requests(self.standin.requests(), users, time.monotonic() - started)}
 
-    # How the cost grows with the work: 1, 10, 100 and 1,000 accounts over 10 instances.
+    # How the cost grows with the work: 1, 10, 100 and 1,000 accounts over 10 instances, through
+    # nghttpx offering HTTP/2, and beside it offering only HTTP/1.1.
     def growth(self):
-        """For each count: start to every account polled (the stand-in's first list request of
-        each, from the moment the daemon was started), then a window at the default 30 s: CPU per
-        304 poll, memory, threads and open files. Beside it the baseline's loop over the same
-        accounts: CPU per poll from whole rounds back to back less one round, its first round's
-        length (what its interval cannot be shorter than) and its bash's memory."""
+        """For each protocol nghttpx offers (GROWTH_PROTOCOLS) and each count: start to every
+        account polled (the stand-in's first list request of each, from the moment the daemon was
+        started) and the TLS handshakes until then, then a window at the default 30 s: CPU per 304
+        poll, memory, threads and open files. Beside the HTTP/1.1 runs the baseline's loop over the
+        same accounts: CPU per poll from whole rounds back to back less one round, its first
+        round's length (what its interval cannot be shorter than) and its bash's memory."""
         results = {}
-        for count in GROWTH_COUNTS:
-            standin, accounts = self.many(count)
+        for protocol, alpn in GROWTH_PROTOCOLS.items():
+            standin = FrontedStandin(self.ca, MANY_USERS[:max(self.arguments.growth_counts)], MANY_HOSTS, alpn)
+            results[protocol] = self.growth_through(standin, baseline=protocol == "HTTP/1.1")
+            standin.stop()
+        self.results["growth"] = results
+
+    def growth_through(self, standin, baseline):
+        results = {}
+        for count in self.arguments.growth_counts:
+            accounts = [(standin.urls[n % len(standin.urls)], MANY_USERS[n]) for n in range(count)]
             daemon = self.daemon(accounts, 30, standin=standin)
             firsts = {}
             for request in standin.list_requests():
@@ -942,7 +1009,7 @@ class Bench:
                               "threads": len(thread_names(daemon.pid)), "files": open_files(daemon.pid)}
             daemon.stop()
             self.log(f"growth {count}: {results[count]}")
-            if count <= 100:
+            if baseline and count <= 100:
                 standin.clear()
                 one = Baseline(self.ca, accounts, 0, cycles=1)
                 first_round = one.finish()
@@ -959,7 +1026,7 @@ class Bench:
                     "cpu_ms": cpu_ms - first_round[0], "polls": 2 * count, "memory": bash,
                     "round_seconds": max(times) - min(times) if times else 0.0}
                 self.log(f"growth baseline {count}: {results[count]['baseline']}")
-        self.results["growth"] = results
+        return results
 
     # CPU per 304 poll of the baseline: whole rounds, less one round; its handshakes.
     def baseline_polls(self):
@@ -1836,20 +1903,27 @@ def report(results, arguments, command, ca):
 
 
 def growth_report(growth):
-    """How the cost grows with the accounts (issue 29): one window each at the default 30 s."""
-    lines = ["", "Growth with the accounts (issue 29): 1 to 1,000 accounts of users of their own, spread over 10 "
-             "HTTPS instances (10 loopback addresses of one stand-in), at the default 30 s, connections kept; "
-             "the daemon's figures from one window after every account's first poll, the baseline's from whole "
-             "rounds back to back (less its first) and its bash a second into its loop.", "",
-             "| Accounts | CPU per 304 poll (polls in the window) | VmRSS / Pss / Private_Dirty | Threads | Open files "
-             "| Start → every account polled | Baseline: CPU per poll | Baseline: one round of polls | Baseline: its bash's memory |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for count, g in sorted(growth.items(), key=lambda item: int(item[0])):
+    """How the cost grows with the accounts (issues 29, 43): one window each at the default 30 s,
+    through nghttpx offering HTTP/2, and offering only HTTP/1.1."""
+    lines = ["", "Growth with the accounts (issues 29 and 43): 1 to 1,000 accounts of users of their own, spread over "
+             "10 HTTPS instances (10 loopback addresses of nghttpx before one stand-in, `Tests/Standin/http2_front.py`), "
+             "at the default 30 s, connections kept; nghttpx's ALPN offering h2 (HTTP/2), and in the same run only "
+             "http/1.1 (HTTP/1.1); TLS handshakes from nghttpx's access log (one per connection that carried an API "
+             "request); the daemon's figures from one window after every account's first poll, the baseline's "
+             "(curl, beside HTTP/1.1) from whole rounds back to back (less its first) and its bash a second into its "
+             "loop.", "",
+             "| Accounts | Protocol | CPU per 304 poll (polls in the window) | VmRSS / Pss / Private_Dirty | Threads "
+             "| Open files | Start → every account polled | Baseline: CPU per poll | Baseline: one round of polls "
+             "| Baseline: its bash's memory |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [(int(count), protocol, g) for protocol, runs in growth.items() for count, g in runs.items()]
+    for count, protocol, g in sorted(rows, key=lambda row: row[0]):
         b = g.get("baseline")
-        base = ("—", "not run: a round takes longer than the 30 s interval (see 100)", "—") if b is None else (
-            ms(b["cpu_ms"] / b["polls"]), f"{b['round_seconds']:.2f} s" if int(count) > 1 else "one request",
+        base = ("—", "—", "—") if protocol != "HTTP/1.1" else (
+            "—", "not run: a round takes longer than the 30 s interval (see 100)", "—") if b is None else (
+            ms(b["cpu_ms"] / b["polls"]), f"{b['round_seconds']:.2f} s" if count > 1 else "one request",
             memory_cell(b["memory"]))
-        lines.append(f"| {int(count):,} | {ms(g['cpu_ms'] / max(g['polls'], 1), 3)} ({g['polls']}) | "
+        lines.append(f"| {count:,} | {protocol} | {ms(g['cpu_ms'] / max(g['polls'], 1), 3)} ({g['polls']}) | "
                      f"{memory_cell(g['memory'])} | {g['threads']} | {g['files']} | {g['all_polled']:.2f} s (ready at "
                      f"{g['ready']:.2f} s; {g['start_handshakes']} TLS handshakes) | "
                      f"{base[0]} | {base[1]} | {base[2]} |")
@@ -2009,6 +2083,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--notices", type=int, default=1000, help="measured wake-ups of each kind, and Notify calls")
     parser.add_argument("--idle-seconds", type=float, default=60)
+    parser.add_argument("--growth-counts", type=lambda text: [int(n) for n in text.split(",")],
+                        default=list(GROWTH_COUNTS), help="the account counts of `growth`, comma-separated")
     parser.add_argument("--tls-polls", type=int, default=5, help="polls of each account in each tls window")
     parser.add_argument("--hundred-seconds", type=float, default=60)
     parser.add_argument("--latency-seconds", type=float, default=30)

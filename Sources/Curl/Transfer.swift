@@ -74,7 +74,9 @@ final class Transfer {
         // whether it multiplexes (HTTP/2) and then goes on it, rather than opening one of its own:
         // a burst of requests to one instance (every account polled at once after a resume)
         // shares one connection from the start. Over HTTP/1.1 the others then open their own.
-        try set(CURLOPT_PIPEWAIT, 1)
+        // Not for a stream (the relay's, one at a time): with it, a stream to a plain-HTTP relay
+        // was never sent (CurlStreamTests' cancellingTheReaderClosesTheConnection, libcurl 7.88).
+        if channel == nil { try set(CURLOPT_PIPEWAIT, 1) }
         if let idle = options.tcpKeepalive {
             // libcurl 7.88 has no CURLOPT_TCP_KEEPCNT: the kernel's 9 probes at a ninth of the
             // idle time each make a dead peer's connection fail within twice the idle time.

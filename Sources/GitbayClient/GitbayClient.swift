@@ -5,8 +5,9 @@ import PushCore
 ///
 /// A final class with only immutable state rather than an actor: there is nothing to protect,
 /// and an actor would queue an account's requests behind one another for no reason. Every
-/// client shares `HTTPSession.shared`, so all accounts' requests run on the main loop's one libcurl multi handle, and
-/// requests to one instance reuse its connection.
+/// client of a process shares one session (`HTTPSession.shared` unless told otherwise), so all
+/// accounts' requests run on the main loop's one libcurl multi handle, and requests to one
+/// instance reuse its connection.
 public final class GitbayClient: Sendable {
     public struct Options: Sendable, Equatable {
         /// A PEM file of CA certificates to trust instead of the system's.
@@ -39,12 +40,13 @@ public final class GitbayClient: Sendable {
     public let instance: GitbayInstance
     public let options: Options
     private let token: APIToken
-    private let session = HTTPSession.shared
+    private let session: HTTPSession
 
-    public init(instance: GitbayInstance, token: APIToken, options: Options = Options()) {
+    public init(instance: GitbayInstance, token: APIToken, options: Options = Options(), session: HTTPSession = .shared) {
         self.instance = instance
         self.token = token
         self.options = options
+        self.session = session
     }
 
     /// Runs `command`: a read-only one as `GET /api/v1/read` (with `If-None-Match` when

@@ -1,3 +1,4 @@
+import Curl
 import PushCore
 
 /// What the daemon's polling and registration need of the gitbay API: a command sent for one
@@ -29,7 +30,11 @@ public typealias TransportMaker = @Sendable (GitbayInstance, APIToken, GitbayCli
 
 extension GitbayClient: GitbayTransport {
     /// The real transport: `GitbayClient` over `HTTPSession.shared`.
-    public static let maker: TransportMaker = { instance, token, options in
-        GitbayClient(instance: instance, token: token, options: options)
+    public static let maker = maker(on: .shared)
+
+    /// `GitbayClient` over `session`: a daemon's own connections where one process runs several
+    /// (the tests').
+    public static func maker(on session: HTTPSession) -> TransportMaker {
+        { instance, token, options in GitbayClient(instance: instance, token: token, options: options, session: session) }
     }
 }

@@ -126,13 +126,14 @@ struct DesktopTests {
     ///   - clock: the stage's clock, starting at `wallClockAtStart` in UTC.
     static func run(
         _ count: Int = 1, serverAtStart: Bool = true, config: String? = nil, startConfig: Config = .defaults,
-        clock: ManualClock? = nil, wallClockAtStart: Int64? = nil, _ body: (World) async throws -> Void
+        clock: ManualClock? = nil, wallClockAtStart: Int64? = nil, wire: Harness.Wire = .direct,
+        _ body: (World) async throws -> Void
     ) async throws {
         // A test that failed while the server was stopped does not take the next one with it.
         if try await !Dunst.isRunning() { try await Dunst.start() }
         // Whatever the last test left on screen is not this test's.
         try await Dunst.ctl("close-all")
-        try await Harness.run(count) { harness in
+        try await Harness.run(count, wire: wire) { harness in
             if !serverAtStart { try await Dunst.kill() }
             try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
             let opener = try OpenerStub(at: harness.directory.appendingPathComponent("opener").path)
@@ -206,8 +207,9 @@ struct DesktopTests {
         }
     }
 
-    @Test func markReadGoesThroughTheAccountsPollerWithdrawsTheNoticeAndLowersTheBadge() async throws {
-        try await Self.run { world in
+    @Test(arguments: [Harness.Wire.direct, .http2Front])
+    func markReadGoesThroughTheAccountsPollerWithdrawsTheNoticeAndLowersTheBadge(_ wire: Harness.Wire) async throws {
+        try await Self.run(wire: wire) { world in
             try await world.watchingBadge { _, badges in
                 let id = try await world.show()
                 try await badges.wait(for: "a badge of 1") { $0.last == 1 }

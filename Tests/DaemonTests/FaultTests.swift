@@ -10,8 +10,9 @@ import Testing
 @Suite(.needsDesktopSession) struct FaultTests {
     private static let listMatch = Standin.Fault.Match(argvPrefix: ["notifications", "list"])
 
-    @Test func aRejectedTokenStopsThatAccountOnly() async throws {
-        try await Harness.run { harness in
+    @Test(arguments: [Harness.Wire.direct, .http2Front])
+    func aRejectedTokenStopsThatAccountOnly(_ wire: Harness.Wire) async throws {
+        try await Harness.run(wire: wire) { harness in
             let rejected = harness.instances[0]
             try await rejected.standin.addFault(.init(
                 .status(401, body: #"{"protocol_version":1,"error":"invalid or expired token"}"#), times: 0))
@@ -48,9 +49,10 @@ import Testing
     @Test(arguments: [
         (429, #"{"protocol_version":1,"error":"rate limited; retry in 3s"}"#, "429 rate limited"),
         (503, #"{"protocol_version":1,"error":"server busy; retry later"}"#, "503 busy"),
-    ])
-    func retryAfterDelaysThatAccountsNextRequest(status: Int, body: String, words: String) async throws {
-        try await Harness.run { harness in
+    ], [Harness.Wire.direct, .http2Front])
+    func retryAfterDelaysThatAccountsNextRequest(_ answer: (status: Int, body: String, words: String), wire: Harness.Wire) async throws {
+        let (status, body, words) = answer
+        try await Harness.run(wire: wire) { harness in
             let limited = harness.instances[0]
             try await limited.standin.addFault(.init(
                 .status(status, body: body, headers: ["Retry-After": "3"]), match: Self.listMatch))

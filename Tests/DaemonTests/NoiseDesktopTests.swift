@@ -116,8 +116,9 @@ extension DesktopTests {
 }
 
 extension DesktopTests {
-    @Test func muteOnANotificationMutesTheRepositoryOnItsInstanceAndUndoUnmutesIt() async throws {
-        try await Self.run { world in
+    @Test(arguments: [Harness.Wire.direct, .http2Front])
+    func muteOnANotificationMutesTheRepositoryOnItsInstanceAndUndoUnmutesIt(_ wire: Harness.Wire) async throws {
+        try await Self.run(wire: wire) { world in
             let before = try await Self.newestShown()
             let id = try await world.show(repo: "krz/noisy", path: "krz/noisy/issues/3")
             try await Dunst.choose(NotificationContent.muteAction)

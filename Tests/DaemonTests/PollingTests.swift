@@ -50,8 +50,9 @@ import Testing
         }
     }
 
-    @Test func anUnchangedInboxCostsA304WithNoBodyAndNoStateWrite() async throws {
-        try await Harness.run(1) { harness in
+    @Test(arguments: [Harness.Wire.direct, .http2Front])
+    func anUnchangedInboxCostsA304WithNoBodyAndNoStateWrite(_ wire: Harness.Wire) async throws {
+        try await Harness.run(1, wire: wire) { harness in
             let standin = harness.instances[0].standin
             try await standin.addNotifications(for: Harness.username, count: 2)
             let supervisor = harness.supervisor()

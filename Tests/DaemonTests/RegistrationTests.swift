@@ -12,8 +12,9 @@ import Testing
 
 /// Registering each account's own device token with it: recorded per account, never fatal.
 @Suite(.needsDesktopSession) struct RegistrationTests {
-    @Test func outcomesAreRecordedPerAccountAndNeverStopPolling() async throws {
-        try await Harness.run(3, scopes: [2: .read]) { harness in
+    @Test(arguments: [Harness.Wire.direct, .http2Front])
+    func outcomesAreRecordedPerAccountAndNeverStopPolling(_ wire: Harness.Wire) async throws {
+        try await Harness.run(3, scopes: [2: .read], wire: wire) { harness in
             let (registered, noPush, readOnly) = (harness.instances[0], harness.instances[1], harness.instances[2])
             try await noPush.standin.configure(.init(pushEnabled: false))
             let supervisor = harness.supervisor()

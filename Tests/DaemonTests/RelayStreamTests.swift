@@ -15,9 +15,12 @@ import MainLoop
 /// harness's desktop.
 @Suite(.needsDesktopSession) struct RelayStreamTests {
     /// Polls only when woken (or after an hour), so every poll here came of a relay message.
-    static func settings(_ relay: RelayStandin, keepalive: Duration = .seconds(45)) throws -> DaemonSettings {
+    ///
+    /// - Parameter front: the relay reached through this front.
+    static func settings(_ relay: RelayStandin, keepalive: Duration = .seconds(45), front: HTTP2Front? = nil) throws -> DaemonSettings {
         var settings = DaemonSettings.forTests
-        settings.config = try Config.parse("relay-url = \(relay.url)\n")
+        settings.config = try Config.parse(
+            front.map { "relay-url = \($0.url)\nca-file = \($0.caFile)\n" } ?? "relay-url = \(relay.url)\n")
         settings.pollInterval = 3600
         settings.relayPollInterval = 3600
         settings.relayKeepalive = keepalive
@@ -43,9 +46,9 @@ import MainLoop
     ///   a second of the start) then waits for the test, which this moves on by a second.
     static func started(
         _ harness: Harness, _ relay: RelayStandin, keepalive: Duration = .seconds(45), subscriptions: Int = 1,
-        clock: ManualClock? = nil
+        clock: ManualClock? = nil, front: HTTP2Front? = nil
     ) async throws -> Supervisor {
-        let supervisor = harness.supervisor(try settings(relay, keepalive: keepalive), parts: Supervisor.Parts(timeline: clock.map { Timeline($0) } ?? Timeline()))
+        let supervisor = harness.supervisor(try settings(relay, keepalive: keepalive, front: front), parts: Supervisor.Parts(timeline: clock.map { Timeline($0) } ?? Timeline()))
         try await supervisor.start()
         try await relay.waitForSubscriptions(count: subscriptions)
         try await harness.waitForEvents("the relay connected", count: subscriptions) { if case .relayConnected = $0 { true } else { false } }
@@ -102,13 +105,17 @@ import MainLoop
         await relay.stop()
     }
 
-    @Test func aConnectionCutAfterMessageThreeResumesAfterItAndMissesNothing() async throws {
+    /// Through the HTTP/2 fronts (the relay's and the instance's), the cut is a stream the
+    /// front resets.
+    @Test(arguments: [Harness.Wire.direct, .http2Front])
+    func aConnectionCutAfterMessageThreeResumesAfterItAndMissesNothing(_ wire: Harness.Wire) async throws {
         let relay = try await RelayStandin.start()
-        try await Harness.run(1) { harness in
+        let front = wire == .direct ? nil : try await HTTP2Front.start(backendPort: relay.port)
+        try await Harness.run(1, wire: wire) { harness in
             let account = harness.instances[0].account
             let topic = try harness.topic(of: 0)
             try await relay.disconnect(topic: topic, afterMessages: 3)
-            let supervisor = try await Self.started(harness, relay)
+            let supervisor = try await Self.started(harness, relay, front: front)
 
             let rows = try await harness.instances[0].standin.addNotifications(for: Harness.username, count: 10)
             var ids: [String] = []
@@ -119,7 +126,8 @@ import MainLoop
             let subscriptions = try await relay.waitForSubscriptions(count: 2)
             #expect(subscriptions.map(\.since) == [nil, ids[2]])
             try await harness.waitForLog("the stream broke: ")
-            #expect(harness.log.value.contains { $0.contains("in the middle of a line") })
+            let broke = harness.log.value.filter { $0.contains("the stream broke: ") }
+            #expect(broke.contains { $0.contains(wire == .direct ? "in the middle of a line" : "was not closed cleanly") }, "\(broke)")
             // However the wake-ups coalesced, every row was shown, once.
             let notices = try await harness.desktop.news.wait(for: "all ten rows") { news in
                 RecordingDesktop.updates(in: news, for: account).flatMap(\.notices).reduce(0) { sum, notice in
@@ -133,6 +141,7 @@ import MainLoop
             #expect(status.relay.reconnects == 1)
             #expect(status.relay.lastMessageID == ids[9])
         }
+        await front?.stop()
         await relay.stop()
     }
 

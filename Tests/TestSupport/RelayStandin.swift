@@ -26,6 +26,7 @@ public final class RelayStandin: Sendable {
 
     /// The relay's base URL, e.g. `http://127.0.0.1:41234`.
     public var url: String { process.url }
+    public var port: Int { process.port }
     /// The CA file that verifies this relay, when it serves HTTPS.
     public var caFile: String? { process.caFile }
 

@@ -7,12 +7,20 @@ import TestSupport
 /// Each test has its own stand-in, so its own instance URL and accounts: tests cannot collide in
 /// the shared keyring.
 @Suite(.needsDesktopSession) struct AccountCommandTests {
-    @Test func addListRemoveRoundTrip() async throws {
+    /// Also through the HTTP/2 front, where registration and deregistration go over h2.
+    @Test(arguments: [HTTP2Front.Protocols?.none, .h2AndHTTP1])
+    func addListRemoveRoundTrip(front protocols: HTTP2Front.Protocols?) async throws {
         let (standin, token) = try await standinWithUser()
         let ctl = try Ctl()
-        let host = standin.url.replacingOccurrences(of: "http://", with: "")
+        var front: HTTP2Front?
+        if let protocols {
+            front = try await HTTP2Front.start(backendPort: standin.port, .init(protocols: protocols))
+            try ctl.writeConfig("ca-file = \(Standin.TLS.fixtures.caFile)\n")
+        }
+        let url = front?.url ?? standin.url
+        let host = url.replacingOccurrences(of: "http://", with: "").replacingOccurrences(of: "https://", with: "")
 
-        let added = try await ctl.run(["account", "add", standin.url], stdin: token + "\n")
+        let added = try await ctl.run(["account", "add", url], stdin: token + "\n")
         #expect(added.status == 0, "\(added.stderr)")
         let state = try await standin.state()
         let device = try #require(state.devices.first)
@@ -22,12 +30,12 @@ import TestSupport
         // The account's own device token, kept in its state, is what was registered.
         let saved = try String(contentsOf: ctl.stateDirectory.appendingPathComponent("accounts.json"), encoding: .utf8)
         #expect(saved.contains(#""deviceToken":"\#(device.token)""#))
-        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == token)
+        #expect(try await SecretTool.lookup(instance: url, user: "cmc") == token)
 
         let listed = try await ctl.run(["account", "list", "--json"])
         #expect(listed.status == 0)
         let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
-        let row = try #require(rows?.first { $0["instance"] as? String == standin.url })
+        let row = try #require(rows?.first { $0["instance"] as? String == url })
         #expect(row["user"] as? String == "cmc")
         #expect(row["device_id"] as? Int == device.id)
         #expect(row["topic"] as? String == device.token)
@@ -36,9 +44,14 @@ import TestSupport
         #expect(removed.status == 0, "\(removed.stderr)")
         #expect(removed.stdout == "Removed cmc@\(host) (deregistered device \(device.id)).\n")
         #expect(try await standin.state().devices.isEmpty)
-        #expect(try await SecretTool.lookup(instance: standin.url, user: "cmc") == nil)
+        #expect(try await SecretTool.lookup(instance: url, user: "cmc") == nil)
         let accountsFile = try String(contentsOf: ctl.stateDirectory.appendingPathComponent("accounts.json"), encoding: .utf8)
-        #expect(!accountsFile.contains(standin.url))
+        #expect(!accountsFile.contains(url))
+        if let front {
+            let writes = front.requests().filter { $0.method == "POST" }
+            #expect(writes.count >= 2 && writes.allSatisfy { $0.alpn == "h2" && $0.status == 200 }, "\(front.requests())")
+            await front.stop()
+        }
     }
 
     @Test func accountsWrittenBySecretToolAreListedAndRemovable() async throws {

@@ -9,6 +9,8 @@ import Testing
 struct BinaryFixture {
     let home: DaemonHome
     let standin: Standin
+    /// The TLS front the daemon reaches the stand-in through, if any.
+    let front: HTTP2Front?
     let token: String
     let account: Account
     /// How the daemon names the account in its log lines.
@@ -18,18 +20,31 @@ struct BinaryFixture {
     ///   - token: the user's token as given, for one a test must recognise anywhere; minted by
     ///     the stand-in when nil.
     ///   - inKeyring: false leaves the account out of the keyring, for the test to add.
-    static func start(config: String = "poll-interval = 30\n", token: String? = nil, inKeyring: Bool = true) async throws -> BinaryFixture {
+    ///   - front: reach the stand-in through nghttpx offering these protocols (the config then
+    ///     trusts its CA).
+    static func start(
+        config: String = "poll-interval = 30\n", token: String? = nil, inKeyring: Bool = true, front protocols: HTTP2Front.Protocols? = nil
+    ) async throws -> BinaryFixture {
         let home = try DaemonHome()
         let standin = try await Standin.start()
+        var front: HTTP2Front?
+        var config = config
+        if let protocols {
+            front = try await HTTP2Front.start(backendPort: standin.port, .init(protocols: protocols))
+            try await standin.configure(.init(siteURL: front?.url))
+            config += "ca-file = \(Standin.TLS.fixtures.caFile)\n"
+        }
+        let url = front?.url ?? standin.url
         try await standin.addUser("cmc")
         let token = try await standin.addToken(for: "cmc", token: token)
-        if inKeyring { try await SecretTool.store(instance: standin.url, user: "cmc", token: token) }
+        if inKeyring { try await SecretTool.store(instance: url, user: "cmc", token: token) }
         try home.writeConfig(config)
-        let account = try Account(instance: try GitbayInstance(parsing: standin.url), username: "cmc")
-        return BinaryFixture(home: home, standin: standin, token: token, account: account)
+        let account = try Account(instance: try GitbayInstance(parsing: url), username: "cmc")
+        return BinaryFixture(home: home, standin: standin, front: front, token: token, account: account)
     }
 
     func finish() async {
+        await front?.stop()
         await standin.stop()
         home.remove()
     }

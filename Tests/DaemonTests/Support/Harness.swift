@@ -1,6 +1,8 @@
+import Curl
 import Daemon
 import Desktop
 import Foundation
+import GitbayClient
 import Keyring
 import Logging
 import PushCore
@@ -66,6 +68,11 @@ final class Harness: Sendable {
     let clock = ManualClock()
     let timedLog = Observed<[(at: Duration, line: String)]>([])
     private let supervisors = Mutex<[Supervisor]>([])
+    /// Through fronts, the connections of this harness's daemon, as gbnotifyd's process has its
+    /// own: on the shared session, the many daemons of the test process crowd each other's
+    /// connections out of its cache (`HTTPSession(maxIdleConnections:)`), which the fronts'
+    /// tests count.
+    private let session = HTTPSession()
     private let clockDrivers = Mutex<[Task<Void, Never>]>([])
 
     /// - Parameters:
@@ -207,6 +214,7 @@ final class Harness: Sendable {
     ) -> Supervisor {
         var parts = parts
         parts.events = tell
+        if instances.contains(where: { $0.front != nil }) { parts.transport = GitbayClient.maker(on: session) }
         let settings = trustingTheFronts(settings)
         let supervisor = Supervisor(
             settings: settings, configPath: directory.appendingPathComponent("config").path,
