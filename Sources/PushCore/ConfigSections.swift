@@ -190,7 +190,7 @@ private struct SectionReader {
     }
 
     private func unknown(_ entry: ConfigKeyFile.Entry, kind: ConfigSections.Kind, keys: [String]) -> ConfigError {
-        let key = entry.key.displaySafe.truncated(to: 40)
+        let key = entry.key.displaySafe(truncatedTo: 40)
         let isGlobal = globalKeys.contains(entry.key)
         switch kind {
         case .rule where ConfigSections.AccountKey(rawValue: entry.key) != nil:
@@ -200,7 +200,7 @@ private struct SectionReader {
         case .account where ConfigSections.RuleKey(rawValue: entry.key) != nil:
             return error("""
                 filters notices, which is what a [rule NAME] section does; write the rule with \
-                account = \(name.displaySafe.truncated(to: 80)) in it
+                account = \(name.displaySafe(truncatedTo: 80)) in it
                 """, line: entry.line, key: key)
         case _ where isGlobal:
             return error("is a global key: move the line above the first section", line: entry.line, key: key)
