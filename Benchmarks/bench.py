@@ -820,6 +820,13 @@ class Bench:
         self.results["layout"] = json.loads(answer.stdout)
         self.log("layout p50: " + ", ".join(f"{name} {median(times) / 1000:.1f} ms" for name, times in self.results["layout"].items()))
 
+    # The worst input we could build for each pure function the loop runs on outside text, at
+    # its size limit (issue 44): CPU work in one process, nothing on the bus.
+    def worst(self):
+        answer = subprocess.run([self.bench_binary, "worst", "10"], capture_output=True, text=True, check=True)
+        self.results["worst"] = json.loads(answer.stdout)
+        self.log("worst cases, max: " + ", ".join(f"{name} {max(times) / 1000:.1f} ms" for name, times in self.results["worst"].items()))
+
     # Start to ready, and memory at start.
     def start(self):
         use_accounts(self.standin, self.accounts(USERS[:10]))
@@ -1890,6 +1897,12 @@ def report(results, arguments, command, ca):
                 row(f"Terminal view: an issue with {label} laid out at 80 columns as `gbnotifyctl show` does (cut to "
                     f"64 KiB first), p50 / max of {len(times)}", f"{ms(median(times))} / {ms(max(times))}",
                     target="under 100 ms")
+    if "worst" in r:
+        for key, label in WORST_CASES:
+            if key in r["worst"]:
+                times = [t / 1000 for t in r["worst"][key]]
+                row(f"Worst input, CPU: {label} (`gbnotify-bench worst`), p50 / max of {len(times)}",
+                    f"{ms(median(times))} / {ms(max(times))}", target="under 50 ms" if key != "glob" else "—")
     if "start" in r:
         ready = r["start"]["ready_ms"]
         row(f"Start to `READY=1` with 10 accounts, median (min–max) of {len(ready)} starts",
@@ -2070,8 +2083,20 @@ def write_report(path, lines, block="results"):
         file.write(text)
 
 
+# The rows of the `worst` scenario: Benchmarks/InProcess/WorstCase.swift builds each input.
+WORST_CASES = (
+    ("rule", "a rule `summary = *` + 4,080 `q` + `r*` deciding a notice whose summary is 1 MiB of `q`"),
+    ("glob", "that rule's pattern on the whole 1 MiB, past the 1,024 characters a rule sees (no loop path)"),
+    ("inbox", "a 1 MiB `notifications list` body of `\\u` escapes, decoded as the poller does"),
+    ("inboxDeep", "a 1 MiB body of `[`"),
+    ("relayLine", "a 64 KiB relay line of `\\u` escapes"),
+    ("relaySplit", "1 MiB without a line break through the relay's line splitter"),
+    ("trayMenu", "the tray's menu and looks over 20 accounts x 10 notices, each summary 1 MiB of format and control characters"),
+    ("notification", "a notification's text for a group of 50 such notices"),
+)
+
 # `wakeup` and `soak` stop dunst: they stay last.
-SCENARIOS = ("notify", "layout", "rules", "start", "idle", "tls", "hundred", "growth", "baseline_polls", "bursts", "latency",
+SCENARIOS = ("notify", "layout", "worst", "rules", "start", "idle", "tls", "hundred", "growth", "baseline_polls", "bursts", "latency",
              "laptop", "peers", "tray", "tray_cpu", "ssh_add", "wakeup", "soak")
 
 

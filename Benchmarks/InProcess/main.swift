@@ -35,6 +35,10 @@
 //         wins). Runs it once unmeasured, then RUNS times (default 20), and prints one line of
 //         JSON: {"microseconds": [...], "without": [...]}, the CPU time of each run
 //         (CLOCK_THREAD_CPUTIME_ID), with the 100 rules and with none (every notice a popup).
+//     gbnotify-bench worst [RUNS]
+//         The worst input we could construct for each pure function the loop runs on outside
+//         text (rules, JSON, relay lines, the tray's menu, a notification's text), at its size
+//         limit (WorstCase.swift); one line of JSON with each's CPU microseconds.
 //     gbnotify-bench floor URL CA
 //         The floor under gbnotifyd's memory: the same build's runtime and libraries doing next
 //         to nothing. Connects to the session bus, GETs URL through libcurl (over TLS, trusting
@@ -56,7 +60,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA | server | layout [COUNT] | rules [RUNS] | floor URL CA"
+let usage = "usage: gbnotify-bench notify [COUNT] | deliver | poll INSTANCE CA | server | layout [COUNT] | rules [RUNS] | worst [RUNS] | floor URL CA"
 
 /// CA as gbnotifyd trusts it: a PEM file as `ca-file`, a hashed directory as the system's CAs.
 func trusting(_ ca: String) -> TransferOptions {
@@ -323,6 +327,8 @@ LoopMain.run {
             layoutTimes(count: arguments.count == 2 ? count(at: 1) : 20)
         case "rules" where arguments.count <= 2:
             printLine(try ruleCosts(runs: arguments.count == 2 ? count(at: 1) : 20))
+        case "worst" where arguments.count <= 2:
+            printLine(try worstCases(runs: arguments.count == 2 ? count(at: 1) : 10))
         case "floor" where arguments.count == 3:
             try await idleFloor(url: arguments[1], ca: arguments[2])
         default:

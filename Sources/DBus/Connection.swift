@@ -40,6 +40,10 @@ public final class DBusConnection: Sendable {
     public var uniqueName: String { mailbox.uniqueName }
     /// One element each time the connection was made again (see `connect`).
     public var reconnections: AsyncStream<String> { mailbox.reconnections }
+
+    /// Method calls refused for being over `limitingIncomingMessagesTo`, the first of each
+    /// sender: the connection stays, with its unique name and its names.
+    public var oversizedCalls: AsyncStream<DBusOversizedMessage> { mailbox.oversized }
     let mailbox: Mailbox
 
     private init(mailbox: Mailbox) {
@@ -141,3 +145,9 @@ public final class DBusConnection: Sendable {
     }
 }
 
+/// A method call refused for its size (`DBusConnection.oversizedCalls`).
+public struct DBusOversizedMessage: Sendable, Equatable {
+    /// The caller's unique name.
+    public let sender: String
+    public let member: String
+}

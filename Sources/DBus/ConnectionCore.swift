@@ -18,10 +18,17 @@ final class ConnectionCore {
     private(set) var connection: OpaquePointer
     let mailbox: Mailbox
     private let bus: DBusConnection.Bus
-    /// Set by `DBusConnection.connect(to:limitingIncomingMessagesTo:)`: the largest message
-    /// taken in, and so a connection that is made again when it is dropped while the bus is
-    /// still there (libdbus drops a connection that is sent a larger one).
-    private let incomingLimit: Int?
+    /// Set by `DBusConnection.connect(to:limitingIncomingMessagesTo:)`: the most a method call's
+    /// or a signal's values may take; a call over it is answered `LimitsExceeded` and its sender
+    /// told once (`Mailbox.oversized`), a signal over it dropped. libdbus's own limit is then set
+    /// to the protocol's, which no bus lets a message pass: libdbus drops the whole connection on
+    /// a message over its limit, and the daemon's unique name and bus name with it. Such a
+    /// connection is also made again when it is dropped while the bus is still there.
+    let incomingLimit: Int?
+    /// The protocol's largest message (`DBUS_MAXIMUM_MESSAGE_LENGTH`, 128 MiB).
+    static let protocolMaximumMessage = 128 << 20
+    /// Senders already told of in `Mailbox.oversized`, bounded.
+    var oversizedSenders: Set<String> = []
     /// Names this connection asked for and got, asked for again after a reconnection.
     var ownedNames: Set<String> = []
     /// libdbus said the connection is gone; made again after this round of dispatching.
@@ -145,7 +152,7 @@ final class ConnectionCore {
     /// libdbus has no memory for them.
     private func prepare() -> Bool {
         dbus_connection_set_exit_on_disconnect(connection, 0)
-        if let incomingLimit { dbus_connection_set_max_message_size(connection, incomingLimit) }
+        if incomingLimit != nil { dbus_connection_set_max_message_size(connection, Self.protocolMaximumMessage) }
         guard installCallbacks() else { return false }
         // Messages that came with the bus's answer to Hello are dispatched at once.
         dispatchStatusChanged(dbus_connection_get_dispatch_status(connection))

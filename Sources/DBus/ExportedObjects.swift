@@ -81,6 +81,13 @@ extension ConnectionCore {
         objects[path, default: [:]][interface] = exported
     }
 
+    /// A call over `incomingLimit` came from `sender`: told once per sender (of the last 256).
+    private func noteOversized(from sender: String, member: String) {
+        if oversizedSenders.count >= 256 { oversizedSenders.removeAll() }
+        guard oversizedSenders.insert(sender).inserted else { return }
+        mailbox.announceOversized(DBusOversizedMessage(sender: sender, member: member))
+    }
+
     /// Answers one incoming method call: routing and argument checks here, the handler in a task.
     func routeMethodCall(_ call: Message) {
         let path = call.path ?? "/"
@@ -122,10 +129,11 @@ extension ConnectionCore {
         }
         let request: DBusMethodCall
         do {
-            let arguments = try call.arguments()
+            let arguments = try call.arguments(limit: incomingLimit)
             request = DBusMethodCall(
                 sender: call.sender ?? "", path: path, interface: interface, member: member, arguments: arguments)
         } catch {
+            if error.name == DBusError.Name.limitsExceeded { noteOversized(from: call.sender ?? "", member: member) }
             return replyError(to: call, error)
         }
         let mailbox = self.mailbox

@@ -29,9 +29,17 @@ final class Mailbox: Sendable {
     let wakeUps = Atomic<Int>(0)
     let reconnections: AsyncStream<String>
     private let reconnectionFeed: AsyncStream<String>.Continuation
+    let oversized: AsyncStream<DBusOversizedMessage>
+    private let oversizedFeed: AsyncStream<DBusOversizedMessage>.Continuation
 
     init() {
         (reconnections, reconnectionFeed) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(16))
+        (oversized, oversizedFeed) = AsyncStream.makeStream(of: DBusOversizedMessage.self, bufferingPolicy: .bufferingNewest(16))
+    }
+
+    /// Tells `oversized` of a call refused for its size.
+    func announceOversized(_ message: DBusOversizedMessage) {
+        oversizedFeed.yield(message)
     }
 
     /// On the loop's thread, once the core exists.
@@ -78,6 +86,7 @@ final class Mailbox: Sendable {
             waiter.finish()
         }
         reconnectionFeed.finish()
+        oversizedFeed.finish()
     }
 
     /// Returns once the connection has finished; throws if the waiting task is cancelled.

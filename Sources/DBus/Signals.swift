@@ -126,9 +126,10 @@ extension ConnectionCore {
         callBus("RemoveMatch", [.string(subscription.rule.description)]) { _ in }
     }
 
-    /// A signal carrying what `DBusValue` cannot hold (a Unix fd) is dropped.
+    /// A signal carrying what `DBusValue` cannot hold (a Unix fd), or over `incomingLimit`, is
+    /// dropped.
     func deliverSignal(_ message: Message) {
-        guard !subscriptions.isEmpty, let arguments = try? message.arguments() else { return }
+        guard !subscriptions.isEmpty, let arguments = try? message.arguments(limit: incomingLimit) else { return }
         let signal = DBusSignal(
             sender: message.sender ?? "", destination: message.destination, path: message.path ?? "",
             interface: message.interface ?? "", member: message.member ?? "", arguments: arguments)

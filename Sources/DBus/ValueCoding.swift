@@ -1,4 +1,5 @@
 internal import CDBus
+import Glibc
 
 extension Message {
     /// Appends `values` to the body through `DBusMessageIter`.
@@ -15,11 +16,15 @@ extension Message {
         }
     }
 
-    /// The body as values. libdbus has already validated everything it received.
-    func arguments() throws(DBusError) -> [DBusValue] {
+    /// The body as values. libdbus has already validated everything it received. With a
+    /// `limit`, a body whose values take more bytes than that (each string its length, each
+    /// other value 8) is refused with `LimitsExceeded` as soon as it is seen to, before the
+    /// rest is copied out.
+    func arguments(limit: Int? = nil) throws(DBusError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
-        return try ValueReader.readAll(&iter)
+        var reader = ValueReader(budget: limit ?? Int.max)
+        return try reader.readAll(&iter)
     }
 }
 
@@ -167,8 +172,11 @@ private struct ValueWriter {
 }
 
 /// Walks a received message's iterator back into values.
-private enum ValueReader {
-    static func readAll(_ iter: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
+private struct ValueReader {
+    /// Bytes the values still read may take.
+    var budget: Int
+
+    mutating func readAll(_ iter: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
         while dbus_message_iter_get_arg_type(&iter) != CDBUS_TYPE_INVALID {
             values.append(try read(&iter))
@@ -177,22 +185,23 @@ private enum ValueReader {
         return values
     }
 
-    private static func read(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    private mutating func read(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+        try spend(8)
         switch dbus_message_iter_get_arg_type(&iter) {
-        case CDBUS_TYPE_BYTE: return .byte(basic(&iter, UInt8.zero))
-        case CDBUS_TYPE_BOOLEAN: return .bool(basic(&iter, dbus_bool_t.zero) != 0)
-        case CDBUS_TYPE_INT16: return .int16(basic(&iter, Int16.zero))
-        case CDBUS_TYPE_UINT16: return .uint16(basic(&iter, UInt16.zero))
-        case CDBUS_TYPE_INT32: return .int32(basic(&iter, Int32.zero))
-        case CDBUS_TYPE_UINT32: return .uint32(basic(&iter, UInt32.zero))
-        case CDBUS_TYPE_INT64: return .int64(basic(&iter, Int64.zero))
-        case CDBUS_TYPE_UINT64: return .uint64(basic(&iter, UInt64.zero))
-        case CDBUS_TYPE_DOUBLE: return .double(basic(&iter, Double.zero))
-        case CDBUS_TYPE_STRING: return .string(text(&iter))
-        case CDBUS_TYPE_OBJECT_PATH: return .objectPath(text(&iter))
-        case CDBUS_TYPE_SIGNATURE: return .signature(text(&iter))
+        case CDBUS_TYPE_BYTE: return .byte(Self.basic(&iter, UInt8.zero))
+        case CDBUS_TYPE_BOOLEAN: return .bool(Self.basic(&iter, dbus_bool_t.zero) != 0)
+        case CDBUS_TYPE_INT16: return .int16(Self.basic(&iter, Int16.zero))
+        case CDBUS_TYPE_UINT16: return .uint16(Self.basic(&iter, UInt16.zero))
+        case CDBUS_TYPE_INT32: return .int32(Self.basic(&iter, Int32.zero))
+        case CDBUS_TYPE_UINT32: return .uint32(Self.basic(&iter, UInt32.zero))
+        case CDBUS_TYPE_INT64: return .int64(Self.basic(&iter, Int64.zero))
+        case CDBUS_TYPE_UINT64: return .uint64(Self.basic(&iter, UInt64.zero))
+        case CDBUS_TYPE_DOUBLE: return .double(Self.basic(&iter, Double.zero))
+        case CDBUS_TYPE_STRING: return .string(try text(&iter))
+        case CDBUS_TYPE_OBJECT_PATH: return .objectPath(try text(&iter))
+        case CDBUS_TYPE_SIGNATURE: return .signature(try text(&iter))
         // libdbus hands over a duplicate of the descriptor, ours to close.
-        case CDBUS_TYPE_UNIX_FD: return .fileDescriptor(DBusFileDescriptor(taking: basic(&iter, Int32(-1))))
+        case CDBUS_TYPE_UNIX_FD: return .fileDescriptor(DBusFileDescriptor(taking: Self.basic(&iter, Int32(-1))))
         case CDBUS_TYPE_ARRAY: return try array(&iter)
         case CDBUS_TYPE_STRUCT:
             var sub = DBusMessageIter()
@@ -208,9 +217,9 @@ private enum ValueReader {
         }
     }
 
-    private static func array(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    private mutating func array(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
         // "a" followed by the element type; for a dictionary, "{" key value "}".
-        let elementSignature = String(signature(&iter).dropFirst())
+        let elementSignature = String(Self.signature(&iter).dropFirst())
         var sub = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &sub)
         guard dbus_message_iter_get_element_type(&iter) == CDBUS_TYPE_DICT_ENTRY else {
@@ -237,10 +246,18 @@ private enum ValueReader {
         return number
     }
 
-    private static func text(_ iter: inout DBusMessageIter) -> String {
+    /// Measured before it is copied: a string over what is left is never made.
+    private mutating func text(_ iter: inout DBusMessageIter) throws(DBusError) -> String {
         var pointer: UnsafePointer<CChar>?
         dbus_message_iter_get_basic(&iter, &pointer)
-        return pointer.map { String(cString: $0) } ?? ""
+        guard let pointer else { return "" }
+        try spend(strlen(pointer))
+        return String(cString: pointer)
+    }
+
+    private mutating func spend(_ bytes: Int) throws(DBusError) {
+        budget -= bytes
+        guard budget >= 0 else { throw DBusError(name: DBusError.Name.limitsExceeded, message: "the message is over the limit of what is read") }
     }
 
     private static func signature(_ iter: inout DBusMessageIter) -> String {

@@ -392,7 +392,7 @@ private struct PollRun: Sendable {
     /// The token is `owner`'s, not the account's user's: said in `status` and the log, and the
     /// account waits for a token of its own.
     private func refuse(owner: String) {
-        let why = "the token belongs to \(owner.displaySafe.truncated(to: 80)), not \(account.username)"
+        let why = "the token belongs to \(owner.displaySafe(truncatedTo: 80)), not \(account.username)"
         board.update {
             $0.pollError = why
             $0.needsToken = true

@@ -84,7 +84,8 @@ public enum Lifecycle {
 
         let connection: DBusConnection
         do {
-            // Nothing the daemon is sent comes near the limit; a peer cannot make it hold more.
+            // Nothing the daemon is sent comes near the limit; a call over it is refused, the
+            // connection kept (`oversizedCalls`).
             connection = try await DBusConnection.connect(limitingIncomingMessagesTo: maximumIncomingMessage)
         } catch {
             logger.error("cannot connect to the session bus: \(error)")
@@ -92,9 +93,14 @@ public enum Lifecycle {
         }
         wiring.append(Task {
             for await name in connection.reconnections {
+                logger.warning("the session bus dropped gbnotifyd's connection; connected again as \(name)")
+            }
+        })
+        wiring.append(Task {
+            for await refused in connection.oversizedCalls {
                 logger.warning("""
-                    the session bus dropped gbnotifyd's connection (a peer sent a message over \
-                    \(maximumIncomingMessage / 1024) KiB?); connected again as \(name)
+                    refused \(refused.member) from \(refused.sender): over \(maximumIncomingMessage / 1024) KiB \
+                    (said once per caller)
                     """)
             }
         })

@@ -428,11 +428,11 @@ actor Screen {
             guard book.entry(serverID: id) != nil else {
                 // Withdrawn or folded away as the user clicked: the server had not yet taken
                 // it off the screen. Said, since the user did click.
-                logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), no longer ours")
+                logger.debug("notification \(id): ignored the action \(key.displaySafe(truncatedTo: 40)), no longer ours")
                 return
             }
             guard let entry = book.actionInvoked(key, on: id) else {
-                logger.debug("notification \(id): ignored the action \(key.displaySafe.truncated(to: 40)), heard again")
+                logger.debug("notification \(id): ignored the action \(key.displaySafe(truncatedTo: 40)), heard again")
                 return
             }
             await clicked(entry, key: key, activationToken: activationTokens.removeValue(forKey: id))
@@ -484,7 +484,7 @@ actor Screen {
             logger.info("\(name): notification \(id) was clicked")
             open(PushTarget(account: entry.account, destination: nil), activationToken: activationToken)
         default:
-            logger.debug("\(name): notification \(id): ignored the action \(key.displaySafe.truncated(to: 40))")
+            logger.debug("\(name): notification \(id): ignored the action \(key.displaySafe(truncatedTo: 40))")
         }
     }
 

@@ -71,7 +71,7 @@ public struct SkippedItem: Sendable, Equatable, CustomStringConvertible {
 
     /// Attributes and labels are anyone's text: one line, bounded, in quotes.
     private static func quoted(_ text: String) -> String {
-        "\"\(text.displaySafe.truncated(to: 100))\""
+        "\"\(text.displaySafe(truncatedTo: 100))\""
     }
 }
 

@@ -219,7 +219,7 @@ public enum APIResult: Sendable, Equatable, CustomStringConvertible {
             guard let text = [error, output, stderr].lazy.compactMap({ $0 }).first(where: { !$0.isEmpty }) else {
                 return nil
             }
-            return text.displaySafe.truncated(to: APIResult.maximumMessageLength)
+            return text.displaySafe(truncatedTo: APIResult.maximumMessageLength)
         }
     }
 

@@ -59,7 +59,7 @@ public enum AccountReferenceError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unparsable(let text):
-            "'\(text.displaySafe.truncated(to: 200))' names no account; use USER@HOST or the instance URL"
+            "'\(text.displaySafe(truncatedTo: 200))' names no account; use USER@HOST or the instance URL"
         case .userGivenTwice:
             "--user goes with an instance URL, not with USER@HOST"
         case .noMatch(let what):

@@ -172,7 +172,7 @@ public struct Config: Equatable, Sendable {
                         """)
                 }
                 // A tab may sit inside a key ("poll\tinterval"); the message stays one plain line.
-                throw ConfigError(line: entry.line, key: entry.key.displaySafe.truncated(to: 40), reason: """
+                throw ConfigError(line: entry.line, key: entry.key.displaySafe(truncatedTo: 40), reason: """
                     not a known key; the keys are \(ConfigKeys.global.map(\.name).joined(separator: ", "))
                     """)
             }

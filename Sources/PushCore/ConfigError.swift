@@ -15,7 +15,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public init(line: Int?, section: String? = nil, key: String?, reason: String) {
         self.line = line
-        self.section = section.map { $0.displaySafe.truncated(to: 80) }
+        self.section = section.map { $0.displaySafe(truncatedTo: 80) }
         self.key = key
         self.reason = reason
     }
@@ -36,6 +36,6 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     /// User text quoted for a message: one line, and short enough that a 4 KiB value cannot
     /// flood a log.
     static func quoted(_ text: some StringProtocol) -> String {
-        "\"\(String(text).displaySafe.truncated(to: 80))\""
+        "\"\(String(text).displaySafe(truncatedTo: 80))\""
     }
 }

@@ -212,7 +212,7 @@ private struct SectionReader {
     }
 
     private func unknown(_ entry: ConfigKeyFile.Entry, kind: ConfigSections.Kind, keys: [String]) -> ConfigError {
-        let key = entry.key.displaySafe.truncated(to: 40)
+        let key = entry.key.displaySafe(truncatedTo: 40)
         let isGlobal = globalKeys.contains(entry.key)
         switch kind {
         case .rule where ConfigSections.AccountKey.named(entry.key) != nil:
@@ -222,7 +222,7 @@ private struct SectionReader {
         case .account where ConfigSections.RuleKey.named(entry.key) != nil:
             return error("""
                 filters notices, which is what a [rule NAME] section does; write the rule with \
-                account = \(name.displaySafe.truncated(to: 80)) in it
+                account = \(name.displaySafe(truncatedTo: 80)) in it
                 """, line: entry.line, key: key)
         case _ where isGlobal:
             return error("is a global key: move the line above the first section", line: entry.line, key: key)

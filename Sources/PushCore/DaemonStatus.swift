@@ -240,7 +240,7 @@ extension DaemonStatus {
     }
 
     fileprivate static func clean(_ text: String, _ limit: Int) -> String {
-        text.displaySafe.truncated(to: limit)
+        text.displaySafe(truncatedTo: limit)
     }
 
     /// `45s`, `12m 5s`, `3h 20m`, `2d 4h`: the two largest units.

@@ -111,7 +111,7 @@ extension DoctorFinding {
                     KDE Plasma's system tray and Xfce's panel (its Status Tray plugin) are tray hosts; on GNOME Shell: apt install gnome-shell-extension-appindicator, then enable it in Extensions
                     """)
         }
-        let name = host.map { "\($0.displaySafe.truncated(to: 40)) (\(owner))" } ?? owner
+        let name = host.map { "\($0.displaySafe(truncatedTo: 40)) (\(owner))" } ?? owner
         return DoctorFinding("tray", .ok, "a tray host is present: org.kde.StatusNotifierWatcher is owned by \(name)")
     }
 
@@ -228,7 +228,7 @@ extension DoctorFinding {
         let tally = AccountState.allCases.compactMap { state in states[state].map { "\($0) \(state.rawValue)" } }
         let accounts = status.accounts.count.counted("account")
             + (tally.isEmpty ? "" : " (\(tally.joined(separator: ", ")))")
-        let running = "running: gbnotifyd \(status.version.displaySafe.truncated(to: 32)), up \(DaemonStatus.duration(status.uptimeSeconds)), \(accounts)"
+        let running = "running: gbnotifyd \(status.version.displaySafe(truncatedTo: 32)), up \(DaemonStatus.duration(status.uptimeSeconds)), \(accounts)"
         guard status.version == GBNotify.version else {
             return DoctorFinding(
                 "gbnotifyd", .warning, "\(running); this gbnotifyctl is \(GBNotify.version)",
@@ -281,7 +281,7 @@ extension DoctorFinding {
             guard whoami.username == account.username else {
                 return DoctorFinding(
                     check, .failure,
-                    "the token belongs to \(whoami.username.displaySafe.truncated(to: 40)), not \(account.username)",
+                    "the token belongs to \(whoami.username.displaySafe(truncatedTo: 40)), not \(account.username)",
                     fix: newToken)
             }
             return DoctorFinding(check, .ok, "\(url) is reachable and the token is valid")
@@ -325,12 +325,12 @@ extension DoctorFinding {
         let check = "ssh \(remote) for \(account.displayName)"
         guard whoami.username == account.username else {
             return DoctorFinding(
-                check, .warning, "your SSH key there belongs to \(whoami.username.displaySafe.truncated(to: 40)), not \(account.username)",
+                check, .warning, "your SSH key there belongs to \(whoami.username.displaySafe(truncatedTo: 40)), not \(account.username)",
                 fix: "account remove cannot revoke this account's token with it; use the key the token was minted with")
         }
         guard whoami.keyScope == "full" else {
             return DoctorFinding(
-                check, .warning, "answers with your key, but the key's scope is \(whoami.keyScope.displaySafe.truncated(to: 20))",
+                check, .warning, "answers with your key, but the key's scope is \(whoami.keyScope.displaySafe(truncatedTo: 20))",
                 fix: "account remove cannot revoke the token with a read-scoped key; give the key full scope on the instance")
         }
         return DoctorFinding(check, .ok, "answers with your key, as \(account.username)")

@@ -23,10 +23,10 @@ public struct DoctorFinding: Sendable, Equatable, Encodable {
 
     public init(_ check: String, _ verdict: Verdict, _ finding: String, fix: String? = nil) {
         // Findings quote servers, keyring items and files: one harmless line, bounded.
-        self.check = check.displaySafe.truncated(to: 120)
+        self.check = check.displaySafe(truncatedTo: 120)
         self.verdict = verdict
-        self.finding = finding.displaySafe.truncated(to: 600)
-        self.fix = fix.map { $0.displaySafe.truncated(to: 400) }
+        self.finding = finding.displaySafe(truncatedTo: 600)
+        self.fix = fix.map { $0.displaySafe(truncatedTo: 400) }
     }
 
     /// Written out by hand only so that an absent fix is `null` rather than a missing key.

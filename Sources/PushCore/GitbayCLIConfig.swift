@@ -55,7 +55,7 @@ public struct GitbayCLIConfig: Sendable, Equatable {
             return (value, entry.line)
         }
         guard let (host, hostLine) = try string("host") else {
-            throw GitbayConfigError(line: table.line, "[instances.\(table.name.displaySafe.truncated(to: 64))] has no host")
+            throw GitbayConfigError(line: table.line, "[instances.\(table.name.displaySafe(truncatedTo: 64))] has no host")
         }
         var port: Int?
         if let entry = table.entries["port"] {
@@ -160,7 +160,7 @@ struct TOMLReader {
                 }
                 let key = path.joined(separator: "\u{0}")
                 guard seenTables.insert(key).inserted else {
-                    throw GitbayConfigError(line: headerLine, "the table [\(path.joined(separator: ".").displaySafe.truncated(to: 80))] is defined twice")
+                    throw GitbayConfigError(line: headerLine, "the table [\(path.joined(separator: ".").displaySafe(truncatedTo: 80))] is defined twice")
                 }
                 if path.count == 1 {
                     inSuperTable = true
@@ -190,7 +190,7 @@ struct TOMLReader {
                     duplicate = document.topLevel.updateValue(entry, forKey: keys[0]) != nil
                 }
                 if duplicate {
-                    throw GitbayConfigError(line: entryLine, "the key \(keys[0].displaySafe.truncated(to: 64)) is set twice")
+                    throw GitbayConfigError(line: entryLine, "the key \(keys[0].displaySafe(truncatedTo: 64)) is set twice")
                 }
             }
         }

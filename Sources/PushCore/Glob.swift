@@ -174,27 +174,35 @@ public struct Glob: Sendable, Equatable, CustomStringConvertible {
             var mask = [UInt64](repeating: 0, count: words)
             let last = (count - 1) / 64
             let lastBit: UInt64 = 1 << UInt64((count - 1) % 64)
+            let none = [UInt64](repeating: 0, count: words)
             var position = from
             while position < to {
                 let scalar = text[position]
                 position += 1
                 work += words
-                // Which parts take this character.
-                let own = named[scalar]
-                for word in 0..<words { mask[word] = anyMask[word] | (own?[word] ?? 0) }
+                // Which parts take this character: then every start moves on by one.
+                let own = named[scalar] ?? none
                 if scalar >= 128 {
                     work += sets.count
+                    for word in 0..<words { mask[word] = own[word] }
                     for (index, set) in sets where set.contains(scalar) {
                         mask[index / 64] |= 1 << UInt64(index % 64)
                     }
                 }
-                var carry: UInt64 = 1
-                for word in 0..<words {
-                    let next = state[word] >> 63
-                    state[word] = (state[word] << 1 | carry) & mask[word]
-                    carry = next
+                let ended = state.withUnsafeMutableBufferPointer { state in
+                    anyMask.withUnsafeBufferPointer { any in
+                        (scalar >= 128 ? mask : own).withUnsafeBufferPointer { takes in
+                            var carry: UInt64 = 1
+                            for word in 0..<state.count {
+                                let next = state[word] >> 63
+                                state[word] = (state[word] << 1 | carry) & (any[word] | takes[word])
+                                carry = next
+                            }
+                            return state[last] & lastBit != 0
+                        }
+                    }
                 }
-                if state[last] & lastBit != 0 { return position }
+                if ended { return position }
             }
             return nil
         }

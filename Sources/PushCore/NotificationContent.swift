@@ -191,6 +191,6 @@ public struct NotificationContent: Sendable, Equatable {
     }
 
     private static func oneLine(_ text: String, limit: Int) -> String {
-        text.displaySafe.truncated(to: limit)
+        text.displaySafe(truncatedTo: limit)
     }
 }

@@ -32,8 +32,8 @@ public struct ReadProblem: Error, Sendable, Equatable, CustomStringConvertible {
         // Details quote servers and keyrings: one harmless line, bounded.
         self.kind = kind
         self.headline = headline
-        self.detail = detail.displaySafe.truncated(to: 600)
-        self.fix = fix.map { $0.displaySafe.truncated(to: 400) }
+        self.detail = detail.displaySafe(truncatedTo: 600)
+        self.fix = fix.map { $0.displaySafe(truncatedTo: 400) }
     }
 
     /// `headline: detail. fix`, for standard error.

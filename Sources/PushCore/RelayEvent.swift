@@ -39,7 +39,7 @@ public enum RelayEvent: Sendable, Equatable {
             guard case .string(let topic)? = fields["topic"] else { throw .missingField("topic") }
             self = .message(RelayMessage(id: id, time: time, topic: topic))
         default:
-            self = .other(event.displaySafe.truncated(to: 40))
+            self = .other(event.displaySafe(truncatedTo: 40))
         }
     }
 }

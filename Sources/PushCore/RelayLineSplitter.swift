@@ -23,6 +23,13 @@ public struct RelayLineSplitter: Sendable {
 
     /// The lines that `chunk` completes, in order.
     public mutating func lines(in chunk: some Collection<UInt8>) -> [Line] {
+        // Over the bytes in place: the same loop over any collection, unspecialised from
+        // another module, took 125 ms for 1 MiB without a line break (`gbnotify-bench worst`).
+        if let lines = chunk.withContiguousStorageIfAvailable({ split($0) }) { return lines }
+        return Array(chunk).withUnsafeBufferPointer { split($0) }
+    }
+
+    private mutating func split(_ chunk: UnsafeBufferPointer<UInt8>) -> [Line] {
         var lines: [Line] = []
         var rest = chunk[...]
         while !rest.isEmpty {

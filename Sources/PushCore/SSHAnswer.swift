@@ -165,10 +165,10 @@ public enum SSHAnswer {
             throw .badToken(remote, "a token that is not gb_ followed by token characters")
         }
         guard mintedName == name else {
-            throw .badToken(remote, "a token of another name (\"\(mintedName.displaySafe.truncated(to: 80))\")")
+            throw .badToken(remote, "a token of another name (\"\(mintedName.displaySafe(truncatedTo: 80))\")")
         }
         if case .string(let scope)? = fields["scope"], scope != "full" {
-            throw .badToken(remote, "a token of scope \"\(scope.displaySafe.truncated(to: 20))\" instead of full")
+            throw .badToken(remote, "a token of scope \"\(scope.displaySafe(truncatedTo: 20))\" instead of full")
         }
         return MintedToken(name: name, token: apiToken)
     }
@@ -246,7 +246,7 @@ public enum SSHAnswer {
             }
             data = fields["data"]
             if case .string(let message)? = fields["error"] {
-                error = message.displaySafe.truncated(to: 300)
+                error = message.displaySafe(truncatedTo: 300)
             } else {
                 guard data != nil else { return nil }
                 error = nil

@@ -17,13 +17,13 @@ public struct SSHRemote: Sendable, Equatable, CustomStringConvertible {
         // A leading "-" would reach ssh as an option; whitespace, "@" and control characters
         // have no place in a user or host name.
         guard !user.isEmpty, !user.hasPrefix("-"), user.utf8.allSatisfy({ ASCII.isVisible($0) && $0 != UInt8(ascii: "@") }) else {
-            throw .badUser(user.displaySafe.truncated(to: 64))
+            throw .badUser(user.displaySafe(truncatedTo: 64))
         }
         // Brackets are the URL's and `description`'s way of writing an IPv6 address, never
         // part of one.
         guard !host.isEmpty, !host.hasPrefix("-"), host.utf8.count <= 255,
               host.utf8.allSatisfy({ ASCII.isVisible($0) && !"@[]".utf8.contains($0) })
-        else { throw .badHost(host.displaySafe.truncated(to: 64)) }
+        else { throw .badHost(host.displaySafe(truncatedTo: 64)) }
         if let port, !(1...65535).contains(port) { throw .badPort(String(port)) }
         self.user = user
         self.host = host
@@ -46,7 +46,7 @@ public struct SSHRemote: Sendable, Equatable, CustomStringConvertible {
             host = String(rest[rest.index(after: rest.startIndex)..<close])
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw .badHost(text.displaySafe.truncated(to: 64)) }
+                guard after.hasPrefix(":") else { throw .badHost(text.displaySafe(truncatedTo: 64)) }
                 port = try Self.port(after.dropFirst())
             }
         } else if let colon = rest.firstIndex(of: ":"), rest.filter({ $0 == ":" }).count == 1 {
@@ -58,7 +58,7 @@ public struct SSHRemote: Sendable, Equatable, CustomStringConvertible {
 
     private static func port(_ text: Substring) throws(SSHRemoteError) -> Int {
         guard text.utf8.count <= 5, let value = ASCII.decimalValue(text.utf8), (1...65535).contains(value) else {
-            throw .badPort(String(text).displaySafe.truncated(to: 16))
+            throw .badPort(String(text).displaySafe(truncatedTo: 16))
         }
         return Int(value)
     }

@@ -66,11 +66,11 @@ public enum SnoozeRequestError: Error, Equatable, Sendable, CustomStringConverti
     public var description: String {
         switch self {
         case .unparsable(let text):
-            "'\(text.displaySafe.truncated(to: 80))' is not a snooze; give a length (1h, 30m, 1h30m), until HH:MM, or off"
+            "'\(text.displaySafe(truncatedTo: 80))' is not a snooze; give a length (1h, 30m, 1h30m), until HH:MM, or off"
         case .outOfRange(let text):
-            "'\(text.displaySafe.truncated(to: 80))' is not between a minute and a week"
+            "'\(text.displaySafe(truncatedTo: 80))' is not between a minute and a week"
         case .badTime(let text):
-            "'\(text.displaySafe.truncated(to: 80))' is not a time of day; give HH:MM on the 24-hour clock, e.g. until 15:30"
+            "'\(text.displaySafe(truncatedTo: 80))' is not a time of day; give HH:MM on the 24-hour clock, e.g. until 15:30"
         }
     }
 }

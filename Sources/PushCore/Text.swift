@@ -23,6 +23,19 @@ extension String {
     /// from what it is.
     public var displaySafe: String { cleaned(keepingLines: false) }
 
+    /// `displaySafe.truncated(to: limit)` in time bounded by `limit`, not by the text: only the
+    /// first `limit × 8` scalars are read (more than `limit` characters take, unless each is
+    /// piled with marks), and a cut there is marked "…" as any other. A 1 MiB summary costs a
+    /// notification or a menu label what a short one does.
+    public func displaySafe(truncatedTo limit: Int) -> String {
+        let bound = limit * 8
+        let head = unicodeScalars.prefix(bound + 1)
+        guard head.count > bound else { return String(String.UnicodeScalarView(head)).displaySafe.truncated(to: limit) }
+        // Cut: marked, whatever the cleaning left of what was read.
+        let cleaned = String(String.UnicodeScalarView(head.dropLast())).displaySafe
+        return String(cleaned.prefix(Swift.max(limit - 1, 0))) + "…"
+    }
+
     /// The string as lines for a terminal or a pipe: as `displaySafe`, but a newline (and a line
     /// or paragraph separator, as one) and a tab stay, for output that is meant to have lines.
     /// No C0 or C1 control (ESC, CSI, DEL, a carriage return), no bidi or format character is

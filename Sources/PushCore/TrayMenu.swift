@@ -94,7 +94,7 @@ public struct TrayMenu: Sendable, Equatable {
 
     /// Text from outside as a dbusmenu label: one line, bounded, underscores doubled.
     public static func labelText(_ text: String) -> String {
-        text.displaySafe.truncated(to: maximumLabelLength).replacingUnderscores()
+        text.displaySafe(truncatedTo: maximumLabelLength).replacingUnderscores()
     }
 }
 

@@ -156,7 +156,7 @@ public struct TrayModel: Sendable {
             lines = withUnread.first?.newest.first.map { [TrayMenu.label(of: $0)] } ?? []
         }
         let body = lines.map { line in
-            NotificationContent.escapedMarkup(line.displaySafe.truncated(to: TrayMenu.maximumLabelLength))
+            NotificationContent.escapedMarkup(line.displaySafe(truncatedTo: TrayMenu.maximumLabelLength))
         }.joined(separator: "\n")
         let countText = total == 0 ? "" : total > largestShownCount ? "\(largestShownCount)+" : "\(total)\(floor)"
         let status: Status = total == 0 ? .passive : needsAttention ? .needsAttention : .active

@@ -69,8 +69,8 @@ public enum PayloadError: Error, Equatable, CustomStringConvertible {
         case .invalidInstance(let error):
             "the payload's instance is unusable: \(error)"
         case .noSuchAccount(let user, let instance):
-            "no account here is \(user.displaySafe.truncated(to: Account.maximumUsernameLength))"
-                + " on \(instance.url.displaySafe.truncated(to: 200))"
+            "no account here is \(user.displaySafe(truncatedTo: Account.maximumUsernameLength))"
+                + " on \(instance.url.displaySafe(truncatedTo: 200))"
         case .stopping:
             "gbnotifyd is stopping"
         }

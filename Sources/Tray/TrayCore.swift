@@ -169,7 +169,7 @@ actor TrayCore {
             [drawing.program, "draw-tray-icon", drawing.svgFile, count], stdoutLimit: TrayPixmap.encodedSize, stderrLimit: 1024,
             deadline: drawingDeadline)
         guard outcome.termination == .exited(0), !outcome.stdoutOverflowed else {
-            let said = String(decoding: outcome.stderr, as: UTF8.self).displaySafe.truncated(to: 300)
+            let said = String(decoding: outcome.stderr, as: UTF8.self).displaySafe(truncatedTo: 300)
             throw DrawingFailure(description: "\(drawing.program) draw-tray-icon: \(outcome.termination)\(said.isEmpty ? "" : ": \(said)")")
         }
         return try TrayPixmap.decode(outcome.stdout)

@@ -31,7 +31,7 @@ struct DeliverCommand: Command {
             return ExitStatus.failure
         }
         return await DaemonCall.run(.deliver, [.string(payload)]) { reply in
-            "gbnotifyctl: \((reply.first?.stringValue ?? "the account").displaySafe.truncated(to: 200)) polls now"
+            "gbnotifyctl: \((reply.first?.stringValue ?? "the account").displaySafe(truncatedTo: 200)) polls now"
         }
     }
 }

@@ -33,7 +33,7 @@ struct DrawTrayIconCommand: Command {
 
     func run() async throws -> Int32 {
         guard let svg = Self.contents(of: svgFile) else {
-            Console.error("gbnotifyctl: cannot read \(svgFile.displaySafe.truncated(to: 200)), or it is over 1 MiB")
+            Console.error("gbnotifyctl: cannot read \(svgFile.displaySafe(truncatedTo: 200)), or it is over 1 MiB")
             return ExitStatus.failure
         }
         do {

@@ -37,7 +37,7 @@ struct ReadCommand: Command {
             scope = .all
         case (false, let path?):
             guard let destination = NotificationDestination(path: path) else {
-                throw UsageError("'\(path.displaySafe.truncated(to: 200))' names no item; use OWNER/REPO/issues/N, OWNER/REPO/mrs/N or OWNER/REPO/builds/N")
+                throw UsageError("'\(path.displaySafe(truncatedTo: 200))' names no item; use OWNER/REPO/issues/N, OWNER/REPO/mrs/N or OWNER/REPO/builds/N")
             }
             scope = .item(destination)
         case (true, _?):

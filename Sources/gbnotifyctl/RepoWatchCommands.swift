@@ -98,7 +98,7 @@ struct RepoWatch: Sendable {
         account = try arguments.positional(SharedPositionals.account)
         let text = try arguments.positional(SharedPositionals.repository)
         guard let repository = NotificationDestination.repository(parsing: text) else {
-            throw UsageError("'\(text.displaySafe.truncated(to: 200))' names no repository; use OWNER/REPO")
+            throw UsageError("'\(text.displaySafe(truncatedTo: 200))' names no repository; use OWNER/REPO")
         }
         self.repository = repository
     }

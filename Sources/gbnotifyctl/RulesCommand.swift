@@ -94,8 +94,8 @@ struct RulesCheck: Command {
     static func table(_ decided: [(InboxItem, RuleDecision)]) -> String {
         guard !decided.isEmpty else { return "  no notices" }
         let kinds = decided.map { $0.0.kind?.rawValue ?? "?" }
-        let paths = decided.map { $0.0.path.displaySafe.truncated(to: 60) }
-        let texts = decided.map { "\($0.0.actor) \($0.0.summary)".displaySafe.truncated(to: 50) }
+        let paths = decided.map { $0.0.path.displaySafe(truncatedTo: 60) }
+        let texts = decided.map { "\($0.0.actor) \($0.0.summary)".displaySafe(truncatedTo: 50) }
         func padded(_ text: String, to width: Int) -> String {
             text + String(repeating: " ", count: max(width - text.count, 0))
         }

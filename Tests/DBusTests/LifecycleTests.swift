@@ -56,11 +56,11 @@ struct LifecycleTests {
         gate.open()
     }
 
-    @Test("a limited connection sent a larger message is made again, with its name, rules and watches")
-    func oversizedMessageReconnects() async throws {
+    @Test("a limited connection refuses a larger call and keeps its unique name, its name, rules and watches")
+    func oversizedCallIsRefusedWithoutLosingTheConnection() async throws {
         let bus = try await PrivateBus()
         let name = "org.gitbay.DBusTests.\(uniqueElement("Limited"))"
-        let limited = try await DBusConnection.connect(to: .address(bus.address), limitingIncomingMessagesTo: 64 * 1024)
+        let limited = try await DBusConnection.connect(to: .address(bus.address), limitingIncomingMessagesTo: 48 * 1024)
         let peer = try await DBusConnection.connect(to: .address(bus.address))
         try await limited.export(
             path: "/limited", interface: "org.gitbay.DBusTests.Limited", introspection: "",
@@ -72,7 +72,7 @@ struct LifecycleTests {
         var owners = try await limited.watchNameOwner(watched).makeAsyncIterator()
         #expect(await owners.next() == .some(nil))
         let first = limited.uniqueName
-        var reconnections = limited.reconnections.makeAsyncIterator()
+        var oversized = limited.oversizedCalls.makeAsyncIterator()
 
         func echo(_ text: String) async throws -> [DBusValue] {
             try await peer.call(
@@ -80,21 +80,24 @@ struct LifecycleTests {
                 arguments: [.string(text)])
         }
         #expect(try await echo(String(repeating: "x", count: 1000)) == [.uint32(1000)])
-        // Over the limit: the call dies with the connection it went to...
-        await expectDBusError(DBusError.Name.noReply) { _ = try await echo(String(repeating: "x", count: 100_000)) }
-        let second = try #require(await reconnections.next())
-        #expect(second != first)
-        #expect(limited.uniqueName == second)
-        // ...which is back under the same well-known name, and answers.
-        #expect(try await echo("back") == [.uint32(4)])
-        // Its match rule holds on the new connection, and the watch saw what changed meanwhile.
-        #expect(try await peer.requestName(watched))
-        #expect(await owners.next() == .some(peer.uniqueName))
+        // Over the limit, twice: refused, and its sender told of once.
+        await expectDBusError(DBusError.Name.limitsExceeded) { _ = try await echo(String(repeating: "x", count: 70_000)) }
+        await expectDBusError(DBusError.Name.limitsExceeded) { _ = try await echo(String(repeating: "x", count: 3 << 20)) }
+        #expect(await oversized.next() == DBusOversizedMessage(sender: peer.uniqueName, member: "Echo"))
+        // A signal over the limit is dropped; the next one comes.
+        try peer.emitSignal(path: "/limited", interface: "org.gitbay.DBusTests.Limited", member: "Big", arguments: [.string(String(repeating: "y", count: 60_000))])
         try peer.emitSignal(path: "/limited", interface: "org.gitbay.DBusTests.Limited", member: "Ping")
         #expect(await received.next()?.member == "Ping")
+        // The same connection, under the same names, answering, its watch still watching.
+        #expect(limited.uniqueName == first)
+        #expect(try await echo("still") == [.uint32(5)])
+        #expect(try await peer.requestName(watched))
+        #expect(await owners.next() == .some(peer.uniqueName))
 
         await limited.close()
         await peer.close()
+        // Told once: the stream ends with nothing more from the same sender.
+        #expect(await oversized.next() == nil)
     }
 
     @Test("a limited connection whose bus is gone ends like any other")

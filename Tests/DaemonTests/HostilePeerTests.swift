@@ -150,40 +150,67 @@ import Testing
         }
     }
 
-    /// A peer on the session bus sends `Deliver` a 16 MiB payload. The daemon's connection takes
-    /// at most 64 KiB a message, so libdbus drops it when the header says how long the message
-    /// is, not after reading it all: the caller gets no answer (before issue 14 it got "over the
-    /// limit of 8192 bytes", the whole message read), the daemon's peak memory does not grow by
-    /// anything like the message, and the daemon, connected again, answers the next caller.
-    @Test func aDeliverOverSixtyFourKiBIsRefusedBeforeTheDaemonReadsIt() async throws {
+    /// Calls over the daemon's 64 KiB are refused, and the connection stays: a 12 MiB
+    /// `Deliver`, a 200 KiB one, a dbusmenu `GetLayout` with 9,000 property names and an
+    /// `AboutToShow` of 150 KiB of the wrong type, each sent to the daemon's unique name by a
+    /// peer that then asks for `org.gitbay.Notify1` again and again. The daemon keeps its unique
+    /// name and its bus name (libdbus, with a limit of 64 KiB, dropped the connection and the
+    /// name went to the peer), the first refusal is logged with the sender once, and the next
+    /// caller is answered. (libdbus reads such a message whole before it is refused: the
+    /// protocol's 128 MiB at most, and no more than one at a time past its 63 MiB of queued
+    /// messages.)
+    @Test func callsOverSixtyFourKiBAreRefusedAndTheDaemonKeepsItsNames() async throws {
         try await PrivateSession.run {
             let home = try DaemonHome()
             defer { home.remove() }
             let daemon = try await Self.startWithoutAccounts(in: home)
-            let peakBefore = try Self.peakMemory(of: daemon.pid)
             let peer = try await DBusConnection.connect()
-            /// The error `Deliver` answers `payload` with; nil for a success.
-            func deliver(_ payload: String) async throws -> DBusError? {
+            func owner() async throws -> String? {
+                try await peer.call(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    member: "GetNameOwner", arguments: [.string(DaemonInterface.busName)]).first?.stringValue
+            }
+            let daemonName = try #require(try await owner())
+            /// The error `member` of `interface` at `path` answers; nil for a success.
+            func send(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue]) async throws -> DBusError? {
                 do {
-                    _ = try await peer.call(
-                        destination: DaemonInterface.busName, path: DaemonInterface.objectPath,
-                        interface: DaemonInterface.interface, member: DaemonInterface.Method.deliver.rawValue, arguments: [.string(payload)])
+                    _ = try await peer.call(destination: daemonName, path: path, interface: interface, member: member, arguments: arguments)
                     return nil
                 } catch let error as DBusError {
                     return error
                 }
             }
+            // What a hostile peer does meanwhile: asks for the daemon's name.
+            let grab = Task {
+                while !Task.isCancelled {
+                    _ = try? await peer.call(
+                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                        member: "RequestName", arguments: [.string(DaemonInterface.busName), .uint32(4)])
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            defer { grab.cancel() }
 
-            let size = 16 << 20
-            #expect(try await deliver(String(repeating: "x", count: size))?.name == DBusError.Name.noReply)
-            try await daemon.waitForLine(containing: "the session bus dropped gbnotifyd's connection (a peer sent a message over 64 KiB?)")
-            let grown = try Self.peakMemory(of: daemon.pid) - peakBefore
-            #expect(grown < size / 4, "the daemon's peak memory grew by \(grown) bytes")
-            // Back under its name: a payload is answered, refused for naming nobody here.
-            let refused = try await deliver(#"{"instance":"https://gitbay.example","user":"cmc"}"#)
+            let deliver = (DaemonInterface.objectPath, DaemonInterface.interface, DaemonInterface.Method.deliver.rawValue)
+            let huge = try await send(deliver.0, deliver.1, deliver.2, [.string(String(repeating: "x", count: 12 << 20))])
+            #expect(huge?.name == DBusError.Name.limitsExceeded, "\(String(describing: huge))")
+            let large = try await send(deliver.0, deliver.1, deliver.2, [.string(String(repeating: "y", count: 200 << 10))])
+            #expect(large?.name == DBusError.Name.limitsExceeded, "\(String(describing: large))")
+            let names = DBusValue.stringArray((0..<9000).map { "property-name-\($0)" })
+            let layout = try await send("/MenuBar", "com.canonical.dbusmenu", "GetLayout", [.int32(0), .int32(-1), names])
+            #expect(layout != nil)
+            let wrongType = try await send("/MenuBar", "com.canonical.dbusmenu", "AboutToShow", [.string(String(repeating: "z", count: 150 << 10))])
+            #expect(wrongType != nil)
+
+            #expect(try await owner() == daemonName)
+            try await daemon.waitForLine(containing: "refused Deliver from \(peer.uniqueName): over 64 KiB")
+            #expect(daemon.lines(containing: "refused Deliver from").count == 1)
+            #expect(daemon.lines(containing: "dropped gbnotifyd's connection").isEmpty)
+            let refused = try await send(deliver.0, deliver.1, deliver.2, [.string(#"{"instance":"https://gitbay.example","user":"cmc"}"#)])
             #expect(refused?.name == "org.gitbay.Notify1.Error.PayloadDropped")
             #expect(try await home.ctl(["status"]).status == 0)
 
+            grab.cancel()
             await peer.close()
             daemon.send(SIGTERM)
             #expect(try await daemon.waitForExit() == 0)
@@ -252,13 +279,6 @@ import Testing
                 }
             }
         }
-    }
-
-    /// The process's peak resident memory (`VmHWM`), in bytes.
-    static func peakMemory(of pid: pid_t) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])) * 1024
     }
 }
 

@@ -187,6 +187,70 @@ import Testing
         await bus.stop()
     }
 
+    /// Undo's window survives a kill -9: the next stage takes the "Muted" notification over with
+    /// the second its Undo ends. Started 13 s after the mute, it withdraws it at once; started
+    /// 4 s after, it keeps it for the 6 s left, not for 10. Nothing is unmuted either way.
+    @Test(arguments: [13, 4])
+    func undosWindowIsTheOneShownWithTheMuteAcrossAKillDashNine(secondsLater: Int) async throws {
+        let bus = try await PrivateBus()
+        let connection = try await DBusConnection.connect(to: .address(bus.address))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-undo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = StateFiles(StateDirectory(path: directory.path))
+        let server = InMemoryNotificationServer()
+        let account = try Account(instance: try GitbayInstance(parsing: "https://gitbay-0.test"), username: "cmc")
+        let muteAt: Int64 = 1_796_166_000
+        let requests = Observed<[DesktopRequest]>([])
+        func stage(_ server: InMemoryNotificationServer.Connection, at wallClock: Int64, clock: ManualClock, on bus: DBusConnection) async throws -> Desktop {
+            let options = Desktop.Options(
+                config: .defaults, environment: [:], icon: "gbnotify", browser: ["/bin/true"], timeline: Timeline(clock),
+                wallClockAtStart: wallClock)
+            let desktop = try await Desktop.start(on: bus, server: server, state: state, options: options, logger: Logger(level: .debug) { _ in })
+            Task { for await request in desktop.requests { requests.update { $0.append(request) } } }
+            return desktop
+        }
+
+        let killed = server.connect()
+        let first = try await stage(killed, at: muteAt, clock: ManualClock(), on: connection)
+        await first.hand(.accounts([account]))
+        let item = InboxItem(
+            id: 1, repo: "krz/quiet", kind: .issue, actor: "eve", summary: "opened issue #3", path: "krz/quiet/issues/3",
+            createdAt: "2026-09-20T10:11:12.123Z", readAt: nil)
+        await first.hand(.update(AccountUpdate(account: account, notices: [.item(item)], unread: .exact(1))))
+        let shown = try #require(server.shown.value.first)
+        server.click(shown.id, NotificationContent.muteAction)
+        let afterMute = try await server.shown.wait(for: "the Muted notification") { $0.count == 2 }
+        let muted = try #require(afterMute.last)
+        #expect(muted.notification.summary.hasPrefix("Muted krz/quiet"))
+        try await requests.wait(for: "the mute") { $0 == [.setWatch(account, repository: "krz/quiet", .mute)] }
+        killed.disconnect()
+
+        let clock = ManualClock()
+        let second = try await stage(server.connect(), at: muteAt + Int64(secondsLater), clock: clock, on: connection)
+        await second.hand(.accounts([account]))
+        func withdrawn() async throws {
+            try await withDeadline(.seconds(15), "the Muted notification withdrawn") {
+                while server.onScreen[muted.id] != nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+        }
+        if secondsLater >= 10 {
+            try await withdrawn()
+        } else {
+            // The window's timer, and nothing else, waits on the stage's clock.
+            try await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(10 - secondsLater - 1))
+            #expect(server.onScreen[muted.id] != nil)
+            clock.advance(by: .seconds(1))
+            try await withdrawn()
+        }
+        #expect(requests.value == [.setWatch(account, repository: "krz/quiet", .mute)])
+
+        await first.stop()
+        await second.stop()
+        await connection.close()
+        await bus.stop()
+    }
+
     @Test func aNoticeReadElsewhereIsWithdrawnAtTheNextPoll() async throws {
         try await InProcessDaemon.run(desktop: true) { daemon in
             let server = try #require(daemon.stage?.server)

@@ -32,4 +32,28 @@ import Testing
         #expect(JSONText.printable("[\"\u{1B}[2J\"]") == #"["\u001b[2J"]"#)
         #expect(JSONText.printable("[1,\u{1B}\t2]\r\n") == "[1,\t2]\r\n")
     }
+
+    /// A line cut to a limit reads only what the limit needs: what it gives is what cleaning
+    /// the whole text and cutting it gives, for texts short and long, and a cut made before
+    /// the cleaning (a text of marks and format characters longer than it reads) still ends in
+    /// "…" and stays within the limit.
+    @Test(arguments: [
+        ("opened issue #12", 40),
+        (String(repeating: "ab\u{7}", count: 30), 50),
+        (String(repeating: "x", count: 333), 41),
+        (String(repeating: "é\u{1B}", count: 5_000), 17),
+        ("", 3),
+    ])
+    func aLineCutToALimitIsTheWholeTextCleanedAndCut(text: String, limit: Int) {
+        #expect(text.displaySafe(truncatedTo: limit) == text.displaySafe.truncated(to: limit))
+    }
+
+    @Test func aCutBeforeTheCleaningIsStillMarked() {
+        let hostile = String(repeating: "\u{202E}\u{200B}", count: 300_000) + "tail"
+        let line = hostile.displaySafe(truncatedTo: 60)
+        #expect(line == "…")
+        let mixed = String(repeating: "a\u{200B}\u{200B}\u{200B}\u{200B}\u{200B}\u{200B}\u{200B}", count: 1_000)
+        let cut = mixed.displaySafe(truncatedTo: 90)
+        #expect(cut == String(repeating: "a", count: 89) + "…")
+    }
 }
