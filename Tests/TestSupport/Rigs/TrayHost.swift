@@ -139,27 +139,17 @@ public struct TrayHost: Sendable {
             // The extension fills the menu in from GetLayout once it opens: the item is chosen
             // once it is there, by its own `activate` with a button release, as a click runs
             // it. (A pointer click lands wherever the menu is on that frame, sometimes still
-            // settling, and so now and then on no item.) GNOME 48's Clutter makes no events from
-            // JavaScript: there the rig does what the extension's activate handler does with
-            // the release's time (an activation token, then "clicked" to the item), and closes
-            // the menu, as the item's activate would.
+            // settling, and so now and then on no item.)
             _ = try await poll("the menu item \(label)", timeout: .seconds(60)) {
                 let chosen: Bool = try await evalJSON("""
                     (() => {
                         const item = \(Self.indicatorJS(service)).menu._getMenuItems()
                             .find(item => item.label && item.label.text === \(try ShellProbe.javaScript(label)));
                         if (!item) return false;
-                        const Clutter = gbnotifyTest.Clutter, GLib = gbnotifyTest.GLib;
-                        const time = Math.floor(GLib.get_monotonic_time() / 1000) % 0x100000000;
-                        if (typeof Clutter.Event.new === 'function') {
-                            const release = Clutter.Event.new(Clutter.EventType.BUTTON_RELEASE);
-                            release.set_time(time);
-                            item.activate(release);
-                        } else {
-                            item._dbusClient.indicator?.provideActivationToken(time);
-                            item._dbusItem.handleEvent('clicked', GLib.Variant.new('i', 0), time);
-                            item._getTopMenu().close();
-                        }
+                        const Clutter = imports.gi.Clutter;
+                        const release = Clutter.Event.new(Clutter.EventType.BUTTON_RELEASE);
+                        release.set_time(Math.floor(imports.gi.GLib.get_monotonic_time() / 1000) % 0x100000000);
+                        item.activate(release);
                         return true;
                     })()
                     """)
@@ -182,7 +172,7 @@ public struct TrayHost: Sendable {
             try await startInBackground("plasmashell")
         case .gnomeShell:
             _ = try await GnomeShell(session).eval("""
-                (() => { const m = gbnotifyTest.main.extensionManager; m.disableExtension('\(Self.appIndicator)');
+                (() => { const m = imports.ui.main.extensionManager; m.disableExtension('\(Self.appIndicator)');
                          m.enableExtension('\(Self.appIndicator)'); })()
                 """)
         default:
@@ -210,7 +200,7 @@ public struct TrayHost: Sendable {
 
     /// The AppIndicator extension's button for `service`'s item.
     static func indicatorJS(_ service: String) -> String {
-        "gbnotifyTest.main.panel.statusArea['appindicator-\(service)@/StatusNotifierItem']"
+        "imports.ui.main.panel.statusArea['appindicator-\(service)@/StatusNotifierItem']"
     }
 
     private func gnomeItem(of service: String) async throws -> Item? {
