@@ -37,7 +37,7 @@ public struct ServerQuirks: Sendable, Equatable {
         // Where the entry is not installed the shell keeps them, and the restarted daemon's
         // summary comes beside them: nothing unread is lost either way.
         Seen(name: "gnome-shell", major: "48", quirks: ServerQuirks(keptPerApplication: 10, withdrawsWhenSenderLeaves: true)),
-        // Debian 12 (LXQt 1.2): LXQtRigTests.
+        // Debian 12 (LXQt 1.2) and 13 (2.1): LxqtRigTests, Lxqt21RigTests.
         Seen(name: "lxqt-notificationd", major: nil, quirks: ServerQuirks(keepsFirstButtons: true)),
     ]
 

@@ -50,9 +50,45 @@ struct MateOnDemandDaemonTests {
 /// mako as sway runs it (`exec mako`), on the bus from the start.
 @Suite(.serialized, .desktop(.mako, installing: .gbnotify))
 struct MakoDaemonTests {
+    let checks = MakoDaemonChecks()
+
+    @Test func markReadAfterOpenOnTheNotificationMakoKeepsMarksItRead() async throws {
+        try await checks.markReadAfterOpenOnTheNotificationMakoKeepsMarksItRead()
+    }
+
+    @Test func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await checks.aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere()
+    }
+
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace()
+    }
+}
+
+/// The same on mako 1.10 (Debian 13's, from the root scripts/debian13-root builds): it keeps what a
+/// killed daemon showed, so the next one takes it over (`ServerQuirks`' default).
+@Suite(.serialized, .desktop(.mako, release: .debian13, installing: .gbnotify))
+struct Mako110DaemonTests {
+    let checks = MakoDaemonChecks()
+
+    @Test func markReadAfterOpenOnTheNotificationMakoKeepsMarksItRead() async throws {
+        try await checks.markReadAfterOpenOnTheNotificationMakoKeepsMarksItRead()
+    }
+
+    @Test func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await checks.aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere()
+    }
+
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace()
+    }
+}
+
+/// The checks of MakoDaemonTests and Mako110DaemonTests, each on its suite's session.
+struct MakoDaemonChecks {
     /// mako keeps a notification after an action: "Mark read" after "Open" on it is a second
     /// choice of the user's, served, not the first click heard again.
-    @Test func markReadAfterOpenOnTheNotificationMakoKeepsMarksItRead() async throws {
+    func markReadAfterOpenOnTheNotificationMakoKeepsMarksItRead() async throws {
         try await DaemonOnDesktop.run { desktop in
             let mako = Mako(desktop.session)
             let (row, id) = try await desktop.show()
@@ -67,7 +103,7 @@ struct MakoDaemonTests {
         }
     }
 
-    @Test func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+    func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
         try await DaemonOnDesktop.run { desktop in
             let mako = Mako(desktop.session)
             let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
@@ -89,7 +125,7 @@ struct MakoDaemonTests {
 
     /// mako keeps what a killed daemon showed; the next daemon takes it over and replaces it in
     /// place.
-    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+    func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
         try await DaemonOnDesktop.run { desktop in
             let mako = Mako(desktop.session)
             let first = try await desktop.show(actor: "eve", summary: "opened issue #12")

@@ -9,13 +9,64 @@ import Testing
 /// dismisses every notification of its source.
 @Suite(.serialized, .desktop(.cinnamon, installing: .gbnotify))
 struct CinnamonDaemonTests {
+    let checks: CinnamonDaemonChecks
+
+    init() throws {
+        checks = try CinnamonDaemonChecks()
+    }
+
+    @Test func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await checks.aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere()
+    }
+
+    @Test func aClickOpensItsItemOnceAndTheNotificationsItDismissedStayUnreadAndAreNotShownAgain() async throws {
+        try await checks.aClickOpensItsItemOnceAndTheNotificationsItDismissedStayUnreadAndAreNotShownAgain()
+    }
+
+    @Test func markReadOnTheBannerMarksTheRowReadOnTheServer() async throws {
+        try await checks.markReadOnTheBannerMarksTheRowReadOnTheServer()
+    }
+
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace()
+    }
+}
+
+/// The same on Cinnamon 6.4 (Debian 13's, from the root scripts/debian13-root builds).
+@Suite(.serialized, .desktop(.cinnamon, release: .debian13, installing: .gbnotify))
+struct Cinnamon64DaemonTests {
+    let checks: CinnamonDaemonChecks
+
+    init() throws {
+        checks = try CinnamonDaemonChecks()
+    }
+
+    @Test func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await checks.aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere()
+    }
+
+    @Test func aClickOpensItsItemOnceAndTheNotificationsItDismissedStayUnreadAndAreNotShownAgain() async throws {
+        try await checks.aClickOpensItsItemOnceAndTheNotificationsItDismissedStayUnreadAndAreNotShownAgain()
+    }
+
+    @Test func markReadOnTheBannerMarksTheRowReadOnTheServer() async throws {
+        try await checks.markReadOnTheBannerMarksTheRowReadOnTheServer()
+    }
+
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace()
+    }
+}
+
+/// The checks of CinnamonDaemonTests and Cinnamon64DaemonTests, each on its suite's session.
+struct CinnamonDaemonChecks {
     let cinnamon: Cinnamon
 
     init() throws {
         cinnamon = Cinnamon(try SharedDesktop.session())
     }
 
-    @Test func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+    func aNoticeIsShownReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
         try await DaemonOnDesktop.run { desktop in
             let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
             try await cinnamon.waitForBanner { $0.id == first.notification && $0.title == "krz/gitbay" && $0.body == "eve opened issue #12" }
@@ -34,7 +85,7 @@ struct CinnamonDaemonTests {
 
     /// A click on one banner dismisses both of ours (reason 2): the other is neither opened, nor
     /// marked read, nor shown again by the next poll.
-    @Test func aClickOpensItsItemOnceAndTheNotificationsItDismissedStayUnreadAndAreNotShownAgain() async throws {
+    func aClickOpensItsItemOnceAndTheNotificationsItDismissedStayUnreadAndAreNotShownAgain() async throws {
         try await DaemonOnDesktop.run { desktop in
             // The first is on the banner; the second waits in Cinnamon's queue behind it.
             let clicked = try await desktop.show(repo: "krz/gitbay", number: 12)
@@ -56,7 +107,7 @@ struct CinnamonDaemonTests {
         }
     }
 
-    @Test func markReadOnTheBannerMarksTheRowReadOnTheServer() async throws {
+    func markReadOnTheBannerMarksTheRowReadOnTheServer() async throws {
         try await DaemonOnDesktop.run { desktop in
             let (row, id) = try await desktop.show()
             try await cinnamon.pointerClickButton("Mark read", on: id)
@@ -70,7 +121,7 @@ struct CinnamonDaemonTests {
 
     /// Cinnamon keeps what a killed daemon showed; the next daemon takes it over and replaces it
     /// in place.
-    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+    func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
         try await DaemonOnDesktop.run { desktop in
             let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
             try await desktop.killDashNineAndRestart(takingOver: 1)

@@ -204,6 +204,55 @@ struct NotificationDaemonTests {
     }
 }
 
+/// notification-daemon 3.20 as Debian 13 builds it (from the root scripts/debian13-root builds): the same checks.
+@Suite(.serialized, .desktop(.notificationDaemon, release: .debian13, installing: .gbnotify))
+struct NotificationDaemon13Tests {
+    let checks: FallbackServerChecks
+
+    init() throws {
+        checks = try FallbackServerChecks(FallbackServerChecks.notificationDaemon)
+    }
+
+    @Test func aNoticeIsShownWithTheInstalledIcon() async throws {
+        try await checks.aNoticeIsShownWithTheInstalledIcon()
+    }
+
+    @Test func theNextNoticeOfItsRepositoryReplacesTheBubbleInPlace() async throws {
+        try await checks.theNextNoticeOfItsRepositoryReplacesTheBubbleInPlace()
+    }
+
+    @Test func aClickOnTheBodyOpensTheItemOnce() async throws {
+        try await checks.aClickOpensTheItemOnce()
+    }
+
+    @Test func markReadMarksTheRowReadOnTheServer() async throws {
+        try await checks.markReadMarksTheRowReadOnTheServer()
+    }
+
+    @Test func aNoticeReadElsewhereIsWithdrawn() async throws {
+        try await checks.aNoticeReadElsewhereIsWithdrawn()
+    }
+
+    /// notification-daemon keeps a notification whose bubble expired in its tray (it advertises
+    /// `persistence`) and sends no NotificationClosed, so the daemon still counts it open, and
+    /// the next notice of its repository replaces it (the server shows the same id again):
+    /// what was listed before must not be listed again.
+    @Test func anExpiredBubbleIsNotListedAgainByTheNextNoticeOfItsRepository() async throws {
+        try await checks.run { desktop in
+            // Away from the bubbles: the server keeps a bubble under the pointer.
+            try await desktop.session.pointerMove(to: ScreenPoint(x: 1, y: 1))
+            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
+            try await checks.screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")
+            try await checks.screen.waitUntilGone(titled: "krz/gitbay")
+            #expect(desktop.signals("NotificationClosed", about: first.notification).isEmpty)
+
+            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second.notification == first.notification)
+            try await checks.screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
+        }
+    }
+}
+
 @Suite(.serialized, .desktop(.xfce4Notifyd, installing: .gbnotify))
 struct Xfce4NotifydTests {
     let checks: FallbackServerChecks
@@ -268,6 +317,36 @@ struct Xfce4Notifyd09Tests {
 /// its turn finds it gone), and the daemon's next `Notify` starts it again.
 @Suite(.serialized, .desktop(.mate, activation: .activatable, installing: .gbnotify))
 struct MateDaemonTests {
+    let checks: FallbackServerChecks
+
+    init() throws {
+        checks = try FallbackServerChecks(FallbackServerChecks.mate)
+    }
+
+    @Test func theNextNoticeOfItsRepositoryReplacesThePopupInPlace() async throws {
+        try await checks.theNextNoticeOfItsRepositoryReplacesTheBubbleInPlace()
+    }
+
+    @Test func aClickOnTheBodyOpensTheItemOnce() async throws {
+        try await checks.aClickOpensTheItemOnce()
+    }
+
+    @Test func markReadMarksTheRowReadOnTheServer() async throws {
+        try await checks.markReadMarksTheRowReadOnTheServer()
+    }
+
+    @Test func aNoticeReadElsewhereIsWithdrawn() async throws {
+        try await checks.aNoticeReadElsewhereIsWithdrawn()
+    }
+
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace()
+    }
+}
+
+/// mate-notification-daemon 1.26 as Debian 13 builds it (from the root scripts/debian13-root builds): the same checks.
+@Suite(.serialized, .desktop(.mate, release: .debian13, activation: .activatable, installing: .gbnotify))
+struct Mate13DaemonTests {
     let checks: FallbackServerChecks
 
     init() throws {

@@ -13,6 +13,69 @@ import Testing
 /// in a build tree: the `desktop-entry` hint resolves to nothing there.
 @Suite(.serialized, .desktop(.gnomeShell))
 struct GnomeShellDaemonTests {
+    let checks: GnomeShellDaemonChecks
+
+    init() throws {
+        checks = try GnomeShellDaemonChecks()
+    }
+
+    @Test func aNoticeIsShownWithOurIconReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await checks.aNoticeIsShownWithOurIconReplacedInPlaceAndWithdrawnWhenReadElsewhere()
+    }
+
+    @Test func aClickThroughTheShellOpensTheItemOnceAndAReplacedGroupTheInboxOnce() async throws {
+        try await checks.aClickThroughTheShellOpensTheItemOnceAndAReplacedGroupTheInboxOnce()
+    }
+
+    @Test func markReadMarksTheRowReadOnTheStandinThroughTheAccountsAPI() async throws {
+        try await checks.markReadMarksTheRowReadOnTheStandinThroughTheAccountsAPI()
+    }
+
+    @Test func fiveRepositoriesOverTwoPollsAndTenRelayWakeUpsLoseNothing() async throws {
+        try await checks.fiveRepositoriesOverTwoPollsAndTenRelayWakeUpsLoseNothing()
+    }
+
+    @Test func afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftOnScreen() async throws {
+        try await checks.afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftOnScreen()
+    }
+
+    @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
+        try await checks.withTwoAccountsEachNotificationSaysWhichAccount()
+    }
+}
+
+/// The same on GNOME Shell 48 (Debian 13's, from the root scripts/debian13-root builds), where 48 does
+/// the same. Not here: the fold at 43's 3 and the adoption after a kill -9, which 48 does
+/// otherwise (10 kept, nothing adopted): GnomeShell48DaemonTests.
+@Suite(.serialized, .desktop(.gnomeShell, release: .debian13))
+struct GnomeShell48CommonDaemonTests {
+    let checks: GnomeShellDaemonChecks
+
+    init() throws {
+        checks = try GnomeShellDaemonChecks()
+    }
+
+    @Test func aNoticeIsShownWithOurIconReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await checks.aNoticeIsShownWithOurIconReplacedInPlaceAndWithdrawnWhenReadElsewhere()
+    }
+
+    @Test func aClickThroughTheShellOpensTheItemOnceAndAReplacedGroupTheInboxOnce() async throws {
+        try await checks.aClickThroughTheShellOpensTheItemOnceAndAReplacedGroupTheInboxOnce()
+    }
+
+    @Test func markReadMarksTheRowReadOnTheStandinThroughTheAccountsAPI() async throws {
+        try await checks.markReadMarksTheRowReadOnTheStandinThroughTheAccountsAPI()
+    }
+
+
+
+    @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
+        try await checks.withTwoAccountsEachNotificationSaysWhichAccount()
+    }
+}
+
+/// The checks of GnomeShellDaemonTests and GnomeShell48CommonDaemonTests, each on its suite's session.
+struct GnomeShellDaemonChecks {
     let session: DesktopSession
     let gnome: GnomeShell
 
@@ -24,7 +87,7 @@ struct GnomeShellDaemonTests {
     /// The icon file of a build tree: what `app_icon` names when nothing is installed.
     static let buildTreeIcon = "\(Standin.packageRoot)/packaging/gbnotify.svg"
 
-    @Test func aNoticeIsShownWithOurIconReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+    func aNoticeIsShownWithOurIconReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
         try await DaemonOnDesktop.run { desktop in
             let (first, id) = try await desktop.show(actor: "eve", summary: "said <b>hi</b> & left")
             let shown = try #require(try await gnome.notifications().first { $0.id == id })
@@ -34,8 +97,9 @@ struct GnomeShellDaemonTests {
             #expect(shown.appName == "gitbay")
             // Not GNOME's generic icon: ours, though the desktop entry did not resolve.
             #expect(shown.sourceApp == nil)
-            #expect(shown.icon.map { $0.hasSuffix(Self.buildTreeIcon) } == true, "\(shown.icon ?? "no icon")")
-            #expect(shown.sourceIcon == shown.icon)
+            // 43 gives the notification and its source our app_icon; 48 the source alone.
+            #expect(shown.sourceIcon.map { $0.hasSuffix(Self.buildTreeIcon) } == true, "\(shown.sourceIcon ?? "no icon")")
+            #expect(shown.icon == (session.release == .debian12 ? shown.sourceIcon : nil))
             #expect(shown.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.muteAction])
 
             // A second notice of the repository replaces the first in place.
@@ -53,7 +117,7 @@ struct GnomeShellDaemonTests {
         }
     }
 
-    @Test func aClickThroughTheShellOpensTheItemOnceAndAReplacedGroupTheInboxOnce() async throws {
+    func aClickThroughTheShellOpensTheItemOnceAndAReplacedGroupTheInboxOnce() async throws {
         try await DaemonOnDesktop.run { desktop in
             try await desktop.expectNoOpenURIPortal()
             let (_, single) = try await desktop.show(repo: "krz/gitbay", number: 12)
@@ -70,7 +134,7 @@ struct GnomeShellDaemonTests {
         }
     }
 
-    @Test func markReadMarksTheRowReadOnTheStandinThroughTheAccountsAPI() async throws {
+    func markReadMarksTheRowReadOnTheStandinThroughTheAccountsAPI() async throws {
         try await DaemonOnDesktop.run { desktop in
             let (row, id) = try await desktop.show()
             try await desktop.pressMarkRead(on: id)
@@ -83,7 +147,7 @@ struct GnomeShellDaemonTests {
 
     /// Issue 19's loss: GNOME keeps 3 notifications per application and evicted the oldest
     /// while still unread. Now the oldest fold into one summary before a fourth would be shown.
-    @Test func fiveRepositoriesOverTwoPollsAndTenRelayWakeUpsLoseNothing() async throws {
+    func fiveRepositoriesOverTwoPollsAndTenRelayWakeUpsLoseNothing() async throws {
         let relay = try await RelayStandin.start()
         let monitor = try await BusMonitor(on: session)
         do {
@@ -135,7 +199,7 @@ struct GnomeShellDaemonTests {
         return ours
     }
 
-    @Test func afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftOnScreen() async throws {
+    func afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftOnScreen() async throws {
         try await DaemonOnDesktop.run { desktop in
             let (before, summaryTitle) = try await desktop.foldFourRepositories()
 
@@ -162,7 +226,7 @@ struct GnomeShellDaemonTests {
         }
     }
 
-    @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
+    func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
         try await DaemonOnDesktop.expectEachNotificationToSayItsAccount()
     }
 }

@@ -7,13 +7,64 @@ import Testing
 /// first `Notify`'s buttons, so a notification whose actions change is closed and shown afresh.
 @Suite(.serialized, .desktop(.lxqt, installing: .gbnotify))
 struct LxqtDaemonTests {
+    let checks: LxqtDaemonChecks
+
+    init() throws {
+        checks = try LxqtDaemonChecks()
+    }
+
+    @Test func aNotificationWhoseActionsChangeIsShownAfreshWithItsOwnButtons() async throws {
+        try await checks.aNotificationWhoseActionsChangeIsShownAfreshWithItsOwnButtons()
+    }
+
+    @Test func markReadAfterOpenOnThePopupLxqtKeepsMarksItRead() async throws {
+        try await checks.markReadAfterOpenOnThePopupLxqtKeepsMarksItRead()
+    }
+
+    @Test func theNextNoticeOfItsRepositoryIsShownAfreshWithTheGroupsButtonsAndWithdrawnWhenRead() async throws {
+        try await checks.theNextNoticeOfItsRepositoryIsShownAfreshWithTheGroupsButtonsAndWithdrawnWhenRead()
+    }
+
+    @Test func afterAKillDashNineTheNextDaemonShowsTheGroupAfreshWithItsOwnButtons() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonShowsTheGroupAfreshWithItsOwnButtons()
+    }
+}
+
+/// The same on lxqt-notificationd 2.1 (Debian 13's, from the root scripts/debian13-root builds).
+@Suite(.serialized, .desktop(.lxqt, release: .debian13, installing: .gbnotify))
+struct Lxqt21DaemonTests {
+    let checks: LxqtDaemonChecks
+
+    init() throws {
+        checks = try LxqtDaemonChecks()
+    }
+
+    @Test func aNotificationWhoseActionsChangeIsShownAfreshWithItsOwnButtons() async throws {
+        try await checks.aNotificationWhoseActionsChangeIsShownAfreshWithItsOwnButtons()
+    }
+
+    @Test func markReadAfterOpenOnThePopupLxqtKeepsMarksItRead() async throws {
+        try await checks.markReadAfterOpenOnThePopupLxqtKeepsMarksItRead()
+    }
+
+    @Test func theNextNoticeOfItsRepositoryIsShownAfreshWithTheGroupsButtonsAndWithdrawnWhenRead() async throws {
+        try await checks.theNextNoticeOfItsRepositoryIsShownAfreshWithTheGroupsButtonsAndWithdrawnWhenRead()
+    }
+
+    @Test func afterAKillDashNineTheNextDaemonShowsTheGroupAfreshWithItsOwnButtons() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonShowsTheGroupAfreshWithItsOwnButtons()
+    }
+}
+
+/// The checks of LxqtDaemonTests and Lxqt21DaemonTests, each on its suite's session.
+struct LxqtDaemonChecks {
     let screen: OnScreen
 
     init() throws {
         screen = OnScreen(try SharedDesktop.session())
     }
 
-    @Test func aNotificationWhoseActionsChangeIsShownAfreshWithItsOwnButtons() async throws {
+    func aNotificationWhoseActionsChangeIsShownAfreshWithItsOwnButtons() async throws {
         try await DaemonOnDesktop.run(config: "poll-interval = 3600\nmax-notifications = 1\n") { desktop in
             try await desktop.show(repo: "krz/one", number: 1)
             let single = try await screen.waitForPopup(titled: "krz/one")
@@ -34,7 +85,7 @@ struct LxqtDaemonTests {
 
     /// LXQt keeps a popup after an action: "Mark read" after "Open" on it is a second choice of
     /// the user's, served, not the first click heard again.
-    @Test func markReadAfterOpenOnThePopupLxqtKeepsMarksItRead() async throws {
+    func markReadAfterOpenOnThePopupLxqtKeepsMarksItRead() async throws {
         try await DaemonOnDesktop.run { desktop in
             let (row, id) = try await desktop.show()
             try await screen.pointerClickButton("Open", onPopupTitled: "krz/gitbay")
@@ -50,7 +101,7 @@ struct LxqtDaemonTests {
     /// A notice's buttons are "Open" and "Mark read", a group's "Open the inbox" and "Mark all
     /// read" under the same keys: LXQt would keep the old labels, so the popup is closed and shown
     /// afresh. One popup, with the new text and buttons.
-    @Test func theNextNoticeOfItsRepositoryIsShownAfreshWithTheGroupsButtonsAndWithdrawnWhenRead() async throws {
+    func theNextNoticeOfItsRepositoryIsShownAfreshWithTheGroupsButtonsAndWithdrawnWhenRead() async throws {
         try await DaemonOnDesktop.run { desktop in
             let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
             try await screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")
@@ -67,7 +118,7 @@ struct LxqtDaemonTests {
     /// LXQt keeps what a killed daemon showed, and the next daemon takes it over without knowing
     /// which buttons it had: its next notice of that repository (a group) closes the old popup
     /// and shows one afresh, rather than a group's text under a notice's "Mark read".
-    @Test func afterAKillDashNineTheNextDaemonShowsTheGroupAfreshWithItsOwnButtons() async throws {
+    func afterAKillDashNineTheNextDaemonShowsTheGroupAfreshWithItsOwnButtons() async throws {
         try await DaemonOnDesktop.run { desktop in
             let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
             try await screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")

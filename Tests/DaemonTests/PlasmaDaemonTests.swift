@@ -15,6 +15,89 @@ import Testing
 /// own 5 s: on a busy machine 5 s can pass between a popup and the click a test makes on it.
 @Suite(.serialized, .desktop(.plasma, installing: .gbnotify))
 struct PlasmaDaemonTests {
+    let checks: PlasmaDaemonChecks
+
+    init() throws {
+        checks = try PlasmaDaemonChecks()
+    }
+
+    @Test func aNoticeIsShownWithOurEntryAndIconReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await checks.aNoticeIsShownWithOurEntryAndIconReplacedInPlaceAndWithdrawnWhenReadElsewhere()
+    }
+
+    @Test func clicksThroughThePopupsCodeAndARealPointerOpenTheItemOnceWithAnActivationToken() async throws {
+        try await checks.clicksThroughThePopupsCodeAndARealPointerOpenTheItemOnceWithAnActivationToken()
+    }
+
+    @Test func aRealPointerOnMarkReadMarksTheRowReadAndTheBadgeFalls() async throws {
+        try await checks.aRealPointerOnMarkReadMarksTheRowReadAndTheBadgeFalls()
+    }
+
+    @Test func aRealPointerOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt() async throws {
+        try await checks.aRealPointerOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt()
+    }
+
+    @Test func afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftAndAStopClearsTheBadge() async throws {
+        try await checks.afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftAndAStopClearsTheBadge()
+    }
+
+    @Test func aNotifyPlasmaRefusesAsTooSoonIsShownOnceASecondLater() async throws {
+        try await checks.aNotifyPlasmaRefusesAsTooSoonIsShownOnceASecondLater()
+    }
+
+    @Test func aPopupExpiredAfterFiveSecondsIsNotShownAgain() async throws {
+        try await checks.aPopupExpiredAfterFiveSecondsIsNotShownAgain()
+    }
+
+    @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
+        try await checks.withTwoAccountsEachNotificationSaysWhichAccount()
+    }
+}
+
+/// The same on KDE Plasma 6.3 (Debian 13's, from the root scripts/debian13-root builds).
+@Suite(.serialized, .desktop(.plasma, release: .debian13, installing: .gbnotify))
+struct Plasma6DaemonTests {
+    let checks: PlasmaDaemonChecks
+
+    init() throws {
+        checks = try PlasmaDaemonChecks()
+    }
+
+    @Test func aNoticeIsShownWithOurEntryAndIconReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+        try await checks.aNoticeIsShownWithOurEntryAndIconReplacedInPlaceAndWithdrawnWhenReadElsewhere()
+    }
+
+    @Test func clicksThroughThePopupsCodeAndARealPointerOpenTheItemOnceWithAnActivationToken() async throws {
+        try await checks.clicksThroughThePopupsCodeAndARealPointerOpenTheItemOnceWithAnActivationToken()
+    }
+
+    @Test func aRealPointerOnMarkReadMarksTheRowReadAndTheBadgeFalls() async throws {
+        try await checks.aRealPointerOnMarkReadMarksTheRowReadAndTheBadgeFalls()
+    }
+
+    @Test func aRealPointerOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt() async throws {
+        try await checks.aRealPointerOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt()
+    }
+
+    @Test func afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftAndAStopClearsTheBadge() async throws {
+        try await checks.afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftAndAStopClearsTheBadge()
+    }
+
+    @Test func aNotifyPlasmaRefusesAsTooSoonIsShownOnceASecondLater() async throws {
+        try await checks.aNotifyPlasmaRefusesAsTooSoonIsShownOnceASecondLater()
+    }
+
+    @Test func aPopupExpiredAfterFiveSecondsIsNotShownAgain() async throws {
+        try await checks.aPopupExpiredAfterFiveSecondsIsNotShownAgain()
+    }
+
+    @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
+        try await checks.withTwoAccountsEachNotificationSaysWhichAccount()
+    }
+}
+
+/// The checks of PlasmaDaemonTests and Plasma6DaemonTests, each on its suite's session.
+struct PlasmaDaemonChecks {
     let session: DesktopSession
     let plasma: PlasmaShell
     let screen: OnScreen
@@ -25,7 +108,7 @@ struct PlasmaDaemonTests {
         screen = OnScreen(session)
     }
 
-    @Test func aNoticeIsShownWithOurEntryAndIconReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
+    func aNoticeIsShownWithOurEntryAndIconReplacedInPlaceAndWithdrawnWhenReadElsewhere() async throws {
         let badge = try await BadgeWatch(on: session)
         defer { Task { await badge.close() } }
         try await DaemonOnDesktop.run { desktop in
@@ -62,7 +145,7 @@ struct PlasmaDaemonTests {
         }
     }
 
-    @Test func clicksThroughThePopupsCodeAndARealPointerOpenTheItemOnceWithAnActivationToken() async throws {
+    func clicksThroughThePopupsCodeAndARealPointerOpenTheItemOnceWithAnActivationToken() async throws {
         try await DaemonOnDesktop.run { desktop in
             try await desktop.expectNoOpenURIPortal()
             let (_, single) = try await desktop.show(repo: "krz/gitbay", number: 12)
@@ -87,7 +170,7 @@ struct PlasmaDaemonTests {
         }
     }
 
-    @Test func aRealPointerOnMarkReadMarksTheRowReadAndTheBadgeFalls() async throws {
+    func aRealPointerOnMarkReadMarksTheRowReadAndTheBadgeFalls() async throws {
         let badge = try await BadgeWatch(on: session)
         defer { Task { await badge.close() } }
         try await DaemonOnDesktop.run { desktop in
@@ -102,7 +185,7 @@ struct PlasmaDaemonTests {
         }
     }
 
-    @Test func aRealPointerOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt() async throws {
+    func aRealPointerOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt() async throws {
         try await DaemonOnDesktop.run { desktop in
             let (row, _) = try await desktop.show(repo: "krz/noisy", number: 5)
             try await screen.pointerClickButton("Mute", onPopupTitled: "krz/noisy")
@@ -116,7 +199,7 @@ struct PlasmaDaemonTests {
         }
     }
 
-    @Test func afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftAndAStopClearsTheBadge() async throws {
+    func afterAKillDashNineTheRestartedDaemonAdoptsWhatItLeftAndAStopClearsTheBadge() async throws {
         let badge = try await BadgeWatch(on: session)
         defer { Task { await badge.close() } }
         try await DaemonOnDesktop.run { desktop in
@@ -161,7 +244,7 @@ struct PlasmaDaemonTests {
     /// Plasma refuses a Notify whose app, summary and body equal the last one's within a second.
     /// plasmashell is stopped while an identical notification of another sender and then
     /// gbnotifyd's replacement queue up for it, so the two come a moment apart.
-    @Test func aNotifyPlasmaRefusesAsTooSoonIsShownOnceASecondLater() async throws {
+    func aNotifyPlasmaRefusesAsTooSoonIsShownOnceASecondLater() async throws {
         try await DaemonOnDesktop.run { desktop in
             let (_, id) = try await desktop.show(actor: "eve", summary: "opened issue #12")
             let monitor = try await BusMonitor(on: session)
@@ -195,12 +278,21 @@ struct PlasmaDaemonTests {
                 kill(plasmashell, SIGCONT)
                 let theirs = try #require(try await sameText.value.first?.uint32Value)
 
-                try await desktop.daemon.waitForLine(containing: "ExcessNotificationGeneration")
+                // Plasma 5.27 refuses gbnotifyd's replacement, the same text within a second of
+                // the other sender's Notify, and gbnotifyd shows it again a second later; 6.3
+                // checks only new notifications, and takes the replacement at once.
+                switch session.release {
+                case .debian12: try await desktop.daemon.waitForLine(containing: "ExcessNotificationGeneration")
+                case .debian13: break
+                }
                 let shownAs = try await desktop.shownAs(row: row)
                 let ours = try await desktop.ours().filter { $0.id != theirs && !$0.expired }
                 #expect(ours.map(\.id) == [shownAs], "\(ours)")
                 #expect(ours.first?.body == "ana commented on issue #12\nand 1 more")
                 #expect(shownAs == id, "not replaced in place")
+                if session.release == .debian13 {
+                    #expect(desktop.daemon.lines(containing: "ExcessNotificationGeneration").isEmpty)
+                }
             } catch {
                 kill(plasmashell, SIGCONT)
                 throw error
@@ -211,7 +303,7 @@ struct PlasmaDaemonTests {
     /// Plasma expires a popup after about 5 s (NotificationClosed reason 1) into its history:
     /// no longer open, so the next notice of that repository is a notification of its own that
     /// lists only itself, and nothing is shown again.
-    @Test func aPopupExpiredAfterFiveSecondsIsNotShownAgain() async throws {
+    func aPopupExpiredAfterFiveSecondsIsNotShownAgain() async throws {
         // Plasma expires no popup under the pointer: keep it clear of them.
         try await session.pointerMove(to: ScreenPoint(x: 640, y: 400))
         try await DaemonOnDesktop.run(plasmaPopups: .standard) { desktop in
@@ -225,7 +317,7 @@ struct PlasmaDaemonTests {
         }
     }
 
-    @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
+    func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
         try await DaemonOnDesktop.expectEachNotificationToSayItsAccount()
     }
 }

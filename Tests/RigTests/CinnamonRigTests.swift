@@ -8,6 +8,105 @@ import Testing
 /// banner at a time and queues the rest, so every test closes what it showed.
 @Suite(.serialized, .desktop(.cinnamon))
 struct CinnamonRigTests {
+    let checks: CinnamonRigChecks
+
+    init() throws {
+        checks = try CinnamonRigChecks()
+    }
+
+    @Test func showsABannerWithItsTitleItsBodyAsRenderedAndItsButtonsButTheDefault() async throws {
+        try await checks.showsABannerWithItsTitleItsBodyAsRenderedAndItsButtonsButTheDefault()
+    }
+
+    @Test func aReplacementKeepsTheIdAndShowsTheNewTextAndButtons() async throws {
+        try await checks.aReplacementKeepsTheIdAndShowsTheNewTextAndButtons()
+    }
+
+    @Test func closeNotificationWithdrawsItWithReasonThree() async throws {
+        try await checks.closeNotificationWithdrawsItWithReasonThree()
+    }
+
+    @Test func aRealClickOnTheBodyIsTheDefaultActionThenTheCloseWithReasonTwo() async throws {
+        try await checks.aRealClickOnTheBodyIsTheDefaultActionThenTheCloseWithReasonTwo()
+    }
+
+    @Test func aRealClickOnAButtonInvokesItsActionThenClosesWithReasonTwo() async throws {
+        try await checks.aRealClickOnAButtonInvokesItsActionThenClosesWithReasonTwo()
+    }
+
+    @Test func aRealClickOnTheDismissButtonClosesWithReasonZeroAndNoAction() async throws {
+        try await checks.aRealClickOnTheDismissButtonClosesWithReasonZeroAndNoAction()
+    }
+
+    @Test func aClickOnAReplacedNotificationIsSentOnce() async throws {
+        try await checks.aClickOnAReplacedNotificationIsSentOnce()
+    }
+
+    @Test func oneClickDismissesAllOfTheSendingProcesssNotifications() async throws {
+        try await checks.oneClickDismissesAllOfTheSendingProcesssNotifications()
+    }
+
+    @Test func aReplacementWithAnEmptyBodyIsNeverAnswered() async throws {
+        try await checks.aReplacementWithAnEmptyBodyIsNeverAnswered()
+    }
+
+    @Test func afterAKillDashNineNobodyServes() async throws {
+        try await checks.afterAKillDashNineNobodyServes()
+    }
+}
+
+/// The same on Cinnamon 6.4 (Debian 13's, from the root scripts/debian13-root builds).
+@Suite(.serialized, .desktop(.cinnamon, release: .debian13))
+struct Cinnamon64RigTests {
+    let checks: CinnamonRigChecks
+
+    init() throws {
+        checks = try CinnamonRigChecks()
+    }
+
+    @Test func showsABannerWithItsTitleItsBodyAsRenderedAndItsButtonsButTheDefault() async throws {
+        try await checks.showsABannerWithItsTitleItsBodyAsRenderedAndItsButtonsButTheDefault()
+    }
+
+    @Test func aReplacementKeepsTheIdAndShowsTheNewTextAndButtons() async throws {
+        try await checks.aReplacementKeepsTheIdAndShowsTheNewTextAndButtons()
+    }
+
+    @Test func closeNotificationWithdrawsItWithReasonThree() async throws {
+        try await checks.closeNotificationWithdrawsItWithReasonThree()
+    }
+
+    @Test func aRealClickOnTheBodyIsTheDefaultActionThenTheCloseWithReasonTwo() async throws {
+        try await checks.aRealClickOnTheBodyIsTheDefaultActionThenTheCloseWithReasonTwo()
+    }
+
+    @Test func aRealClickOnAButtonInvokesItsActionThenClosesWithReasonTwo() async throws {
+        try await checks.aRealClickOnAButtonInvokesItsActionThenClosesWithReasonTwo()
+    }
+
+    @Test func aRealClickOnTheDismissButtonClosesWithReasonZeroAndNoAction() async throws {
+        try await checks.aRealClickOnTheDismissButtonClosesWithReasonZeroAndNoAction()
+    }
+
+    @Test func aClickOnAReplacedNotificationIsSentOnce() async throws {
+        try await checks.aClickOnAReplacedNotificationIsSentOnce()
+    }
+
+    @Test func oneClickDismissesAllOfTheSendingProcesssNotifications() async throws {
+        try await checks.oneClickDismissesAllOfTheSendingProcesssNotifications()
+    }
+
+    @Test func aReplacementWithAnEmptyBodyIsNeverAnswered() async throws {
+        try await checks.aReplacementWithAnEmptyBodyIsNeverAnswered()
+    }
+
+    @Test func afterAKillDashNineNobodyServes() async throws {
+        try await checks.afterAKillDashNineNobodyServes()
+    }
+}
+
+/// The checks of CinnamonRigTests and Cinnamon64RigTests, each on its suite's session.
+struct CinnamonRigChecks {
     let session: DesktopSession
     let cinnamon: Cinnamon
 
@@ -16,7 +115,7 @@ struct CinnamonRigTests {
         cinnamon = Cinnamon(session)
     }
 
-    @Test func showsABannerWithItsTitleItsBodyAsRenderedAndItsButtonsButTheDefault() async throws {
+    func showsABannerWithItsTitleItsBodyAsRenderedAndItsButtonsButTheDefault() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(
@@ -33,7 +132,7 @@ struct CinnamonRigTests {
         try await client.next("NotificationClosed", id: id)
     }
 
-    @Test func aReplacementKeepsTheIdAndShowsTheNewTextAndButtons() async throws {
+    func aReplacementKeepsTheIdAndShowsTheNewTextAndButtons() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Before", body: "first", actions: [("read", "Mark read")], timeout: 0)
@@ -50,7 +149,7 @@ struct CinnamonRigTests {
         #expect(try await client.next("NotificationClosed", id: id).arguments == [.uint32(id), .uint32(3)])
     }
 
-    @Test func closeNotificationWithdrawsItWithReasonThree() async throws {
+    func closeNotificationWithdrawsItWithReasonThree() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Withdrawn", body: "soon gone", timeout: 0)
@@ -63,7 +162,7 @@ struct CinnamonRigTests {
         #expect(try await cinnamon.banner()?.id != id)
     }
 
-    @Test func aRealClickOnTheBodyIsTheDefaultActionThenTheCloseWithReasonTwo() async throws {
+    func aRealClickOnTheBodyIsTheDefaultActionThenTheCloseWithReasonTwo() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Body clicked", body: "its body", actions: [("default", "Open")], timeout: 0)
@@ -75,7 +174,7 @@ struct CinnamonRigTests {
         #expect(client.received(about: id).count { $0.member == "ActionInvoked" } == 1)
     }
 
-    @Test func aRealClickOnAButtonInvokesItsActionThenClosesWithReasonTwo() async throws {
+    func aRealClickOnAButtonInvokesItsActionThenClosesWithReasonTwo() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Button clicked", body: "its body", actions: [("default", "Open"), ("read", "Mark read")], timeout: 0)
@@ -89,7 +188,7 @@ struct CinnamonRigTests {
 
     /// The dismiss button's handler is destroy() itself, which takes the button for its reason:
     /// the daemon knows no such reason and sends 0, which the specification does not define.
-    @Test func aRealClickOnTheDismissButtonClosesWithReasonZeroAndNoAction() async throws {
+    func aRealClickOnTheDismissButtonClosesWithReasonZeroAndNoAction() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Dismissed", body: "its body", actions: [("default", "Open")], timeout: 0)
@@ -103,7 +202,7 @@ struct CinnamonRigTests {
     /// Cinnamon connects the default action's handler once more at each Notify of the id, as
     /// GNOME does, but the click's first handler closes the notification, which disconnects the
     /// rest: ActionInvoked comes once.
-    @Test func aClickOnAReplacedNotificationIsSentOnce() async throws {
+    func aClickOnAReplacedNotificationIsSentOnce() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Replaced, then clicked", body: "first", actions: [("default", "Open")], timeout: 0)
@@ -121,7 +220,7 @@ struct CinnamonRigTests {
     /// 2). A source is the sender's process, whatever the app name (Cinnamon's lookup matches
     /// any source of the same process that has no tray icon): every notification of one
     /// gbnotifyd goes with one click. Another process's stays.
-    @Test func oneClickDismissesAllOfTheSendingProcesssNotifications() async throws {
+    func oneClickDismissesAllOfTheSendingProcesssNotifications() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let clicked = try await client.notify(app: "One app", title: "Clicked one", body: "its body", actions: [("default", "Open")], timeout: 0)
@@ -147,7 +246,7 @@ struct CinnamonRigTests {
     /// had one), and the Notify is never answered: it is dispatched, throws, and every later
     /// call of the same sender is answered while it is not. The banner keeps the new title and
     /// loses its body; the server is not stuck.
-    @Test func aReplacementWithAnEmptyBodyIsNeverAnswered() async throws {
+    func aReplacementWithAnEmptyBodyIsNeverAnswered() async throws {
         let traffic = try await BusTraffic.watch(session, matching: [
             "type='method_call',interface='org.freedesktop.Notifications'", "type='method_return'", "type='error'",
         ])
@@ -187,7 +286,7 @@ struct CinnamonRigTests {
 
     /// Cinnamon's shell is the server: a kill -9 takes the whole shell, and with it every
     /// notification; nothing can start another. On a session of its own.
-    @Test func afterAKillDashNineNobodyServes() async throws {
+    func afterAKillDashNineNobodyServes() async throws {
         try await DesktopSession.withSession(.cinnamon) { session in
             let client = try await NotificationsClient.connect(to: session)
             defer { Task { await client.close() } }

@@ -9,6 +9,65 @@ import Testing
 /// buttons.
 @Suite(.serialized, .desktop(.lxqt))
 struct LxqtRigTests {
+    let checks: LxqtRigChecks
+
+    init() throws {
+        checks = try LxqtRigChecks()
+    }
+
+    @Test func showsAPopupWithItsAppItsTextAndEveryActionAsAButton() async throws {
+        try await checks.showsAPopupWithItsAppItsTextAndEveryActionAsAButton()
+    }
+
+    @Test func aReplacementShowsTheNewBodyButKeepsTheFirstNotifysButtons() async throws {
+        try await checks.aReplacementShowsTheNewBodyButKeepsTheFirstNotifysButtons()
+    }
+
+    @Test func closeNotificationWithdrawsThePopupWithReasonThree() async throws {
+        try await checks.closeNotificationWithdrawsThePopupWithReasonThree()
+    }
+
+    @Test func everyRealClickInvokesItsActionAndThePopupStays() async throws {
+        try await checks.everyRealClickInvokesItsActionAndThePopupStays()
+    }
+
+    @Test func afterAKillDashNineThePopupsAreGoneAndNobodyServes() async throws {
+        try await checks.afterAKillDashNineThePopupsAreGoneAndNobodyServes()
+    }
+}
+
+/// The same on lxqt-notificationd 2.1 (Debian 13's, from the root scripts/debian13-root builds).
+@Suite(.serialized, .desktop(.lxqt, release: .debian13))
+struct Lxqt21RigTests {
+    let checks: LxqtRigChecks
+
+    init() throws {
+        checks = try LxqtRigChecks()
+    }
+
+    @Test func showsAPopupWithItsAppItsTextAndEveryActionAsAButton() async throws {
+        try await checks.showsAPopupWithItsAppItsTextAndEveryActionAsAButton()
+    }
+
+    @Test func aReplacementShowsTheNewBodyButKeepsTheFirstNotifysButtons() async throws {
+        try await checks.aReplacementShowsTheNewBodyButKeepsTheFirstNotifysButtons()
+    }
+
+    @Test func closeNotificationWithdrawsThePopupWithReasonThree() async throws {
+        try await checks.closeNotificationWithdrawsThePopupWithReasonThree()
+    }
+
+    @Test func everyRealClickInvokesItsActionAndThePopupStays() async throws {
+        try await checks.everyRealClickInvokesItsActionAndThePopupStays()
+    }
+
+    @Test func afterAKillDashNineThePopupsAreGoneAndNobodyServes() async throws {
+        try await checks.afterAKillDashNineThePopupsAreGoneAndNobodyServes()
+    }
+}
+
+/// The checks of LxqtRigTests and Lxqt21RigTests, each on its suite's session.
+struct LxqtRigChecks {
     let session: DesktopSession
     let screen: OnScreen
 
@@ -17,7 +76,7 @@ struct LxqtRigTests {
         screen = OnScreen(session)
     }
 
-    @Test func showsAPopupWithItsAppItsTextAndEveryActionAsAButton() async throws {
+    func showsAPopupWithItsAppItsTextAndEveryActionAsAButton() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(
@@ -36,7 +95,7 @@ struct LxqtRigTests {
     /// LXQt's bug, which gbnotifyd works around by closing and showing again: the replacement's
     /// text is shown, but the first Notify's buttons stay, and a click on one sends the first
     /// Notify's key.
-    @Test func aReplacementShowsTheNewBodyButKeepsTheFirstNotifysButtons() async throws {
+    func aReplacementShowsTheNewBodyButKeepsTheFirstNotifysButtons() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Replaced", body: "first", actions: [("default", "Open"), ("read", "Mark read")], timeout: 0)
@@ -54,7 +113,7 @@ struct LxqtRigTests {
         try await screen.waitUntilGone(titled: "Replaced")
     }
 
-    @Test func closeNotificationWithdrawsThePopupWithReasonThree() async throws {
+    func closeNotificationWithdrawsThePopupWithReasonThree() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         try await expectWithdrawnWithReasonThree("Withdrawn", by: client, from: screen)
@@ -62,7 +121,7 @@ struct LxqtRigTests {
 
     /// The facts behind de-duplicating clicks by (id, action): every click is sent, the popup
     /// stays, and a second action (or the same one again) comes after the first.
-    @Test func everyRealClickInvokesItsActionAndThePopupStays() async throws {
+    func everyRealClickInvokesItsActionAndThePopupStays() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Clicked", body: "its body", actions: [("default", "Open"), ("read", "Mark read")], timeout: 0)
@@ -83,7 +142,7 @@ struct LxqtRigTests {
 
     /// lxqt-notificationd ships no `.service` file: once it is gone nobody serves, and its
     /// popups are gone with it. On a session of its own.
-    @Test func afterAKillDashNineThePopupsAreGoneAndNobodyServes() async throws {
+    func afterAKillDashNineThePopupsAreGoneAndNobodyServes() async throws {
         try await DesktopSession.withSession(.lxqt) { session in
             let screen = OnScreen(session)
             let client = try await NotificationsClient.connect(to: session)

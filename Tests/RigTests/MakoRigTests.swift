@@ -8,6 +8,89 @@ import Testing
 /// Notify, close, action and dismissal was seen to do.
 @Suite(.serialized, .desktop(.mako))
 struct MakoRigTests {
+    let checks: MakoRigChecks
+
+    init() throws {
+        checks = try MakoRigChecks()
+    }
+
+    @Test func showsANotificationWithItsTextAndActionsAsMakoctlListsIt() async throws {
+        try await checks.showsANotificationWithItsTextAndActionsAsMakoctlListsIt()
+    }
+
+    @Test func aReplacementKeepsTheIdAndShowsTheNewTextAndActions() async throws {
+        try await checks.aReplacementKeepsTheIdAndShowsTheNewTextAndActions()
+    }
+
+    @Test func closeNotificationWithdrawsItWithReasonThree() async throws {
+        try await checks.closeNotificationWithdrawsItWithReasonThree()
+    }
+
+    @Test func everyInvokedActionIsSignalledAndTheNotificationStays() async throws {
+        try await checks.everyInvokedActionIsSignalledAndTheNotificationStays()
+    }
+
+    @Test func aDismissalClosesItWithReasonTwo() async throws {
+        try await checks.aDismissalClosesItWithReasonTwo()
+    }
+
+    @Test func getCapabilitiesIsAnsweredTwiceFirstWithTheCapabilities() async throws {
+        try await checks.getCapabilitiesIsAnsweredTwiceFirstWithTheCapabilities()
+    }
+
+    @Test func waitingForTheListWakesOnMakosOwnAnswers() async throws {
+        try await checks.waitingForTheListWakesOnMakosOwnAnswers()
+    }
+
+    @Test func aScreenshotIsAPictureOfTheWholeOutput() async throws {
+        try await checks.aScreenshotIsAPictureOfTheWholeOutput()
+    }
+}
+
+/// The same on mako 1.10 on sway 1.10 (Debian 13's, from the root scripts/debian13-root builds).
+@Suite(.serialized, .desktop(.mako, release: .debian13))
+struct Mako110RigTests {
+    let checks: MakoRigChecks
+
+    init() throws {
+        checks = try MakoRigChecks()
+    }
+
+    @Test func showsANotificationWithItsTextAndActionsAsMakoctlListsIt() async throws {
+        try await checks.showsANotificationWithItsTextAndActionsAsMakoctlListsIt()
+    }
+
+    @Test func aReplacementKeepsTheIdAndShowsTheNewTextAndActions() async throws {
+        try await checks.aReplacementKeepsTheIdAndShowsTheNewTextAndActions()
+    }
+
+    @Test func closeNotificationWithdrawsItWithReasonThree() async throws {
+        try await checks.closeNotificationWithdrawsItWithReasonThree()
+    }
+
+    @Test func everyInvokedActionIsSignalledAndTheNotificationStays() async throws {
+        try await checks.everyInvokedActionIsSignalledAndTheNotificationStays()
+    }
+
+    @Test func aDismissalClosesItWithReasonTwo() async throws {
+        try await checks.aDismissalClosesItWithReasonTwo()
+    }
+
+    @Test func getCapabilitiesIsAnsweredTwiceFirstWithTheCapabilities() async throws {
+        try await checks.getCapabilitiesIsAnsweredTwiceFirstWithTheCapabilities()
+    }
+
+    @Test func waitingForTheListWakesOnMakosOwnAnswers() async throws {
+        try await checks.waitingForTheListWakesOnMakosOwnAnswers()
+    }
+
+    @Test func aScreenshotIsAPictureOfTheWholeOutput() async throws {
+        try await checks.aScreenshotIsAPictureOfTheWholeOutput()
+    }
+}
+
+/// The checks of MakoRigTests and Mako110RigTests, each on its suite's session.
+struct MakoRigChecks {
     let session: DesktopSession
     let mako: Mako
 
@@ -16,7 +99,7 @@ struct MakoRigTests {
         mako = Mako(session)
     }
 
-    @Test func showsANotificationWithItsTextAndActionsAsMakoctlListsIt() async throws {
+    func showsANotificationWithItsTextAndActionsAsMakoctlListsIt() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(
@@ -35,7 +118,7 @@ struct MakoRigTests {
         try await mako.dismiss(id)
     }
 
-    @Test func aReplacementKeepsTheIdAndShowsTheNewTextAndActions() async throws {
+    func aReplacementKeepsTheIdAndShowsTheNewTextAndActions() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Before", body: "first", actions: [("read", "Mark read")])
@@ -52,7 +135,7 @@ struct MakoRigTests {
         #expect(try await client.next("NotificationClosed", id: id).arguments == [.uint32(id), .uint32(2)])
     }
 
-    @Test func closeNotificationWithdrawsItWithReasonThree() async throws {
+    func closeNotificationWithdrawsItWithReasonThree() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Withdrawn")
@@ -65,7 +148,7 @@ struct MakoRigTests {
 
     /// The facts behind de-duplicating clicks by (id, action), not by id: mako keeps the
     /// notification after an action, and sends every invocation, a repeated one included.
-    @Test func everyInvokedActionIsSignalledAndTheNotificationStays() async throws {
+    func everyInvokedActionIsSignalledAndTheNotificationStays() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Acted on", actions: [("default", "Open"), ("read", "Mark read")])
@@ -84,7 +167,7 @@ struct MakoRigTests {
         #expect(try await client.next("NotificationClosed", id: id).arguments == [.uint32(id), .uint32(2)])
     }
 
-    @Test func aDismissalClosesItWithReasonTwo() async throws {
+    func aDismissalClosesItWithReasonTwo() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Dismissed", actions: [("default", "Open")])
@@ -98,7 +181,7 @@ struct MakoRigTests {
 
     /// mako answers GetCapabilities with its list, then once more with an UnknownMethod error
     /// (sd-bus's fallback after its handler already replied): a client takes the first answer.
-    @Test func getCapabilitiesIsAnsweredTwiceFirstWithTheCapabilities() async throws {
+    func getCapabilitiesIsAnsweredTwiceFirstWithTheCapabilities() async throws {
         let traffic = try await BusTraffic.watch(session, matching: [
             "type='method_call',member='GetCapabilities'", "type='method_return'", "type='error'",
         ])
@@ -124,7 +207,7 @@ struct MakoRigTests {
 
     /// What its expiry and every makoctl action above rest on: mako's list changes and the wait
     /// sees it, woken by mako's answer to the call that changed it.
-    @Test func waitingForTheListWakesOnMakosOwnAnswers() async throws {
+    func waitingForTheListWakesOnMakosOwnAnswers() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         async let listed = mako.waitForNotifications { $0.contains { $0.title == "Waited for" } }
@@ -136,7 +219,7 @@ struct MakoRigTests {
         #expect(try await mako.waitForNotifications { !$0.contains { $0.id == id } }.allSatisfy { $0.id != id })
     }
 
-    @Test func aScreenshotIsAPictureOfTheWholeOutput() async throws {
+    func aScreenshotIsAPictureOfTheWholeOutput() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Pictured", body: "A notification worth a picture")

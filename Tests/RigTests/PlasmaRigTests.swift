@@ -7,6 +7,98 @@ import Testing
 /// The Plasma rig against plain clients: plasmashell's own model, popups, clicks and badges.
 @Suite(.serialized, .desktop(.plasma, installing: .rigEntry))
 struct PlasmaRigTests {
+    let checks: PlasmaRigChecks
+
+    init() throws {
+        checks = try PlasmaRigChecks()
+    }
+
+    @Test func listsANotificationWithItsTitleAndItsBodyAsRendered() async throws {
+        try await checks.listsANotificationWithItsTitleAndItsBodyAsRendered()
+    }
+
+    @Test func aClickThroughThePopupsCodeSendsATokenThenTheDefaultAction() async throws {
+        try await checks.aClickThroughThePopupsCodeSendsATokenThenTheDefaultAction()
+    }
+
+    @Test func theManagersInvokeActionSendsTheActionAlone() async throws {
+        try await checks.theManagersInvokeActionSendsTheActionAlone()
+    }
+
+    @Test func aRealPointerClickOnThePopupSendsATokenThenTheDefaultAction() async throws {
+        try await checks.aRealPointerClickOnThePopupSendsATokenThenTheDefaultAction()
+    }
+
+    @Test func anActionButtonOnThePopupInvokesItsAction() async throws {
+        try await checks.anActionButtonOnThePopupInvokesItsAction()
+    }
+
+    @Test func aScreenshotOfThePopupIsAPictureOfIt() async throws {
+        try await checks.aScreenshotOfThePopupIsAPictureOfIt()
+    }
+
+    @Test func aPopupExpiresAfterAboutFiveSecondsAndStaysInTheHistoryWithoutItsActions() async throws {
+        try await checks.aPopupExpiresAfterAboutFiveSecondsAndStaysInTheHistoryWithoutItsActions()
+    }
+
+    @Test func anIdenticalNotifyWithinASecondIsRefused() async throws {
+        try await checks.anIdenticalNotifyWithinASecondIsRefused()
+    }
+
+    @Test func theBadgeIsWhatTheLastLauncherEntryUpdateSaidEvenAfterItsSenderLeft() async throws {
+        try await checks.theBadgeIsWhatTheLastLauncherEntryUpdateSaidEvenAfterItsSenderLeft()
+    }
+}
+
+/// The same on KDE Plasma 6.3 (Debian 13's, from the root scripts/debian13-root builds, its probe
+/// ported: scripts/desktop-servers/plasma-6/).
+@Suite(.serialized, .desktop(.plasma, release: .debian13, installing: .rigEntry))
+struct Plasma6RigTests {
+    let checks: PlasmaRigChecks
+
+    init() throws {
+        checks = try PlasmaRigChecks()
+    }
+
+    @Test func listsANotificationWithItsTitleAndItsBodyAsRendered() async throws {
+        try await checks.listsANotificationWithItsTitleAndItsBodyAsRendered()
+    }
+
+    @Test func aClickThroughThePopupsCodeSendsATokenThenTheDefaultAction() async throws {
+        try await checks.aClickThroughThePopupsCodeSendsATokenThenTheDefaultAction()
+    }
+
+    @Test func theManagersInvokeActionSendsTheActionAlone() async throws {
+        try await checks.theManagersInvokeActionSendsTheActionAlone()
+    }
+
+    @Test func aRealPointerClickOnThePopupSendsATokenThenTheDefaultAction() async throws {
+        try await checks.aRealPointerClickOnThePopupSendsATokenThenTheDefaultAction()
+    }
+
+    @Test func anActionButtonOnThePopupInvokesItsAction() async throws {
+        try await checks.anActionButtonOnThePopupInvokesItsAction()
+    }
+
+    @Test func aScreenshotOfThePopupIsAPictureOfIt() async throws {
+        try await checks.aScreenshotOfThePopupIsAPictureOfIt()
+    }
+
+    @Test func aPopupExpiresAfterAboutFiveSecondsAndStaysInTheHistoryWithoutItsActions() async throws {
+        try await checks.aPopupExpiresAfterAboutFiveSecondsAndStaysInTheHistoryWithoutItsActions()
+    }
+
+    @Test func anIdenticalNotifyWithinASecondIsRefused() async throws {
+        try await checks.anIdenticalNotifyWithinASecondIsRefused()
+    }
+
+    @Test func theBadgeIsWhatTheLastLauncherEntryUpdateSaidEvenAfterItsSenderLeft() async throws {
+        try await checks.theBadgeIsWhatTheLastLauncherEntryUpdateSaidEvenAfterItsSenderLeft()
+    }
+}
+
+/// The checks of PlasmaRigTests and Plasma6RigTests, each on its suite's session.
+struct PlasmaRigChecks {
     let session: DesktopSession
     let plasma: PlasmaShell
     let screen: OnScreen
@@ -17,7 +109,7 @@ struct PlasmaRigTests {
         screen = OnScreen(session)
     }
 
-    @Test func listsANotificationWithItsTitleAndItsBodyAsRendered() async throws {
+    func listsANotificationWithItsTitleAndItsBodyAsRendered() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(
@@ -34,13 +126,15 @@ struct PlasmaRigTests {
 
         let popup = try await screen.waitForPopup(titled: "Listed title")
         #expect(popup.body == "A bold & plain body")
-        #expect(popup.app == "Listed")
+        // Plasma 6.3's popup header has no named label but its buttons' over AT-SPI, so
+        // on-screen finds no application name there: the model's, above, is the check.
+        #expect(popup.app == (session.release == .debian12 ? "Listed" : nil))
         #expect(popup.buttons.map(\.label).contains("Mark read"))
         try await client.closeNotification(id)
         try await screen.waitUntilGone(titled: "Listed title")
     }
 
-    @Test func aClickThroughThePopupsCodeSendsATokenThenTheDefaultAction() async throws {
+    func aClickThroughThePopupsCodeSendsATokenThenTheDefaultAction() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Activated", actions: [("default", "Open")], timeout: 0)
@@ -57,7 +151,7 @@ struct PlasmaRigTests {
         #expect(try await client.next("NotificationClosed", id: id).arguments == [.uint32(id), .uint32(3)])
     }
 
-    @Test func theManagersInvokeActionSendsTheActionAlone() async throws {
+    func theManagersInvokeActionSendsTheActionAlone() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Invoked over D-Bus", actions: [("default", "Open"), ("read", "Mark read")], timeout: 0)
@@ -69,7 +163,7 @@ struct PlasmaRigTests {
         try await client.closeNotification(id)
     }
 
-    @Test func aRealPointerClickOnThePopupSendsATokenThenTheDefaultAction() async throws {
+    func aRealPointerClickOnThePopupSendsATokenThenTheDefaultAction() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Clicked by pointer", body: "on the popup", actions: [("default", "Open")], timeout: 0)
@@ -81,7 +175,7 @@ struct PlasmaRigTests {
         try await screen.waitUntilGone(titled: "Clicked by pointer")
     }
 
-    @Test func anActionButtonOnThePopupInvokesItsAction() async throws {
+    func anActionButtonOnThePopupInvokesItsAction() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let pressed = try await client.notify(title: "Pressed", actions: [("default", "Open"), ("read", "Mark read")], timeout: 0)
@@ -98,7 +192,7 @@ struct PlasmaRigTests {
         #expect(try await client.next("ActionInvoked", id: clicked).arguments == [.uint32(clicked), .string("read")])
     }
 
-    @Test func aScreenshotOfThePopupIsAPictureOfIt() async throws {
+    func aScreenshotOfThePopupIsAPictureOfIt() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         let id = try await client.notify(title: "Pictured", body: "A popup worth a picture", timeout: 0)
@@ -112,7 +206,7 @@ struct PlasmaRigTests {
         try await client.closeNotification(id)
     }
 
-    @Test func aPopupExpiresAfterAboutFiveSecondsAndStaysInTheHistoryWithoutItsActions() async throws {
+    func aPopupExpiresAfterAboutFiveSecondsAndStaysInTheHistoryWithoutItsActions() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         // Not over the popup (where an earlier test's click may have left it): Plasma expires no
@@ -137,7 +231,7 @@ struct PlasmaRigTests {
     /// second after the one before it was sent: both reached Plasma within that second, so it
     /// must be refused. Identical calls are sent until one is; each accepted one must have taken
     /// a second or more.
-    @Test func anIdenticalNotifyWithinASecondIsRefused() async throws {
+    func anIdenticalNotifyWithinASecondIsRefused() async throws {
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
         var accepted: [UInt32] = []
@@ -159,7 +253,7 @@ struct PlasmaRigTests {
         for id in accepted { try await client.closeNotification(id) }
     }
 
-    @Test func theBadgeIsWhatTheLastLauncherEntryUpdateSaidEvenAfterItsSenderLeft() async throws {
+    func theBadgeIsWhatTheLastLauncherEntryUpdateSaidEvenAfterItsSenderLeft() async throws {
         let entry = DesktopData.rigEntryName
         let sender = try await session.connect()
         try sender.emitSignal(

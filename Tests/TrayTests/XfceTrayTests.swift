@@ -57,3 +57,46 @@ extension XfceTrayTests {
         }
     }
 }
+
+/// The tray item on Xfce's panel 4.20 (Debian 13's, from the root scripts/debian13-root builds),
+/// whose plugins run in a wrapper process named for the wrapper, not the plugin.
+@Suite(.serialized, .desktop(.xfce4Notifyd, release: .debian13, tray: true))
+struct Xfce420TrayTests {
+    let scenarios: TrayScenarios
+
+    init() throws {
+        scenarios = TrayScenarios(try SharedDesktop.session())
+    }
+
+    @Test func theItemAppears() async throws {
+        try await scenarios.theItemAppears()
+    }
+
+    @Test func theCountChanges() async throws {
+        try await scenarios.theCountChanges()
+    }
+
+    @Test func choosingANoticeOpensIt() async throws {
+        try await scenarios.choosingANoticeOpensIt()
+    }
+
+    @Test func markAllReadMarksTheListedRows() async throws {
+        try await scenarios.markAllReadMarksTheListedRows()
+    }
+
+    @Test func aNewNoticeIsShownInTheMenuTheHostFetchesAgain() async throws {
+        try await scenarios.aNewNoticeIsShownInTheMenuTheHostFetchesAgain()
+    }
+
+    @Test func theItemSurvivesTheHostsRestart() async throws {
+        try await scenarios.theItemSurvivesTheHostsRestart()
+    }
+
+    @Test func openingTheMenuEndsTheAttention() async throws {
+        try await scenarios.openingTheMenuEndsTheAttention()
+    }
+
+    @Test func doctorNamesTheHost() async throws {
+        try await scenarios.doctorNamesTheHost("wrapper-2.0")
+    }
+}

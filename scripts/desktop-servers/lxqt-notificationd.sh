@@ -1,6 +1,7 @@
-# lxqt-notificationd 1.2 (Debian 12), LXQt's notification server, on the session's Xvfb display:
-# sourced by scripts/desktop-session --server lxqt-notificationd.
-server_tools=(lxqt-notificationd xdotool import)
+# lxqt-notificationd 1.2 (Debian 12), or 2.1 with --debian13, LXQt's notification server, on the
+# session's Xvfb display: sourced by scripts/desktop-session --server lxqt-notificationd.
+server_tools=(lxqt-notificationd)
+server_host_tools=(xdotool import)
 server_display=1
 server_service=
 
@@ -10,7 +11,7 @@ prepare_server() {
 }
 
 start_server() {
-    lxqt-notificationd </dev/null >>"$session_root/logs/lxqt-notificationd.log" 2>&1 &
+    "${in_desktop[@]}" lxqt-notificationd </dev/null >>"$session_root/logs/lxqt-notificationd.log" 2>&1 &
     service_pids+=("$!")
     wait_for_bus_name org.freedesktop.Notifications lxqt-notificationd
 }

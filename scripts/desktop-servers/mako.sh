@@ -1,14 +1,16 @@
-# mako 1.7 (Debian 12), the Wayland notification server, on a headless sway 1.7 of the
-# session's own: sourced by scripts/desktop-session --server mako. No X display: sway draws on a
-# virtual output (wlroots' headless backend, pixman renderer, no input devices), grim takes its
-# screenshots, and mako's notifications are read and acted on with makoctl (mako draws no
-# buttons).
+# mako 1.7 on sway 1.7 (Debian 12), or mako 1.10 on sway 1.10 with --debian13, the Wayland
+# notification server, on a headless sway of the session's own: sourced by scripts/desktop-session
+# --server mako. No X display: sway draws on a virtual output (wlroots' headless backend, pixman
+# renderer, no input devices), grim (this machine's) takes its screenshots, and mako's
+# notifications are read through its bus interface and acted on with its own makoctl (mako draws
+# no buttons).
 #
 # sway 1.7 refuses to run as root ("Unable to drop root"), so it runs as nobody, in a runtime
 # directory of its own inside the session's (the session's directory is then made traversable,
 # its contents staying 0700), and root's clients (mako, grim, makoctl) reach it through an
 # absolute WAYLAND_DISPLAY.
-server_tools=(mako makoctl busctl sway swaymsg setpriv grim)
+server_tools=(mako makoctl sway swaymsg setpriv)
+server_host_tools=(grim)
 server_display=0
 server_service=fr.emersion.mako.service
 
@@ -30,13 +32,13 @@ start_compositor() {
     # whatever it starts is found and stopped with the session.
     env -i PATH=/usr/bin:/bin HOME="$sway_dir" XDG_RUNTIME_DIR="$sway_dir" PRIVATE_DESKTOP_SESSION="$session_root" \
         WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman \
-        setpriv --reuid=nobody --regid=nogroup --clear-groups sway -c "$sway_dir/config" \
+        "${in_desktop[@]}" setpriv --reuid=nobody --regid=nogroup --clear-groups sway -c "$sway_dir/config" \
         </dev/null >>"$session_root/logs/sway.log" 2>&1 &
     service_pids+=("$!")
     # sway announces nothing. Its IPC answering is the sign that its event loop runs: a SIGTERM
     # before that (between its socket's creation and wl_display_run) is lost, and its stop would
     # wait the whole grace. A script may poll.
-    until ipc=$(compgen -G "$sway_dir/sway-ipc.*.sock" | head -1) && swaymsg -s "$ipc" -t get_version >/dev/null 2>&1; do
+    until ipc=$(compgen -G "$sway_dir/sway-ipc.*.sock" | head -1) && "${in_desktop[@]}" swaymsg -s "$ipc" -t get_version >/dev/null 2>&1; do
         kill -0 "${service_pids[-1]}" 2>/dev/null || fail_start sway "exited before it served"
         ((waited++ < startup_timeout_seconds * 20)) || fail_start sway "did not serve within ${startup_timeout_seconds}s"
         sleep 0.05
@@ -50,7 +52,7 @@ start_compositor() {
 }
 
 start_server() {
-    mako </dev/null >>"$session_root/logs/mako.log" 2>&1 &
+    "${in_desktop[@]}" mako </dev/null >>"$session_root/logs/mako.log" 2>&1 &
     service_pids+=("$!")
     wait_for_bus_name org.freedesktop.Notifications mako
 }

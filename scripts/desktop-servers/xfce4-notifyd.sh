@@ -21,7 +21,7 @@ start_server() {
     wait_for_bus_name org.freedesktop.Notifications xfce4-notifyd
 }
 
-# --tray: Xfce's panel (xfce4-panel 4.18) along the top of the display with one plugin, the
+# --tray: Xfce's panel (xfce4-panel 4.18, or 4.20 with --debian13) along the top of the display with one plugin, the
 # Status Tray (systray), which is the StatusNotifierWatcher and shows each item. The panel's
 # settings are written before xfconfd starts, so it starts as configured, without its
 # first-start dialog.
@@ -56,7 +56,7 @@ XML
 }
 
 start_tray() {
-    xfce4-panel </dev/null >>"$session_root/logs/xfce4-panel.log" 2>&1 &
+    "${in_desktop[@]}" xfce4-panel </dev/null >>"$session_root/logs/xfce4-panel.log" 2>&1 &
     service_pids+=("$!")
     wait_for_bus_name org.kde.StatusNotifierWatcher xfce4-panel 180
 }

@@ -206,6 +206,12 @@ public final class DesktopSession: Sendable {
         try await DBusConnection.connect(to: .address(busAddress))
     }
 
+    /// `argv` as run by the desktop's own release: from the Debian 13 root for a `.debian13`
+    /// session (`scripts/desktop-session`'s `in-desktop`), as it is otherwise.
+    public func inDesktop(_ argv: [String]) -> [String] {
+        ["\(directory)/in-desktop"] + argv
+    }
+
     /// Runs a program on this desktop to its end.
     public func run(_ argv: [String], stdin: String = "") async throws -> Program.Outcome {
         try await Program.run(argv, environment: environment, stdin: stdin)

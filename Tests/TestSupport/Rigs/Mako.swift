@@ -1,13 +1,16 @@
+import DBus
 import Foundation
 
-/// mako 1.7 in a `DesktopSession`, read and acted on with `makoctl`, as its users do: mako draws
-/// no buttons, and an action is `makoctl invoke` (or `makoctl menu`). A notification stays after
+/// mako (1.7, or 1.10 from Debian 13) in a `DesktopSession`, read through its own bus interface
+/// (`fr.emersion.Mako`'s `ListNotifications`, what makoctl 1.7 printed as JSON; 1.10's prints
+/// text) and acted on with the desktop's own `makoctl`, as its users do: mako draws no buttons,
+/// and an action is `makoctl invoke` (or `makoctl menu`). A notification stays after
 /// an action; it goes when it is dismissed, closed by its sender or expires.
 ///
 /// mako's list changes only when it answers a call (Notify, CloseNotification, makoctl's) or
 /// closes one itself (NotificationClosed): `waitForNotifications` wakes on exactly those, seen by
-/// a bus monitor, never on a timer. Every makoctl call goes to `org.freedesktop.Notifications`,
-/// so on a session where mako is started on demand, the first one starts it.
+/// a bus monitor, never on a timer. Every call goes to `org.freedesktop.Notifications`, so on a
+/// session where mako is started on demand, the first one starts it.
 public struct Mako: Sendable {
     public let session: DesktopSession
 
@@ -16,7 +19,7 @@ public struct Mako: Sendable {
         self.session = session
     }
 
-    /// One notification as `makoctl list` shows it.
+    /// One notification as mako lists it.
     public struct Notification: Sendable, Equatable {
         public let id: UInt32
         public let appName: String
@@ -25,13 +28,18 @@ public struct Mako: Sendable {
         public let title: String
         /// The body as Notify sent it (mako renders its markup when it draws).
         public let body: String
-        /// Action key to label; makoctl lists them as a dictionary, in no order.
+        /// Action key to label; mako lists them as a dictionary, in no order.
         public let actions: [String: String]
     }
 
     /// Every notification mako holds now.
     public func notifications() async throws -> [Notification] {
-        try Self.decode(try await makoctl("list"))
+        let reply = try await session.withConnection { connection in
+            try await connection.call(
+                destination: NotificationsInterface.name, path: "/fr/emersion/Mako", interface: "fr.emersion.Mako",
+                member: "ListNotifications")
+        }
+        return try Self.decode(reply)
     }
 
     /// The notifications once `condition` holds: checked now, then each time mako has answered
@@ -55,7 +63,7 @@ public struct Mako: Sendable {
     /// mako's own fr.emersion.Mako).
     static let changingCalls: Set = [
         "Notify", "CloseNotification", "DismissAllNotifications", "DismissGroupNotifications", "DismissLastNotification",
-        "DismissNotification", "InvokeAction", "RestoreNotification",
+        "DismissNotification", "DismissNotifications", "InvokeAction", "RestoreNotification",
     ]
 
     static func changesTheList(_ message: BusTraffic.Message) -> Bool {
@@ -84,26 +92,35 @@ public struct Mako: Sendable {
 
     @discardableResult
     private func makoctl(_ arguments: String...) async throws -> String {
-        try await session.runChecked(["makoctl"] + arguments)
+        try await session.runChecked(session.inDesktop(["makoctl"] + arguments))
     }
 
-    /// makoctl's JSON is busctl's: `{"type": "aa{sv}", "data": [[{"id": {"type": "u", "data": 1}, ...}]]}`.
-    static func decode(_ json: String) throws -> [Notification] {
-        guard let root = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let outer = root["data"] as? [Any], let list = outer.first as? [[String: Any]]
-        else { throw DesktopSession.Failure(description: "makoctl list printed \(json)") }
+    /// `ListNotifications`' answer, `aa{sv}`: one dictionary per notification.
+    static func decode(_ reply: [DBusValue]) throws -> [Notification] {
+        guard let list = reply.first?.arrayValue else {
+            throw DesktopSession.Failure(description: "mako's ListNotifications answered \(reply)")
+        }
         return try list.map { entry in
-            func field<Value>(_ key: String, as: Value.Type) throws -> Value {
-                guard let value = (entry[key] as? [String: Any])?["data"] as? Value else {
-                    throw DesktopSession.Failure(description: "makoctl list has no \(key) in \(entry)")
+            guard let fields = entry.vardictValue else {
+                throw DesktopSession.Failure(description: "mako listed \(entry)")
+            }
+            func field<Value>(_ key: String, _ read: (DBusValue) -> Value?) throws -> Value {
+                guard let value = fields[key].flatMap(read) else {
+                    throw DesktopSession.Failure(description: "mako listed no \(key) in \(fields)")
                 }
                 return value
             }
+            let actions = try field("actions") { $0.dictionaryValue }
             return Notification(
-                id: UInt32(try field("id", as: Int.self)), appName: try field("app-name", as: String.self),
-                appIcon: try field("app-icon", as: String.self), category: try field("category", as: String.self),
-                title: try field("summary", as: String.self), body: try field("body", as: String.self),
-                actions: try field("actions", as: [String: String].self))
+                id: try field("id") { $0.uint32Value }, appName: try field("app-name") { $0.stringValue },
+                appIcon: try field("app-icon") { $0.stringValue }, category: try field("category") { $0.stringValue },
+                title: try field("summary") { $0.stringValue }, body: try field("body") { $0.stringValue },
+                actions: Dictionary(uniqueKeysWithValues: try actions.map { pair in
+                    guard let key = pair.key.stringValue, let label = pair.value.stringValue else {
+                        throw DesktopSession.Failure(description: "mako listed an action \(pair)")
+                    }
+                    return (key, label)
+                }))
         }
     }
 }

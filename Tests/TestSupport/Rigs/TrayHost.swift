@@ -241,12 +241,13 @@ public struct TrayHost: Sendable {
         return try JSONDecoder().decode([Button].self, from: Data(output.utf8))
     }
 
-    /// A program of the session started in the background, its output in the session's log
-    /// of that name; stopped with the session like everything carrying its environment.
+    /// A program of the session (of its desktop's release) started in the background, its
+    /// output in the session's log of that name; stopped with the session like everything
+    /// carrying its environment.
     private func startInBackground(_ program: String) async throws {
         try await session.runChecked([
-            "sh", "-c", "\(program) </dev/null >>\"$PRIVATE_DESKTOP_SESSION/logs/\(program).log\" 2>&1 &",
-        ])
+            "sh", "-c", "\"$0\" \(program) </dev/null >>\"$PRIVATE_DESKTOP_SESSION/logs/\(program).log\" 2>&1 &",
+        ] + session.inDesktop([]))
     }
 
     /// The hosts say nothing when they have drawn an item, so the rig looks again every
