@@ -9,8 +9,8 @@ build:
 	swift build $(SWIFT_FLAGS)
 
 # The two programs only, with the Swift runtime linked in so that they need only the system's C
-# libraries, and full RELRO (bind now), as Debian's hardening asks of every binary.
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xlinker -z -Xlinker now $(SWIFT_FLAGS)
+# libraries. (Their link asks for full RELRO and PIE itself, in Package.swift, in every build.)
+RELEASE_FLAGS = -c release --static-swift-stdlib $(SWIFT_FLAGS)
 
 release:
 	swift build $(RELEASE_FLAGS) --product gbnotifyd

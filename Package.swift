@@ -7,10 +7,11 @@
 import Glibc
 import PackageDescription
 
-/// The header directories of libraries built on GIO, as `-Xcc -I...` for the Swift targets that
-/// import them. A system library target's `pkgConfig:` would read them too, but SwiftPM then also
-/// takes the `-pthread` that GIO's pkg-config files add (through gmodule), refuses it, and warns
-/// on every build; header search paths are all an import needs.
+/// The header directories of GLib and the libraries built on it, as `-Xcc -I...` for the Swift
+/// targets that import them. A system library target's `pkgConfig:` would read them too, but
+/// SwiftPM then also takes the `-pthread` that their pkg-config files add (GIO's through gmodule;
+/// on Debian 13 GLib's own too), refuses it, and warns on every build; header search paths are
+/// all an import needs.
 func headerSearchPaths(_ packages: String...) -> [SwiftSetting] {
     guard let output = popen("pkg-config --cflags-only-I \(packages.joined(separator: " "))", "r") else { return [] }
     var bytes: [UInt8] = []
@@ -21,6 +22,15 @@ func headerSearchPaths(_ packages: String...) -> [SwiftSetting] {
     return [.unsafeFlags(directories.flatMap { ["-Xcc", $0] })]
 }
 
+/// What Debian's hardening asks of every binary, asked of the link itself rather than left to the
+/// system's linker: relocations read-only after start-up (RELRO), every symbol bound at start-up
+/// so that all of them can be (BIND_NOW), and a position-independent executable. Linked by the
+/// toolchain's own lld on every release: Debian 12's gold is gone from Debian 13, whose ld.bfd
+/// makes no RELRO segment of Swift's objects (some mark their .rodata writable), even when asked.
+let hardenedLink: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now", "-Xclang-linker", "-pie"])
+]
+
 let package = Package(
     name: "gbnotify",
     products: [
@@ -28,12 +38,14 @@ let package = Package(
         .executable(name: "gbnotifyctl", targets: ["gbnotifyctl"]),
     ],
     targets: [
-        // Thin system-library shims: a header and a module map each. (CSecret's headers are found
-        // through `headerSearchPaths` in the one target that imports it.)
+        // Thin system-library shims: a header and a module map each. (CGLib's and CSecret's headers
+        // are found through `headerSearchPaths` in the one target that imports each. libcurl's are
+        // in the compiler's own multiarch directory; its pkg-config file on Debian 13 adds
+        // `-isystem /usr/include/mit-krb5` for GSSAPI, which SwiftPM would refuse with a warning.)
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CSecret", providers: [.apt(["libsecret-1-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CGLib", providers: [.apt(["libglib2.0-dev"])]),
         // librsvg for the tray icon's SVG, which brings cairo, which draws the count. (Its
         // headers are found through `headerSearchPaths` in the one target that imports it.)
         .systemLibrary(name: "CRsvg", providers: [.apt(["librsvg2-dev", "libcairo2-dev"])]),
@@ -51,7 +63,7 @@ let package = Package(
         // The one place a process waits: GLib's main loop, with the executor that runs every
         // Swift task on it, its sources (descriptors, timeouts, signals, children), and a worker
         // for the blocking calls that must stay off it.
-        .target(name: "MainLoop", dependencies: ["CGLib", "CGlibc"]),
+        .target(name: "MainLoop", dependencies: ["CGLib", "CGlibc"], swiftSettings: headerSearchPaths("glib-2.0")),
 
         // Pure logic: no I/O, no C.
         .target(name: "PushCore"),
@@ -109,12 +121,16 @@ let package = Package(
             "Settings", "MainLoop", "LocalTime", "Tray", "Notifications", "Spawn", "SystemCalls",
         ]),
 
-        .executableTarget(name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop", "SystemCalls"]),
-        .executableTarget(name: "gbnotifyctl", dependencies: [
-            "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "LocalTime", "Settings", "Spawn",
-            "StateStore", "Opener", "Notifications", "SystemCalls", "TrayIcon",
-            "Terminal", "TerminalView", "MainLoop",
-        ]),
+        .executableTarget(
+            name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop", "SystemCalls"],
+            linkerSettings: hardenedLink),
+        .executableTarget(
+            name: "gbnotifyctl",
+            dependencies: [
+                "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "LocalTime", "Settings",
+                "Spawn", "StateStore", "Opener", "Notifications", "SystemCalls", "TrayIcon", "Terminal", "TerminalView", "MainLoop",
+            ],
+            linkerSettings: hardenedLink),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).
         .executableTarget(

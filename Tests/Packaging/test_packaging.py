@@ -313,13 +313,27 @@ class DebianPackage(unittest.TestCase):
 
     def test_depends_on_the_c_libraries_and_no_swift_runtime(self):
         depends = run(["dpkg-deb", "--field", DEB, "Depends"]).stdout
+        # Debian 13 renamed the libraries whose interface has time_t in it, for its 64-bit time:
+        # libcurl4t64, libglib2.0-0t64.
         for library in ["libdbus-1-3", "libsecret-1-0", "libglib2.0-0", "libcurl4", "libc6"]:
-            self.assertRegex(depends, rf"(^|, ){re.escape(library)}( |,|$)", library)
+            self.assertRegex(depends, rf"(^|, ){re.escape(library)}(t64)?( |,|$)", library)
         self.assertNotIn("swift", depends)
         for name in EXECUTABLES:
             needed = run(["readelf", "--dynamic", self.root / "usr/bin" / name]).stdout
             self.assertNotIn("libswift", needed, name)
             self.assertNotIn("libFoundation", needed, name)
+
+    def test_binaries_are_hardened_as_debian_asks(self):
+        # Read from the binaries, whichever linker made them: relocations read-only after
+        # start-up (a GNU_RELRO segment), every symbol bound at start-up so that all of them can
+        # be (BIND_NOW), and a position-independent executable (PIE).
+        for name in EXECUTABLES:
+            binary = self.root / "usr/bin" / name
+            segments = run(["readelf", "--program-headers", "--wide", binary]).stdout
+            self.assertRegex(segments, r"(?m)^\s*GNU_RELRO\s", name)
+            dynamic = run(["readelf", "--dynamic", "--wide", binary]).stdout
+            self.assertRegex(dynamic, r"(?m)\(FLAGS\)\s.*\bBIND_NOW\b", name)
+            self.assertRegex(dynamic, r"(?m)\(FLAGS_1\)\s.*\bPIE\b", name)
 
     def test_extracts_every_file_where_debian_and_freedesktop_expect_it(self):
         self.assertEqual(files_under(self.root), DEB_FILES)
