@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "SystemCalls"),
         // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children;
         // and running one to its end with its output captured and a deadline (gbnotifyctl's ssh).
-        .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop", "PushCore", "SystemCalls"]),
+        .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop", "SystemCalls"]),
 
         // The one place a process waits: GLib's main loop, with the executor that runs every
         // Swift task on it, its sources (descriptors, timeouts, signals, children), and a worker
@@ -81,9 +81,9 @@ let package = Package(
             name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "MainLoop"],
             swiftSettings: headerSearchPaths("libsecret-1")),
         // The desktop's notification server (org.freedesktop.Notifications) over a DBus connection.
-        .target(name: "Notifications", dependencies: ["DBus", "PushCore", "Spawn"]),
+        .target(name: "Notifications", dependencies: ["DBus", "PushCore", "SystemCalls"]),
         // Typed wrapper over libdbus: connections on the main loop, messages, calls, signals, names.
-        .target(name: "DBus", dependencies: ["CDBus", "MainLoop", "Spawn"]),
+        .target(name: "DBus", dependencies: ["CDBus", "MainLoop", "SystemCalls"]),
         // The state directory: per-account state, the relay cursor and what is on screen, written
         // atomically on a worker thread.
         .target(name: "StateStore", dependencies: ["PushCore", "MainLoop", "SystemCalls"]),
@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Opener", "MainLoop", "LocalTime"]),
         // Opening what a click opens: the system's OpenURI portal, else a program by argv.
-        .target(name: "Opener", dependencies: ["PushCore", "DBus", "Spawn"]),
+        .target(name: "Opener", dependencies: ["PushCore", "DBus", "Spawn", "SystemCalls"]),
         // The tray item (StatusNotifierItem and its dbusmenu) on the daemon's connection: the
         // unread count on its icon, the inbox in its menu, choices handed out as requests.
         .target(name: "Tray", dependencies: ["PushCore", "DBus", "Logging", "MainLoop", "Spawn"]),
@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests", dependencies: [
                 "Accounts", "Curl", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "Notifications", "Opener",
-                "PushCore", "Settings", "StateStore", "TestSupport", "DesktopSuites", "MainLoop", "Spawn",
+                "PushCore", "Settings", "StateStore", "TestSupport", "DesktopSuites", "MainLoop", "Spawn", "SystemCalls",
             ],
             // Which test covers which fault: read by people, not built.
             exclude: ["FaultCatalogue.md"]),

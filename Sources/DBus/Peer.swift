@@ -1,5 +1,5 @@
 import Glibc
-import Spawn
+import SystemCalls
 
 /// Who is behind a connection on the bus: what the bus says of it (`DBusConnection.peer(_:)`)
 /// and what `/proc` says of its process, for the daemon's checks on its callers and on the

@@ -4,15 +4,16 @@ import DBus
 import Desktop
 import FoundationEssentials
 import Glibc
-import Logging
 import Keyring
 import LocalTime
+import Logging
 import MainLoop
 import Notifications
 import PushCore
 import Settings
 import Spawn
 import StateStore
+import SystemCalls
 import Tray
 
 /// gbnotifyd from start to exit: config, bus name, supervisor, signals, readiness.

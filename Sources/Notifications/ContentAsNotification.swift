@@ -1,6 +1,6 @@
 import Glibc
 import PushCore
-import Spawn
+import SystemCalls
 
 extension Notification {
     /// `content` as it is sent, naming `icon` (`appIcon(environment:)`): what the daemon shows

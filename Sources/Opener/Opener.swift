@@ -2,6 +2,7 @@ import DBus
 import Glibc
 import PushCore
 import Spawn
+import SystemCalls
 
 /// Opens what a click opens (`ClickLaunch`): a URL through the OpenURI portal where the system's
 /// portal runs (it raises the browser even without an activation token), else by starting a

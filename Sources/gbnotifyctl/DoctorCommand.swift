@@ -3,6 +3,7 @@ import DBus
 import FoundationEssentials
 import Glibc
 import PushCore
+import SystemCalls
 
 /// `gbnotifyctl doctor [ACCOUNT] [--json]`: checks everything gbnotifyd needs and says what to do
 /// about each thing that is missing. It looks and asks; it starts nothing (no D-Bus activation,

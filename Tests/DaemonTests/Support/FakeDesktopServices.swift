@@ -1,6 +1,7 @@
 import DBus
 import Glibc
 import Spawn
+import SystemCalls
 
 /// Stand-ins for desktop services that cannot run for real in the test session, exported
 /// through the project's own D-Bus wrapper under their real names on a connection of their own.

@@ -1,5 +1,4 @@
 import Glibc
-import PushCore
 
 /// Where the running program is, and whether another is installed: what a click's launch and
 /// the icon look for beside this build, and on `PATH`.

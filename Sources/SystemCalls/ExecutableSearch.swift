@@ -1,6 +1,6 @@
 /// Finding a program the way `posix_spawnp` and the shells do: a name with a slash is a path,
 /// anything else is looked for in each directory of `PATH`, in order. Whether a file is an
-/// executable is the caller's to say (`access(X_OK)`), so the rule is decided here.
+/// executable is the caller's to say (`access(X_OK)`), so the rule can be tested without files.
 public enum ExecutableSearch {
     /// The `PATH` a process with none set searches (glibc's default).
     public static let defaultPath = "/usr/local/bin:/usr/bin:/bin"
