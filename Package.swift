@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "PushCore", "TestSupport"]),
         .testTarget(
             name: "DaemonTests", dependencies: [
-                "Accounts", "Curl", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "Notifications", "Opener",
+                "Accounts", "Daemon", "Desktop", "DBus", "GitbayClient", "Keyring", "Logging", "Notifications", "Opener",
                 "PushCore", "Settings", "StateStore", "TestSupport", "DesktopSuites", "MainLoop", "Spawn", "SystemCalls",
             ],
             // Which test covers which fault: read by people, not built.

@@ -4,10 +4,9 @@ import PushCore
 /// Speaks the gitbay API (gitbay-api.md) for one account: one instance, one token.
 ///
 /// A final class with only immutable state rather than an actor: there is nothing to protect,
-/// and an actor would queue an account's requests behind one another for no reason. Every
-/// client of a process shares one session (`HTTPSession.shared` unless told otherwise), so all
-/// accounts' requests run on the main loop's one libcurl multi handle, and requests to one
-/// instance reuse its connection.
+/// and an actor would queue an account's requests behind one another for no reason. Clients
+/// share sessions (`HTTPSession.shared` unless told otherwise; the daemon's, one per instance:
+/// `InstanceSessions`), all on the main loop, so requests to one instance reuse its connection.
 public final class GitbayClient: Sendable {
     public struct Options: Sendable, Equatable {
         /// A PEM file of CA certificates to trust instead of the system's.

@@ -29,12 +29,14 @@ extension GitbayTransport {
 public typealias TransportMaker = @Sendable (GitbayInstance, APIToken, GitbayClient.Options) -> any GitbayTransport
 
 extension GitbayClient: GitbayTransport {
-    /// The real transport: `GitbayClient` over `HTTPSession.shared`.
-    public static let maker = maker(on: .shared)
+    /// The real transport: `GitbayClient` over a session per instance, the process's.
+    public static let maker = maker(sessions: InstanceSessions())
 
-    /// `GitbayClient` over `session`: a daemon's own connections where one process runs several
-    /// (the tests').
-    public static func maker(on session: HTTPSession) -> TransportMaker {
-        { instance, token, options in GitbayClient(instance: instance, token: token, options: options, session: session) }
+    /// `GitbayClient` over `sessions`' session of each instance (a daemon's own, where one
+    /// process runs several: the tests').
+    public static func maker(sessions: InstanceSessions) -> TransportMaker {
+        { instance, token, options in
+            GitbayClient(instance: instance, token: token, options: options, session: sessions.session(for: instance))
+        }
     }
 }

@@ -135,5 +135,28 @@ import Testing
         }
     }
 
+    @Test func noConnectionStaysToAnInstanceWithNoAccountLeft() async throws {
+        try await Harness.run(2, wire: .http2Front) { harness in
+            let supervisor = harness.supervisor()
+            try await supervisor.start()
+            for index in harness.instances.indices {
+                try await harness.waitForListRequests(2, on: index)
+            }
+            let front = try #require(harness.instances[0].front)
+            #expect(try await front.openConnections() == 1)
+            try await harness.removeFromKeyring(0)
+            try await supervisor.reload()
+            let gone = harness.instances[0].account
+            try await harness.waitForEvents("\(gone.displayName) retired") { $0 == .retired(gone) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            var open = try await front.openConnections()
+            while open > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                open = try await front.openConnections()
+            }
+            #expect(open == 0)
+        }
+    }
+
     private static let listPath = "/api/v1/read?argv=notifications&argv=list"
 }

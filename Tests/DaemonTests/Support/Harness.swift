@@ -1,4 +1,3 @@
-import Curl
 import Daemon
 import Desktop
 import Foundation
@@ -68,11 +67,10 @@ final class Harness: Sendable {
     let clock = ManualClock()
     let timedLog = Observed<[(at: Duration, line: String)]>([])
     private let supervisors = Mutex<[Supervisor]>([])
-    /// Through fronts, the connections of this harness's daemon, as gbnotifyd's process has its
-    /// own: on the shared session, the many daemons of the test process crowd each other's
-    /// connections out of its cache (`HTTPSession(maxIdleConnections:)`), which the fronts'
-    /// tests count.
-    private let session = HTTPSession()
+    /// Through fronts, the sessions of this harness's daemon, as gbnotifyd's process has its
+    /// own: on the process's, the many daemons of the test process would share connections,
+    /// which the fronts' tests count.
+    private let sessions = InstanceSessions()
     private let clockDrivers = Mutex<[Task<Void, Never>]>([])
 
     /// - Parameters:
@@ -214,7 +212,7 @@ final class Harness: Sendable {
     ) -> Supervisor {
         var parts = parts
         parts.events = tell
-        if instances.contains(where: { $0.front != nil }) { parts.transport = GitbayClient.maker(on: session) }
+        if instances.contains(where: { $0.front != nil }) { parts.transport = GitbayClient.maker(sessions: sessions) }
         let settings = trustingTheFronts(settings)
         let supervisor = Supervisor(
             settings: settings, configPath: directory.appendingPathComponent("config").path,
