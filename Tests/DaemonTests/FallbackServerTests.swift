@@ -128,6 +128,25 @@ struct FallbackServerChecks {
         }
     }
 
+    /// notification-daemon keeps a notification whose bubble expired in its tray (it advertises
+    /// `persistence`) and sends no NotificationClosed, so the daemon still counts it open, and
+    /// the next notice of its repository replaces it (the server shows the same id again):
+    /// what was listed before must not be listed again.
+    func anExpiredBubbleIsNotListedAgainByTheNextNoticeOfItsRepository() async throws {
+        try await run { desktop in
+            // Away from the bubbles: the server keeps a bubble under the pointer.
+            try await desktop.session.pointerMove(to: ScreenPoint(x: 1, y: 1))
+            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
+            try await screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")
+            try await screen.waitUntilGone(titled: "krz/gitbay")
+            #expect(desktop.signals("NotificationClosed", about: first.notification).isEmpty)
+
+            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
+            #expect(second.notification == first.notification)
+            try await screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
+        }
+    }
+
     func aNoticeReadElsewhereIsWithdrawn() async throws {
         try await run { desktop in
             let shown = try await desktop.show()
@@ -185,22 +204,9 @@ struct NotificationDaemonTests {
     }
 
     /// notification-daemon keeps a notification whose bubble expired in its tray (it advertises
-    /// `persistence`) and sends no NotificationClosed, so the daemon still counts it open, and
-    /// the next notice of its repository replaces it (the server shows the same id again):
-    /// what was listed before must not be listed again.
+    /// `persistence`) and sends no NotificationClosed (`FallbackServerChecks`).
     @Test func anExpiredBubbleIsNotListedAgainByTheNextNoticeOfItsRepository() async throws {
-        try await checks.run { desktop in
-            // Away from the bubbles: the server keeps a bubble under the pointer.
-            try await desktop.session.pointerMove(to: ScreenPoint(x: 1, y: 1))
-            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
-            try await checks.screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")
-            try await checks.screen.waitUntilGone(titled: "krz/gitbay")
-            #expect(desktop.signals("NotificationClosed", about: first.notification).isEmpty)
-
-            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
-            #expect(second.notification == first.notification)
-            try await checks.screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
-        }
+        try await checks.anExpiredBubbleIsNotListedAgainByTheNextNoticeOfItsRepository()
     }
 }
 
@@ -234,22 +240,9 @@ struct NotificationDaemon13Tests {
     }
 
     /// notification-daemon keeps a notification whose bubble expired in its tray (it advertises
-    /// `persistence`) and sends no NotificationClosed, so the daemon still counts it open, and
-    /// the next notice of its repository replaces it (the server shows the same id again):
-    /// what was listed before must not be listed again.
+    /// `persistence`) and sends no NotificationClosed (`FallbackServerChecks`).
     @Test func anExpiredBubbleIsNotListedAgainByTheNextNoticeOfItsRepository() async throws {
-        try await checks.run { desktop in
-            // Away from the bubbles: the server keeps a bubble under the pointer.
-            try await desktop.session.pointerMove(to: ScreenPoint(x: 1, y: 1))
-            let first = try await desktop.show(actor: "eve", summary: "opened issue #12")
-            try await checks.screen.waitForPopup(titled: "krz/gitbay", body: "eve opened issue #12")
-            try await checks.screen.waitUntilGone(titled: "krz/gitbay")
-            #expect(desktop.signals("NotificationClosed", about: first.notification).isEmpty)
-
-            let second = try await desktop.show(actor: "ana", summary: "commented on issue #12")
-            #expect(second.notification == first.notification)
-            try await checks.screen.waitForPopup(titled: "krz/gitbay", body: "ana commented on issue #12\nand 1 more")
-        }
+        try await checks.anExpiredBubbleIsNotListedAgainByTheNextNoticeOfItsRepository()
     }
 }
 
