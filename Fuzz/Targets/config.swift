@@ -19,7 +19,7 @@ func fuzz(_ input: UnsafeBufferPointer<UInt8>) {
     if let relay = config.relayURL {
         invariant(relay.scheme == "https" || relay.isLoopback, "relay-url \(relay.url) is plain http to another host")
     }
-    invariant((1...50).contains(config.maxNotifications), "max-notifications \(config.maxNotifications)")
+    invariant(config.maxNotifications.map { (1...50).contains($0) } ?? true, "max-notifications \(String(describing: config.maxNotifications))")
     invariant(config.warnings.allSatisfy(isOneLine), "a warning is not one line: \(config.warnings)")
     if let terminal = config.terminal {
         invariant(!terminal.isEmpty && !terminal.contains(""), "terminal \(terminal)")
