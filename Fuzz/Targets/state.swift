@@ -52,7 +52,7 @@ private func check(_ saved: ScreenBook.Saved) {
             invariant(summary.rowIDs.count <= NoticeSummary.maximumRowIDs && summary.rowIDs.allSatisfy { $0 > 0 }, "summary rows \(summary.rowIDs)")
         case .tokenRejected:
             break
-        case .muted(let repository):
+        case .muted(let repository, _):
             invariant(NotificationDestination.repository(parsing: repository) != nil, "muted \(repository)")
         }
     }
