@@ -2,9 +2,9 @@
 /// README's table know it: each key is declared once, in `Config.Key`, `ConfigSections.AccountKey`
 /// and `ConfigSections.RuleKey`'s `declaration`, and the manual's headers and the README's table
 /// are checked against these (ConfigKeysDocumentationTests).
-public struct ConfigKey: Sendable, Equatable {
+struct ConfigKey: Sendable, Equatable {
     /// How its value is written.
-    public enum Form: Sendable, Equatable {
+    enum Form: Sendable, Equatable {
         /// A word standing for the value: `seconds`, `path`, `boolean`.
         case placeholder(String)
         /// One of these words.
@@ -16,14 +16,14 @@ public struct ConfigKey: Sendable, Equatable {
         case parts([String])
     }
 
-    public let name: String
-    public let form: Form
+    let name: String
+    let form: Form
     /// What an absent key means, in a few words.
-    public let defaultValue: String
+    let defaultValue: String
     /// What it does, in one line.
-    public let summary: String
+    let summary: String
     /// The numbers a numeric key takes; its parser reads the bounds from here.
-    public let range: ClosedRange<Int>?
+    let range: ClosedRange<Int>?
 
     init(_ name: String, _ form: Form, default defaultValue: String, range: ClosedRange<Int>? = nil, _ summary: String) {
         self.name = name
@@ -38,7 +38,7 @@ public struct ConfigKey: Sendable, Equatable {
     }
 
     /// The `.TP` header the manual gives the key: `.BI "poll\-interval = " seconds`.
-    public var manualHeader: String {
+    var manualHeader: String {
         let name = "\"\(Self.roff(name)) = \""
         switch form {
         case .placeholder(let word):
@@ -68,13 +68,13 @@ public struct ConfigKey: Sendable, Equatable {
 }
 
 /// The config file's keys by where they may stand.
-public enum ConfigKeys {
-    public static var global: [ConfigKey] { Config.Key.allCases.map(\.declaration) }
-    public static var account: [ConfigKey] { ConfigSections.AccountKey.allCases.map(\.declaration) }
-    public static var rule: [ConfigKey] { ConfigSections.RuleKey.allCases.map(\.declaration) }
+enum ConfigKeys {
+    static var global: [ConfigKey] { Config.Key.allCases.map(\.declaration) }
+    static var account: [ConfigKey] { ConfigSections.AccountKey.allCases.map(\.declaration) }
+    static var rule: [ConfigKey] { ConfigSections.RuleKey.allCases.map(\.declaration) }
 
     /// The README's table of keys: one row a key, the sections it may stand in.
-    public static var markdownTable: String {
+    static var markdownTable: String {
         var rows = ["| key | value | default | where | what it does |", "|---|---|---|---|---|"]
         var seen: Set<String> = []
         for key in global + account + rule where seen.insert(key.name).inserted {
