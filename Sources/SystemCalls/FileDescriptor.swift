@@ -100,8 +100,12 @@ public struct FileDescriptor: Hashable, Sendable {
     private func writeAll(_ buffer: UnsafeRawBufferPointer) throws(Errno) {
         var offset = 0
         while offset < buffer.count {
-            do {
-                offset += try write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+            do throws(Errno) {
+                let written = try write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+                // Nothing taken of a non-empty buffer, and no error: asked again, such a
+                // descriptor would be asked for ever.
+                guard written > 0 else { throw Errno(rawValue: EIO) }
+                offset += written
             } catch .wouldBlock {
                 var room = pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)
                 _ = try valueOrErrno { poll(&room, 1, -1) }.get()
