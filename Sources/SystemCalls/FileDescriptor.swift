@@ -61,8 +61,8 @@ public struct FileDescriptor: Hashable, Sendable {
         try valueOrErrno { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }.get()
     }
 
-    /// One write(2): how much of the buffer was written.
-    public func write(_ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
+    /// One write(2): how much of the buffer was written. Callers write with `writeAll`.
+    func write(_ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
         try valueOrErrno { Glibc.write(rawValue, buffer.baseAddress, buffer.count) }.get()
     }
 
@@ -114,7 +114,7 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// What the descriptor is open on.
-    public func kind() throws(Errno) -> FileKind {
+    func kind() throws(Errno) -> FileKind {
         var status = stat()
         _ = try valueOrErrno { fstat(rawValue, &status) }.get()
         return FileKind(mode: status.st_mode)
