@@ -18,11 +18,28 @@ public enum ConfigFile {
     /// names the file, and the line and key when the problem is one line.
     public static func load(_ path: String) throws(ConfigFileError) -> DaemonSettings {
         guard let text = try read(path) else { return DaemonSettings(config: .defaults) }
+        let config: Config
         do {
-            return DaemonSettings(config: try Config.parse(text))
+            config = try Config.parse(text)
         } catch {
             throw ConfigFileError(path: path, problem: "\(error)")
         }
+        try checkCAFile(config, path: path)
+        return DaemonSettings(config: config)
+    }
+
+    /// libcurl's TLS library opens the `ca-file` itself, blocking, on the loop: a FIFO there
+    /// would stall the daemon at its next connection for ever, and a device would feed it
+    /// whatever it gives. Such a file is refused with the config, as a bad value is. One that
+    /// is missing or unreadable is left to the transfers, whose errors name it.
+    private static func checkCAFile(_ config: Config, path: String) throws(ConfigFileError) {
+        guard let caFile = config.caFile else { return }
+        do {
+            let descriptor = try FileDescriptor.openRegularFile(caFile)
+            try? descriptor.close()
+        } catch .notRegular(let kind) {
+            throw ConfigFileError(path: path, problem: "ca-file: \(caFile) is \(kind), not a regular file")
+        } catch {}
     }
 
     /// The file's text, nil when it does not exist. One byte more than the parser accepts is

@@ -61,8 +61,8 @@ public struct FileDescriptor: Hashable, Sendable {
         try valueOrErrno { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }.get()
     }
 
-    /// One write(2): how much of the buffer was written.
-    public func write(_ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
+    /// One write(2): how much of the buffer was written. Callers write with `writeAll`.
+    func write(_ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
         try valueOrErrno { Glibc.write(rawValue, buffer.baseAddress, buffer.count) }.get()
     }
 
@@ -100,8 +100,12 @@ public struct FileDescriptor: Hashable, Sendable {
     private func writeAll(_ buffer: UnsafeRawBufferPointer) throws(Errno) {
         var offset = 0
         while offset < buffer.count {
-            do {
-                offset += try write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+            do throws(Errno) {
+                let written = try write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+                // Nothing taken of a non-empty buffer, and no error: asked again, such a
+                // descriptor would be asked for ever.
+                guard written > 0 else { throw Errno(rawValue: EIO) }
+                offset += written
             } catch .wouldBlock {
                 var room = pollfd(fd: rawValue, events: Int16(POLLOUT), revents: 0)
                 _ = try valueOrErrno { poll(&room, 1, -1) }.get()
@@ -110,7 +114,7 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// What the descriptor is open on.
-    public func kind() throws(Errno) -> FileKind {
+    func kind() throws(Errno) -> FileKind {
         var status = stat()
         _ = try valueOrErrno { fstat(rawValue, &status) }.get()
         return FileKind(mode: status.st_mode)

@@ -2,7 +2,7 @@ import Glibc
 
 /// What is at a path, as fstat(2) tells it of an open descriptor.
 public enum FileKind: Sendable, Equatable, CustomStringConvertible {
-    case regular, directory, fifo, characterDevice, blockDevice, socket, symbolicLink
+    case regular, directory, fifo, characterDevice, blockDevice, socket
 
     init(mode: mode_t) {
         self = switch mode & S_IFMT {
@@ -11,7 +11,7 @@ public enum FileKind: Sendable, Equatable, CustomStringConvertible {
         case S_IFIFO: .fifo
         case S_IFCHR: .characterDevice
         case S_IFBLK: .blockDevice
-        case S_IFLNK: .symbolicLink
+        // S_IFSOCK: an open descriptor is never on a symbolic link itself.
         default: .socket
         }
     }
@@ -25,7 +25,6 @@ public enum FileKind: Sendable, Equatable, CustomStringConvertible {
         case .characterDevice: "a character device"
         case .blockDevice: "a block device"
         case .socket: "a socket"
-        case .symbolicLink: "a symbolic link"
         }
     }
 }

@@ -62,6 +62,17 @@ import Testing
         }
     }
 
+    /// The `ca-file` is opened by libcurl's TLS library, blocking, on the daemon's loop: a FIFO
+    /// there is refused with the config. A missing one is the transfers' to report.
+    @Test func aCAFileThatIsAFIFOIsRefusedWithTheConfig() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("ca-fifo-\(UUID().uuidString)").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let path = try file(Data("poll-interval = 20\nca-file = \(fifo)\n".utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ConfigFileError(path: path, problem: "ca-file: \(fifo) is a FIFO, not a regular file")) { try ConfigFile.load(path) }
+    }
+
     @Test func theDefaultPathFollowsXDG() {
         #expect(ConfigFile.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/u"]) == "/x/config/gbnotifyd/config")
         #expect(ConfigFile.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.config/gbnotifyd/config")
