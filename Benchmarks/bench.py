@@ -2093,6 +2093,7 @@ WORST_CASES = (
     ("relaySplit", "1 MiB without a line break through the relay's line splitter"),
     ("trayMenu", "the tray's menu and looks over 20 accounts x 10 notices, each summary 1 MiB of format and control characters"),
     ("notification", "a notification's text for a group of 50 such notices"),
+    ("layout", "the terminal view's layout of an issue whose system entry is one unbroken 1 MiB word"),
 )
 
 # `wakeup` and `soak` stop dunst: they stay last.

@@ -36,7 +36,7 @@ func layoutTimes(count: Int) {
     printLine(times)
 }
 
-private func issue(body: String, systemEntry: String? = nil) -> ItemDetails {
+func issue(body: String, systemEntry: String? = nil) -> ItemDetails {
     let comments = systemEntry.map {
         [ItemComment(id: 2, author: "system", body: $0, bodyFormat: nil, createdAt: "2026-09-18T12:00:00.000Z", reactions: [])]
     } ?? []

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PushCore
+import TerminalView
 
 /// `gbnotify-bench worst [RUNS]`: the CPU time (CLOCK_THREAD_CPUTIME_ID) of the worst input we
 /// could construct for each pure function the daemon's one loop runs on outside text, at that
@@ -19,6 +20,8 @@ import PushCore
 /// - trayMenu: the tray's menu over 20 accounts' 10 newest notices, every summary 1 MiB of
 ///   format and control characters (what `displaySafe` drops or turns into spaces).
 /// - notification: a notification's text for a group of 50 such notices.
+/// - layout: the terminal view's layout (gbnotifyctl's loop) of an issue whose system entry is
+///   one unbroken 1 MiB word, the slowest body of `gbnotify-bench layout`, in CPU time here.
 func worstCases(runs: Int) throws -> [String: [Int]] {
     let mebibyte = 1 << 20
     let run = String(repeating: "q", count: 4080)
@@ -72,6 +75,7 @@ func worstCases(runs: Int) throws -> [String: [Int]] {
             _ = model.show(TrayState(shelves: shelves))
             return model.layout().items.count > 200
         }),
+        ("layout", { PlainText.item(issue(body: "b", systemEntry: String(repeating: "w", count: mebibyte)), width: 80, now: 1_789_905_600).utf8.count > 100 }),
         ("notification", {
             guard let first = group.first else { return false }
             let content = NotificationContent.group(first, capabilities: NotificationCapabilities(bodyMarkup: true, actions: true))
