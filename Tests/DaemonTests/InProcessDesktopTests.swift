@@ -223,6 +223,13 @@ import Testing
         let muted = try #require(afterMute.last)
         #expect(muted.notification.summary.hasPrefix("Muted krz/quiet"))
         try await requests.wait(for: "the mute") { $0 == [.setWatch(account, repository: "krz/quiet", .mute)] }
+        // The kill comes after the stage wrote the Muted notification down: its id reaches the
+        // stage in the server's answer, after the server has it on screen.
+        try await withDeadline(.seconds(15), "the Muted notification saved") {
+            while try await state.loadScreen().saved?.entries.contains(where: { $0.serverID == muted.id }) != true {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
         killed.disconnect()
 
         let clock = ManualClock()
