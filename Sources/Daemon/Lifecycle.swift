@@ -71,6 +71,9 @@ public enum Lifecycle {
             return 1
         }
         logger.setLevel(settings.config.logLevel)
+        // From here on a stalled loop stops the pings, and systemd restarts the daemon.
+        let watchdog = Watchdog(environment: environment)
+        watchdog?.start()
 
         // Read from here on: a SIGTERM during start-up still stops cleanly.
         let (endings, end) = AsyncStream.makeStream(of: Ending.self)
@@ -226,6 +229,7 @@ public enum Lifecycle {
             }
         }
         readiness.stopping()
+        watchdog?.stop()
         // A second SIGTERM stays unread: it cannot cut the clean stop short.
         wiring.forEach { $0.cancel() }
         _ = consume system
