@@ -70,7 +70,7 @@ let package = Package(
         // Hand-written command-line parsing shared by both executables.
         .target(name: "CommandKit"),
         // Typed wrapper over libcurl, its transfers on the main loop (the multi socket interface).
-        .target(name: "Curl", dependencies: ["CCurl", "MainLoop"]),
+        .target(name: "Curl", dependencies: ["CCurl", "MainLoop", "SystemCalls"]),
         // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
         .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"]),
         // gitbay's SSH-only commands (minting and revoking API tokens), run with the system's ssh.
@@ -94,7 +94,7 @@ let package = Package(
         // hours, snoozes until a time of day.
         .target(name: "LocalTime", dependencies: ["PushCore"]),
         // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
-        .target(name: "Settings", dependencies: ["PushCore", "GitbayClient", "SystemCalls"]),
+        .target(name: "Settings", dependencies: ["PushCore", "Curl", "GitbayClient", "SystemCalls"]),
         // The daemon's log: journald priorities on standard error, one bounded line per event.
         .target(name: "Logging", dependencies: ["PushCore", "SystemCalls"]),
         // The desktop stage: notifications on screen (and taken over after a restart), the

@@ -17,6 +17,8 @@ public enum CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     case headersTooLarge(limit: Int)
     /// The body was labelled gzip but did not inflate.
     case badContentEncoding(String)
+    /// The CA file to trust is a FIFO, a device or a socket (`CAFileCheck`); nothing was sent.
+    case unusableCAFile(String)
     /// The waiting task was cancelled; the transfer was aborted.
     case cancelled
     case other(code: Int, message: String)
@@ -39,6 +41,8 @@ public enum CurlError: Error, Sendable, Equatable, CustomStringConvertible {
             "the server's response headers are larger than \(limit) bytes; the transfer was aborted"
         case .badContentEncoding(let detail):
             "the server's answer is labelled gzip but does not inflate (\(detail))"
+        case .unusableCAFile(let detail):
+            "the ca-file cannot be used: \(detail)"
         case .cancelled:
             "the transfer was cancelled"
         case .other(let code, let message):

@@ -54,6 +54,7 @@ final class Transfer {
         // libcurl's default); the system's hashed directory is read a CA at a time as
         // handshakes need one (`SystemTrust`).
         if let caFile = options.caFile {
+            if let problem = CAFileCheck.problem(with: caFile) { throw .unusableCAFile(problem) }
             try set(CURLOPT_CAINFO, caFile)
             try set(CURLOPT_CAPATH, pointer: nil)
         } else if let directory = options.caDirectory {

@@ -31,6 +31,10 @@ public final class DBusConnection: Sendable {
         case closed
         /// The bus closed the connection, or it broke.
         case disconnected
+        /// The connection was made again after a drop, but another connection (`owner`, nil if
+        /// it was gone again by the time it was asked) had taken `name` meanwhile: whatever
+        /// was sent to the name since went to it.
+        case nameTaken(String, owner: String?)
     }
 
     /// libdbus's own default.

@@ -160,8 +160,8 @@ final class ConnectionCore {
     }
 
     /// Makes the connection again after libdbus dropped it, and carries over what lived on it:
-    /// match rules, owned names (lost for good, and the connection closed, if another took one
-    /// meanwhile), watched owners. Calls in flight fail. Closes it when the bus cannot be reached.
+    /// match rules, owned names (lost for good, and the connection closed as `nameTaken`, if
+    /// another took one meanwhile), watched owners. Calls in flight fail. Closes it when the bus cannot be reached.
     private func reconnect() {
         failPendingCalls()
         release()
@@ -193,11 +193,18 @@ final class ConnectionCore {
         for name in ownedNames {
             callBus("RequestName", [.string(name), .uint32(UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE))]) { result in
                 let owned = [DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER, DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER].map(UInt32.init)
-                guard case .success(let reply) = result, reply.first?.uint32Value.map(owned.contains) == true else {
-                    return self.beginClose(.disconnected)
-                }
+                guard case .success(let reply) = result else { return self.beginClose(.disconnected) }
+                guard reply.first?.uint32Value.map(owned.contains) == true else { return self.closeForTaken(name) }
                 restoring.done()
             }
+        }
+    }
+
+    /// Closes the connection as `nameTaken`, naming the owner the bus gives for `name`.
+    private func closeForTaken(_ name: String) {
+        callBus("GetNameOwner", [.string(name)]) { result in
+            let owner = if case .success(let values) = result { values.first?.stringValue } else { String?.none }
+            self.beginClose(.nameTaken(name, owner: owner))
         }
     }
 

@@ -71,6 +71,9 @@ public enum Lifecycle {
             return 1
         }
         logger.setLevel(settings.config.logLevel)
+        // From here on a stalled loop stops the pings, and systemd restarts the daemon.
+        let watchdog = Watchdog(environment: environment)
+        watchdog?.start()
 
         // Read from here on: a SIGTERM during start-up still stops cleanly.
         let (endings, end) = AsyncStream.makeStream(of: Ending.self)
@@ -191,7 +194,11 @@ public enum Lifecycle {
             return 1
         }
         wiring.append(Task {
-            if (try? await connection.waitUntilClosed()) == .disconnected { end.yield(.busLost) }
+            switch try? await connection.waitUntilClosed() {
+            case .disconnected?: end.yield(.busLost)
+            case .nameTaken(let name, let owner)?: end.yield(.nameTaken(name, owner: owner))
+            case .closed?, nil: break
+            }
         })
 
         let system = await followTheSystem(telling: supervisor.inputs, state: stateFiles, logger: logger)
@@ -220,12 +227,23 @@ public enum Lifecycle {
                 logger.error("lost the session bus; exiting so that the service manager can start gbnotifyd again")
                 exitStatus = 1
                 break waiting
+            case .nameTaken(let name, let owner):
+                // What was sent to the name meanwhile (clicks, calls) went to the other owner; no
+                // click on a notification shown before can be told from one it sent.
+                logger.error("""
+                    the session bus dropped gbnotifyd's connection, and by the time it was back \
+                    \(owner.map { "another process (\($0))" } ?? "another process") had taken \(name); \
+                    exiting rather than serve it beside that process
+                    """)
+                exitStatus = 1
+                break waiting
             case .startFailed:
                 exitStatus = 1
                 break waiting
             }
         }
         readiness.stopping()
+        watchdog?.stop()
         // A second SIGTERM stays unread: it cannot cut the clean stop short.
         wiring.forEach { $0.cancel() }
         _ = consume system
@@ -306,6 +324,7 @@ public enum Lifecycle {
     private enum Ending: Sendable {
         case signal(SignalRequest)
         case busLost
+        case nameTaken(String, owner: String?)
         case startFailed
     }
 }

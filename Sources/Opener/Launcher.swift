@@ -14,8 +14,9 @@ struct Launcher: Sendable {
     func start(_ launch: ClickLaunch) throws(Spawn.Failure) -> pid_t {
         var environment = self.environment
         for (name, value) in launch.environment { environment[name] = value }
-        // systemd's readiness socket is the daemon's own; a browser must not report on its behalf.
-        environment["NOTIFY_SOCKET"] = nil
+        // systemd's readiness socket and watchdog are the daemon's own; a browser must not
+        // report or ping on its behalf.
+        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { environment[name] = nil }
         return try Spawn.start(launch.argv, environment: environment, stdin: .devNull, stdout: output, stderr: output)
     }
 }

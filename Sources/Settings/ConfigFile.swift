@@ -1,3 +1,4 @@
+import Curl
 import PushCore
 import SystemCalls
 
@@ -28,18 +29,11 @@ public enum ConfigFile {
         return DaemonSettings(config: config)
     }
 
-    /// libcurl's TLS library opens the `ca-file` itself, blocking, on the loop: a FIFO there
-    /// would stall the daemon at its next connection for ever, and a device would feed it
-    /// whatever it gives. Such a file is refused with the config, as a bad value is. One that
-    /// is missing or unreadable is left to the transfers, whose errors name it.
+    /// A `ca-file` that is not a regular file (`CAFileCheck`) is refused with the config, as a
+    /// bad value is.
     private static func checkCAFile(_ config: Config, path: String) throws(ConfigFileError) {
-        guard let caFile = config.caFile else { return }
-        do {
-            let descriptor = try FileDescriptor.openRegularFile(caFile)
-            try? descriptor.close()
-        } catch .notRegular(let kind) {
-            throw ConfigFileError(path: path, problem: "ca-file: \(caFile) is \(kind), not a regular file")
-        } catch {}
+        guard let caFile = config.caFile, let problem = CAFileCheck.problem(with: caFile) else { return }
+        throw ConfigFileError(path: path, problem: "ca-file: \(problem)")
     }
 
     /// The file's text, nil when it does not exist. One byte more than the parser accepts is

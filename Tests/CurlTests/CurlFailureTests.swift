@@ -1,4 +1,5 @@
 import Curl
+import Foundation
 import Glibc
 import TestSupport
 import Testing
@@ -24,6 +25,28 @@ import Testing
         try await standin.addFault(.init(.bodyBytes(2 << 20)))
         let response = try await HTTPSession.shared.perform(request, options: TransferOptions(maxBodyBytes: 4 << 20))
         #expect(response.body.count == 2 << 20)
+        await standin.stop()
+    }
+
+    /// libcurl's TLS library would open a FIFO given as the CA file and wait for a writer, on
+    /// the loop, for ever: the transfer refuses it before libcurl sees it, and sends nothing.
+    /// A regular file put back in its place is trusted again.
+    @Test(.timeLimit(.minutes(1))) func aCAFileThatIsAFIFOFailsTheTransferWithoutWaiting() async throws {
+        let standin = try await Standin.start(tls: .fixtures)
+        let session = HTTPSession()
+        let caFile = FileManager.default.temporaryDirectory.appending(path: "gbnotify-test-ca-\(UUID().uuidString).pem").path
+        try #require(mkfifo(caFile, 0o600) == 0)
+        defer { unlink(caFile) }
+        let request = HTTPRequest(mayUseProxy: false, url: "\(standin.url)/")
+
+        await #expect(throws: CurlError.unusableCAFile("\(caFile) is a FIFO, not a regular file")) {
+            try await session.perform(request, options: TransferOptions(caFile: caFile))
+        }
+        #expect(try await standin.requests().isEmpty)
+
+        unlink(caFile)
+        try FileManager.default.copyItem(atPath: Standin.TLS.fixtures.caFile, toPath: caFile)
+        #expect(try await session.perform(request, options: TransferOptions(caFile: caFile)).status == 200)
         await standin.stop()
     }
 

@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 import Glibc
 import PushCore
@@ -66,6 +67,82 @@ import Testing
             second.send(SIGTERM)
             #expect(try await second.waitForExit() == 0)
             await restarted.kill()
+            await fixture.finish()
+        }
+    }
+
+    /// The bus drops the daemon's connection while it is still there (the relay the daemon
+    /// reaches it through cuts it, as a bus drops a client that broke its rules): the daemon
+    /// connects again, with a new unique name and its bus name, and goes on polling with nothing
+    /// lost.
+    @Test func aConnectionTheBusDropsIsMadeAgainWithItsNameAndPollingGoesOn() async throws {
+        try await Self.withADaemonBehindARelay { fixture, relay, daemon, bus in
+            let before = try #require(try await bus.nameOwner("org.gitbay.Notify1"))
+
+            try await Self.cutTheDaemonOff(relay, seenFrom: bus)
+            relay.resume()
+            let line = try await daemon.waitForLine(containing: "the session bus dropped gbnotifyd's connection; connected again as :")
+            let after = try #require(try await bus.nameOwner("org.gitbay.Notify1"))
+            #expect(after != before)
+            #expect(line.last { $0.contains("connected again as") } == "<4>the session bus dropped gbnotifyd's connection; connected again as \(after)")
+
+            // Still serving: gbnotifyctl reaches it by its name, and a new row is polled once.
+            let status = try await fixture.home.ctl(["status"])
+            #expect(status.status == 0, "\(status.stderr)")
+            try await fixture.standin.addNotification(for: "cmc")
+            daemon.send(SIGHUP)
+            try await daemon.waitForPoll(of: fixture.account, saying: "200 ok, 1 new")
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+            #expect(daemon.lines(containing: " new") == ["<7>\(fixture.name): 200 ok, 2 new", "<7>\(fixture.name): 200 ok, 1 new"])
+        }
+    }
+
+    /// The bus drops the daemon's connection, and another process takes org.gitbay.Notify1
+    /// before the daemon is back: the daemon says so, naming that process, and exits, rather
+    /// than serve clicks on notifications beside it.
+    @Test func anotherProcessHoldingTheNameAfterAReconnectIsSaidClearly() async throws {
+        try await Self.withADaemonBehindARelay { _, relay, daemon, peer in
+            try await Self.cutTheDaemonOff(relay, seenFrom: peer)
+            #expect(try await peer.requestName("org.gitbay.Notify1"))
+            relay.resume()
+            #expect(try await daemon.waitForExit(timeout: .seconds(30)) == 1)
+            #expect(daemon.lines.value.contains("""
+                <3>the session bus dropped gbnotifyd's connection, and by the time it was back another process \
+                (\(peer.uniqueName)) had taken org.gitbay.Notify1; exiting rather than serve it beside that process
+                """), "\(daemon.lines.value)")
+            #expect(daemon.lines(containing: "lost the session bus").isEmpty)
+            #expect(try await peer.nameOwner("org.gitbay.Notify1") == peer.uniqueName)
+        }
+    }
+
+    /// Cuts the daemon's connection at the relay, and returns once the bus has freed its name;
+    /// the daemon's way back waits at the relay.
+    private static func cutTheDaemonOff(_ relay: SessionBusRelay, seenFrom bus: DBusConnection) async throws {
+        relay.cutFirstAndHold()
+        try await waitFor("the bus to free org.gitbay.Notify1", timeout: .seconds(30)) {
+            try await !bus.nameHasOwner("org.gitbay.Notify1")
+        }
+    }
+
+    /// In a session of the test's own: a daemon that reaches the session bus through a relay,
+    /// once it has polled, and a connection of the test's straight to the bus.
+    private static func withADaemonBehindARelay(
+        test: String = #function, _ body: (BinaryFixture, SessionBusRelay, RunningDaemon, DBusConnection) async throws -> Void
+    ) async throws {
+        try await PrivateSession.run(test: test) {
+            let fixture = try await BinaryFixture.start()
+            try await fixture.standin.addNotifications(for: "cmc", count: 2)
+            let socket = fixture.home.directory.appendingPathComponent("bus").path
+            var environment = fixture.home.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(socket)"
+            let relay = try await SessionBusRelay(at: socket)
+            let daemon = try RunningDaemon(environment: environment)
+            try await daemon.waitForPoll(of: fixture.account, saying: "200 ok, 2 new")
+            let bus = try await DBusConnection.connect()
+            try await body(fixture, relay, daemon, bus)
+            await bus.close()
+            await relay.kill()
             await fixture.finish()
         }
     }

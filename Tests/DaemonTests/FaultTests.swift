@@ -49,6 +49,8 @@ import Testing
     @Test(arguments: [
         (429, #"{"protocol_version":1,"error":"rate limited; retry in 3s"}"#, "429 rate limited"),
         (503, #"{"protocol_version":1,"error":"server busy; retry later"}"#, "503 busy"),
+        // gitbay's second write limiter: a 403 to be treated as a 429, not as a refusal.
+        (403, #"{"protocol_version":1,"exit_code":4,"error":"too many writes: at most 60 a minute; retry in 3s"}"#, "403 too many writes"),
     ], [Harness.Wire.direct, .http2Front])
     func retryAfterDelaysThatAccountsNextRequest(_ answer: (status: Int, body: String, words: String), wire: Harness.Wire) async throws {
         let (status, body, words) = answer

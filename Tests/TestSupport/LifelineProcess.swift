@@ -101,6 +101,11 @@ public final class LifelineProcess: Sendable {
         await Self.end(child, grace: grace)
     }
 
+    /// Sends `signal` to it alone, for a child that takes orders that way.
+    public func signal(_ signal: Int32) {
+        child.signal(signal)
+    }
+
     /// Kills it and its whole process group at once (SIGKILL, the way a crashing service goes)
     /// and waits until it has exited.
     public func kill() async {

@@ -12,6 +12,18 @@ public final class SessionBusRelay: Sendable {
         process = try await LifelineProcess.started(argv, readyLines: 1, readyTimeout: .seconds(15))
     }
 
+    /// Cuts the first connection it relayed, as a bus that drops one client does, while the bus
+    /// itself stays; the ones made from now on wait, unanswered, until `resume()`. (gbnotifyd's
+    /// first is its own libdbus connection; libsecret's, made later, stays.)
+    public func cutFirstAndHold() {
+        process.signal(SIGUSR1)
+    }
+
+    /// Relays the connections that waited, and new ones, again.
+    public func resume() {
+        process.signal(SIGUSR2)
+    }
+
     /// Kills it and waits until it is gone, so its sockets are closed.
     public func kill() async {
         await process.kill()
@@ -30,11 +42,30 @@ public final class SessionBusRelay: Sendable {
         throw LifelineProcess.StartFailure(description: "no unix socket in DBUS_SESSION_BUS_ADDRESS=\(address)")
     }
 
-    /// Copies bytes both ways, one pair of threads per connection.
+    /// Copies bytes both ways, one pair of threads per connection. SIGUSR1 cuts the first
+    /// connection and holds new ones; SIGUSR2 lets them through.
     private static let relayScript = """
-        import os, socket, sys, threading
+        import os, signal, socket, sys, threading
         listen_path, target = sys.argv[1], sys.argv[2]
         target = "\\0" + target[1:] if target.startswith("@") else target
+        live, open_ = [], threading.Event()
+        open_.set()
+        def cut_and_hold(*_):
+            open_.clear()
+            for end in live[:2]:
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        signal.signal(signal.SIGUSR1, cut_and_hold)
+        signal.signal(signal.SIGUSR2, lambda *_: open_.set())
+        def relay(client):
+            open_.wait()
+            upstream = socket.socket(socket.AF_UNIX)
+            upstream.connect(target)
+            live.extend((client, upstream))
+            for ends in ((client, upstream), (upstream, client)):
+                threading.Thread(target=pump, args=ends, daemon=True).start()
         def pump(source, sink):
             try:
                 while data := source.recv(65536):
@@ -60,9 +91,6 @@ public final class SessionBusRelay: Sendable {
         print("ready", flush=True)
         while True:
             client, _ = server.accept()
-            upstream = socket.socket(socket.AF_UNIX)
-            upstream.connect(target)
-            for ends in ((client, upstream), (upstream, client)):
-                threading.Thread(target=pump, args=ends, daemon=True).start()
+            threading.Thread(target=relay, args=(client,), daemon=True).start()
         """
 }

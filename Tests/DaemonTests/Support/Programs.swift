@@ -213,9 +213,15 @@ final class NotifySocket: Sendable {
 
     /// The next datagram, waited for on a thread of its own.
     func receive(timeout: Duration = .seconds(15)) async throws -> String {
+        let received = await datagram(within: timeout)
+        return try #require(received, "no datagram on \(path) within \(timeout)")
+    }
+
+    /// The next datagram, or nil when none came within `timeout` (zero: one already there).
+    func datagram(within timeout: Duration) async -> String? {
         let descriptor = descriptor
-        let milliseconds = Int32(timeout.components.seconds * 1000)
-        let received: String? = await withCheckedContinuation { continuation in
+        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 guard poll(&ready, 1, milliseconds) == 1 else { return continuation.resume(returning: nil) }
@@ -224,7 +230,6 @@ final class NotifySocket: Sendable {
                 continuation.resume(returning: count < 0 ? nil : String(decoding: buffer[..<count], as: UTF8.self))
             }
         }
-        return try #require(received, "no datagram on \(path) within \(timeout)")
     }
 }
 
