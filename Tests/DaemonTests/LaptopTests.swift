@@ -68,7 +68,11 @@ import MainLoop
                 let saved = try harness.state.loadAccounts().state.accounts[account.id]
                 #expect(saved?.highWater != nil)
 
-                // Asleep: a row is added, and its relay message waits in the relay's cache.
+                // Asleep: a row is added, and its relay message waits in the relay's cache. A
+                // suspended laptop hears nothing on its connection, but this daemon runs on: the
+                // open stream goes silent first, else the message could reach the daemon over it
+                // before the resume (seen on a loaded machine) and the resume start after it.
+                try await relay.stall()
                 let issue = try await harness.instances[0].standin.addNotification(
                     for: Harness.username, repo: "krz/gitbay", kind: "issue", actor: "noor", summary: "opened issue #2",
                     path: "krz/gitbay/issues/2")
