@@ -68,7 +68,11 @@ import MainLoop
                 let saved = try harness.state.loadAccounts().state.accounts[account.id]
                 #expect(saved?.highWater != nil)
 
-                // Asleep: a row is added, and its relay message waits in the relay's cache.
+                // Asleep: a row is added, and its relay message waits in the relay's cache. The
+                // sleep took the network down, and the daemon closes its stream once it hears so:
+                // published before that, the message would come over the stream still open and
+                // the resume start after it (seen on a loaded machine).
+                try await relay.waitForOpenStreams(0)
                 let issue = try await harness.instances[0].standin.addNotification(
                     for: Harness.username, repo: "krz/gitbay", kind: "issue", actor: "noor", summary: "opened issue #2",
                     path: "krz/gitbay/issues/2")

@@ -13,13 +13,14 @@ struct LifelineRigTests {
     /// script cannot tell the two apart.
     @Test func aSessionWhoseLifelineClosesStopsEverythingInItAndRemovesItsDirectory() async throws {
         let argv = ["\(Standin.packageRoot)/scripts/desktop-session", "--lifeline", "--keyring=kwallet", "--no-notifications",
-                    "--", "sh", "-c", #"echo "$PRIVATE_DESKTOP_SESSION"; exec sleep infinity"#]
+                    "--", "sh", "-c", #"echo "$PRIVATE_DESKTOP_SESSION"; echo "$PRIVATE_DESKTOP_KEYRING_PROGRAM"; exec sleep infinity"#]
         let session = try await offCooperativePool {
-            try LifelineProcess(argv, readyLines: 1, readyTimeout: .seconds(90))
+            try LifelineProcess(argv, readyLines: 2, readyTimeout: .seconds(90))
         }
-        let directory = session.readyLines[0]
+        let directory = session.readyLines[0], kwalletd = session.readyLines[1]
+        #expect(["kwalletd6", "kwalletd5"].contains(kwalletd))
         let members = Self.processes(carrying: "PRIVATE_DESKTOP_SESSION=\(directory)")
-        #expect(Set(members.map(\.name)).isSuperset(of: ["dbus-daemon", "Xvfb", "kwalletd5", "sleep"]), "\(members)")
+        #expect(Set(members.map(\.name)).isSuperset(of: ["dbus-daemon", "Xvfb", kwalletd, "sleep"]), "\(members)")
 
         let started = ContinuousClock.now
         await session.stop()

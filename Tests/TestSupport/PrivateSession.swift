@@ -12,7 +12,7 @@ import Foundation
 /// lifeline (`LifelineProcess`, `scripts/desktop-session --lifeline`) in a process group of its
 /// own. When the calling task is cancelled (Swift Testing cancels a test at its time limit) or
 /// this process dies, the session is stopped, and whatever is left of its process group is
-/// killed: no kwalletd5, Xvfb or dbus-daemon of it lives on.
+/// killed: no KWallet daemon, Xvfb or dbus-daemon of it lives on.
 public enum PrivateSession {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -26,7 +26,7 @@ public enum PrivateSession {
         case keepassxc
         /// KeePassXC asking before each program's first access, as it does by default.
         case keepassxcConfirm = "keepassxc-confirm"
-        /// kwalletd5 with its Secret Service API on.
+        /// KWallet's daemon (kwalletd6 or kwalletd5) with its Secret Service API on.
         case kwallet
         /// None at all.
         case none

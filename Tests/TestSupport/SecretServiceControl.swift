@@ -211,8 +211,7 @@ public enum SecretServiceControl {
     /// in the session's logs/).
     private static var secretServiceLog: String {
         let environment = ProcessInfo.processInfo.environment
-        let names = ["gnome": "gnome-keyring-daemon", "keepassxc": "keepassxc", "keepassxc-confirm": "keepassxc", "kwallet": "kwalletd5"]
-        guard let session = environment["PRIVATE_DESKTOP_SESSION"], let name = environment["PRIVATE_DESKTOP_KEYRING"].flatMap({ names[$0] }),
+        guard let session = environment["PRIVATE_DESKTOP_SESSION"], let name = environment["PRIVATE_DESKTOP_KEYRING_PROGRAM"], !name.isEmpty,
               let log = try? String(contentsOfFile: "\(session)/logs/\(name).log", encoding: .utf8)
         else { return "(none)" }
         return log.split(separator: "\n", omittingEmptySubsequences: false).suffix(30).joined(separator: "\n")
