@@ -1,10 +1,5 @@
 import PushCore
 
-extension NotificationDestination {
-    /// How the view names an item: `krz/gitbay#12`, a merge request `krz/gitbay!31`.
-    var shortName: String { "\(repository)\(kind == .mr ? "!" : "#")\(number)" }
-}
-
 /// The terminal's size in character cells.
 public struct TerminalSize: Sendable, Equatable {
     public var rows: Int
