@@ -46,6 +46,8 @@ public enum NotPostedReason: Sendable, Equatable, Codable, CustomStringConvertib
 /// answered it did not post, may be sent again. Everything else is looked for in the thread.
 public enum CommentDelivery: Sendable, Equatable {
     case posted
+    /// The server surely did not post it: the one outcome after which the same text may be
+    /// sent again.
     case notPosted(NotPostedReason)
     /// The server may have posted it: read the thread before saying, never send it again.
     case checkThread(reason: String)
@@ -71,11 +73,6 @@ public enum CommentDelivery: Sendable, Equatable {
             case .busy, .serverError, .notModified, .pushUnavailable: self = .checkThread(reason: result.description)
             }
         }
-    }
-
-    /// Whether sending the same text again cannot post it twice.
-    public var isSafeToResend: Bool {
-        if case .notPosted = self { true } else { false }
     }
 }
 

@@ -49,13 +49,16 @@ import Testing
 
     /// Only what the server surely did not post may go again; a lost answer or a failure a
     /// proxy may have made after the server ran the command never does.
-    @Test func onlyWhatWasNotPostedIsSafeToResend() {
-        #expect(CommentDelivery(.neverSent(reason: "x")).isSafeToResend)
-        #expect(CommentDelivery(.answered(.rateLimited(retryAfter: 1))).isSafeToResend)
-        #expect(!CommentDelivery(.answerLost(reason: "x")).isSafeToResend)
-        #expect(!CommentDelivery(.answered(.serverError(status: 502, message: "bad gateway"))).isSafeToResend)
-        #expect(!CommentDelivery(.answered(.busy(retryAfter: 60))).isSafeToResend)
-        #expect(!CommentDelivery(.answered(.success(data: [], etag: nil))).isSafeToResend)
+    @Test func onlyWhatWasNotPostedMayBeSentAgain() {
+        func maySendAgain(_ attempt: WriteAttempt) -> Bool {
+            if case .notPosted = CommentDelivery(attempt) { true } else { false }
+        }
+        #expect(maySendAgain(.neverSent(reason: "x")))
+        #expect(maySendAgain(.answered(.rateLimited(retryAfter: 1))))
+        #expect(!maySendAgain(.answerLost(reason: "x")))
+        #expect(!maySendAgain(.answered(.serverError(status: 502, message: "bad gateway"))))
+        #expect(!maySendAgain(.answered(.busy(retryAfter: 60))))
+        #expect(!maySendAgain(.answered(.success(data: [], etag: nil))))
     }
 
     static func comment(_ author: String, _ body: String, at time: String) -> ItemComment {
