@@ -34,13 +34,7 @@ struct ReactCommand: Command {
     func run() async throws -> Int32 {
         let source = Setup.accountItems()
         let account = try await source.account(self.account)
-        let result = try await source.send(.react(destination, reaction: reaction, remove: remove), as: account)
-        let answer: ReactionResult
-        do {
-            answer = try result.decode(ReactionResult.self)
-        } catch {
-            throw AccountItems.problem(error, account)
-        }
+        let answer = try await source.react(reaction, remove: remove, on: destination, of: account)
         print(answer.removed
             ? "Took back \(answer.reaction) on \(destination.shortName) as \(account.displayName)."
             : "Reacted \(answer.reaction) on \(destination.shortName) as \(account.displayName).")
