@@ -33,6 +33,16 @@ struct ReplyEditor {
         } catch {
             throw Failure(description: "cannot read the editor from $VISUAL or $EDITOR: \(error)")
         }
+        // ^C and ^\ in the editor reach this process too (one process group at the terminal):
+        // ignored while it runs, as git does, so that the editor alone decides what they do and
+        // this process is there to read its file. The editor starts with every signal at its
+        // default (Spawn).
+        let interrupt = signal(SIGINT, SIG_IGN)
+        let quit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, interrupt)
+            signal(SIGQUIT, quit)
+        }
         let pid: Int32
         do {
             pid = try Spawn.start(argv, environment: nil, stdin: .inherit, stdout: .inherit, stderr: .inherit)

@@ -107,6 +107,19 @@ struct ReplyCommandTests {
         await world.stop()
     }
 
+    /// ^C at the terminal reaches gbnotifyctl too while the editor runs: it waits for the
+    /// editor, which decides, and posts what it wrote.
+    @Test func anInterruptWhileTheEditorRunsIsTheEditorsAlone() async throws {
+        let world = try await World.start()
+        let editor = try world.editor(#"trap '' INT QUIT; kill -INT $PPID; kill -QUIT $PPID; printf 'Still here.\n' > "$1""#)
+
+        let run = try await world.ctl.run(["reply", world.account, World.issue], adding: editor)
+
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try await world.comments() == ["Still here."])
+        await world.stop()
+    }
+
     @Test func anEmptyTextFromTheEditorCancels() async throws {
         let world = try await World.start()
 
@@ -206,6 +219,6 @@ struct ReplyCommandTests {
 @Suite struct ReplyCommandSuiteTests {
     @Test func replyCommandTestsPassInASessionOfTheirOwn() async throws {
         let ran = try await PrivateSession.runSuite("ReplyCommandTests", notifications: false)
-        #expect(ran >= 9)
+        #expect(ran >= 10)
     }
 }
