@@ -50,6 +50,17 @@ public enum CurlError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether the request surely never reached the server: no name, no connection, no TLS
+    /// session, or refused before sending. Anything else (a timeout, a connection lost on the
+    /// way, a cut answer) may have come after the server read the request, and a write that
+    /// is not idempotent must then not be sent again blindly.
+    public var wasNeverSent: Bool {
+        switch self {
+        case .invalidRequest, .couldNotResolveHost, .couldNotConnect, .tlsFailure: true
+        case .timedOut, .bodyTooLarge, .headersTooLarge, .badContentEncoding, .cancelled, .other: false
+        }
+    }
+
     /// Classifies a failed transfer's result code; `message` is libcurl's error text for it.
     init(code: CURLcode, message: String) {
         switch code {

@@ -46,6 +46,15 @@ public struct TransferOptions: Sendable, Equatable {
     /// TCP keepalive probes after this long idle, then every ninth of it, so that the kernel
     /// gives up a connection whose peer vanished (and keeps a NAT's mapping alive); nil for none.
     public var tcpKeepalive: Duration?
+    /// A new connection of its own, never one kept from an earlier request. For a write that
+    /// is not idempotent (a comment): when a reused connection dies before any answer, libcurl
+    /// sends the request again on a fresh one by its own decision ("Connection died, retrying a
+    /// fresh connect"), which would be a second post. libcurl does that only for a reused
+    /// connection (7.88 has no option to forbid it otherwise; CURLOPT_FORBID_RETRY_ON_REUSE came
+    /// in 8.16), so a fresh one is never resent. What it still resends is an HTTP/2 stream the
+    /// server refused (REFUSED_STREAM, or beyond a GOAWAY's last stream), which the server
+    /// promises it never processed.
+    public var freshConnection: Bool
 
     public init(
         connectTimeout: Duration = .seconds(10),
@@ -56,7 +65,8 @@ public struct TransferOptions: Sendable, Equatable {
         caDirectory: String? = SystemTrust.directory,
         maxBodyBytes: Int = 1 << 20,
         acceptGzip: Bool = true,
-        tcpKeepalive: Duration? = nil
+        tcpKeepalive: Duration? = nil,
+        freshConnection: Bool = false
     ) {
         self.connectTimeout = connectTimeout
         self.stallTimeout = stallTimeout
@@ -67,5 +77,6 @@ public struct TransferOptions: Sendable, Equatable {
         self.maxBodyBytes = maxBodyBytes
         self.acceptGzip = acceptGzip
         self.tcpKeepalive = tcpKeepalive
+        self.freshConnection = freshConnection
     }
 }

@@ -78,6 +78,7 @@ final class Transfer {
         // Not for a stream (the relay's, one at a time): with it, a stream to a plain-HTTP relay
         // was never sent (CurlStreamTests' cancellingTheReaderClosesTheConnection, libcurl 7.88).
         if channel == nil { try set(CURLOPT_PIPEWAIT, 1) }
+        if options.freshConnection { try set(CURLOPT_FRESH_CONNECT, 1) }
         if let idle = options.tcpKeepalive {
             // libcurl 7.88 has no CURLOPT_TCP_KEEPCNT: the kernel's 9 probes at a ninth of the
             // idle time each make a dead peer's connection fail within twice the idle time.

@@ -77,7 +77,7 @@ public final class GitbayClient: Sendable {
 
         let response: HTTPResponse
         do {
-            response = try await session.perform(request, options: transferOptions)
+            response = try await session.perform(request, options: transferOptions(freshConnection: !command.isIdempotent))
         } catch {
             throw .transfer(error)
         }
@@ -87,14 +87,15 @@ public final class GitbayClient: Sendable {
         return APIResult(status: response.status, headers: response.headers, body: response.body)
     }
 
-    private var transferOptions: TransferOptions {
+    private func transferOptions(freshConnection: Bool) -> TransferOptions {
         TransferOptions(
             connectTimeout: options.connectTimeout,
             stallTimeout: options.stallTimeout,
             overallTimeout: options.overallTimeout,
             caFile: options.caFile,
             maxBodyBytes: options.maxBodyBytes,
-            acceptGzip: true)
+            acceptGzip: true,
+            freshConnection: freshConnection)
     }
 
     /// The server's redirect target, fit to print: control characters blanked, cut short, and

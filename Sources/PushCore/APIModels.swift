@@ -79,6 +79,28 @@ public struct WatchState: Sendable, Equatable, Decodable {
     }
 }
 
+/// `issue|mr react`: `{"reaction": NAME, "comment": ID?, "removed": true?}`.
+public struct ReactionResult: Sendable, Equatable, Decodable {
+    public let reaction: String
+    /// Taken back (`--remove`), not set.
+    public let removed: Bool
+
+    public init(reaction: String, removed: Bool) {
+        self.reaction = reaction
+        self.removed = removed
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case reaction, removed
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        reaction = try fields.decode(String.self, forKey: .reaction)
+        removed = try fields.decodeIfPresent(Bool.self, forKey: .removed) ?? false
+    }
+}
+
 /// `dashboard`, of which gbnotify needs one key. `unread` is the exact unread inbox count on
 /// current servers and absent on older ones; clamped here to `OutsideCount`'s range, whatever
 /// number the server sends.

@@ -18,6 +18,10 @@ public enum GitbayCommand: Sendable, Equatable {
     case show(NotificationDestination)
     /// `repo mute|watch|unwatch OWNER/REPO`: the account's watch state of a repository.
     case repo(WatchChange, repository: String)
+    /// `issue|mr comment OWNER/REPO N --file -`: the text travels as the request's stdin.
+    case comment(NotificationDestination)
+    /// `issue|mr react OWNER/REPO N REACTION [--remove]`.
+    case react(NotificationDestination, reaction: String, remove: Bool)
 
     /// The three watch states a repository can be put in, one state per (account, repository).
     public enum WatchChange: String, Sendable, CaseIterable {
@@ -74,6 +78,11 @@ public enum GitbayCommand: Sendable, Equatable {
             return [destination.kind.cliNoun, "show", destination.repository, String(destination.number)]
         case .repo(let change, let repository):
             return ["repo", change.rawValue, repository]
+        case .comment(let destination):
+            return [destination.kind.cliNoun, "comment", destination.repository, String(destination.number), "--file", "-"]
+        case .react(let destination, let reaction, let remove):
+            let argv = [destination.kind.cliNoun, "react", destination.repository, String(destination.number), reaction]
+            return remove ? argv + ["--remove"] : argv
         }
     }
 
@@ -83,9 +92,16 @@ public enum GitbayCommand: Sendable, Equatable {
         switch self {
         case .whoami, .notificationsList, .dashboard, .settingsShow, .deviceList, .show:
             true
-        case .notificationsRead, .notificationsReadAll, .settingsPush, .deviceAdd, .deviceRemove, .repo:
+        case .notificationsRead, .notificationsReadAll, .settingsPush, .deviceAdd, .deviceRemove, .repo, .comment, .react:
             false
         }
+    }
+
+    /// Whether sending the command twice does what sending it once does. Only a comment is not
+    /// (gitbay-api.md: it has no request id, so a second request posts a second comment); every
+    /// other write sets a state.
+    public var isIdempotent: Bool {
+        if case .comment = self { false } else { true }
     }
 
     /// The query of `GET /api/v1/read`: `argv=notifications&argv=list`, each value

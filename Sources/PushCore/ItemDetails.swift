@@ -10,6 +10,15 @@ public enum ItemDetails: Sendable, Equatable {
     case build(BuildDetails)
 
     /// Decodes the answer to `GitbayCommand.show(destination)` as the destination's kind.
+    /// The item's comments and system entries, oldest first; a build has none.
+    public var comments: [ItemComment] {
+        switch self {
+        case .issue(let issue): issue.discussion.comments
+        case .mergeRequest(let mr): mr.discussion.comments
+        case .build: []
+        }
+    }
+
     public static func decode(_ result: APIResult, as kind: ItemKind) throws(APIDecodingError) -> ItemDetails {
         switch kind {
         case .issue: .issue(try result.decode(IssueDetails.self))
@@ -21,6 +30,9 @@ public enum ItemDetails: Sendable, Equatable {
 
 /// A reaction an item or comment was given: only the kinds given at all are listed.
 public struct Reaction: Sendable, Equatable, Decodable {
+    /// The names gitbay knows (`internal/store`), in its order; an instance refuses any other.
+    public static let names = ["+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes"]
+
     /// `+1 -1 laugh hooray confused heart rocket eyes`.
     public let reaction: String
     public let count: Int

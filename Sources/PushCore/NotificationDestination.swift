@@ -38,6 +38,9 @@ public struct NotificationDestination: Hashable, Sendable {
         return text
     }
 
+    /// How a person names the item: `krz/gitbay#12`, a merge request `krz/gitbay!31`.
+    public var shortName: String { "\(repository)\(kind == .mr ? "!" : "#")\(number)" }
+
     /// The path rebuilt from the parsed parts: `OWNER/REPO/issues/N`.
     public var path: String { "\(owner)/\(repo)/\(kind.pathSegment)/\(number)" }
 

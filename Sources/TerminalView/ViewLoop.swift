@@ -230,6 +230,13 @@ public enum ViewLoop {
                 } catch {
                     return .opened(.failure(error))
                 }
+            case .react(let screen, let account, let destination, let reaction, let remove):
+                do throws(ReadProblem) {
+                    _ = try await source.react(reaction, remove: remove, on: destination, of: account)
+                    return .reacted(screen: screen, reaction: reaction, remove: remove, failure: nil)
+                } catch {
+                    return .reacted(screen: screen, reaction: reaction, remove: remove, failure: error)
+                }
             }
         }
 

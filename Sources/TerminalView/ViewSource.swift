@@ -17,6 +17,9 @@ public protocol ViewSource: Sendable {
     /// Opens the item (or, without one, the inbox) in the browser the way a click does;
     /// returns the URL opened.
     func open(_ target: PushTarget) async throws(ReadProblem) -> String
+    /// Sets `reaction` on the item with the account's token, or with `remove` takes it back;
+    /// what the server says it did.
+    func react(_ reaction: String, remove: Bool, on destination: NotificationDestination, of account: Account) async throws(ReadProblem) -> ReactionResult
 }
 
 extension ViewSource {

@@ -1,10 +1,5 @@
 import PushCore
 
-extension NotificationDestination {
-    /// How the view names an item: `krz/gitbay#12`, a merge request `krz/gitbay!31`.
-    var shortName: String { "\(repository)\(kind == .mr ? "!" : "#")\(number)" }
-}
-
 /// The terminal's size in character cells.
 public struct TerminalSize: Sendable, Equatable {
     public var rows: Int
@@ -24,6 +19,8 @@ public enum ViewEffect: Sendable, Equatable {
     case loadInbox(screen: Int, account: String?)
     case markRead(account: Account, path: String)
     case open(PushTarget)
+    /// Set the reaction on the item (or, with `remove`, take it back).
+    case react(screen: Int, account: Account, destination: NotificationDestination, reaction: String, remove: Bool)
 }
 
 /// What happens to the view: a key, a resize, or the answer to an effect.
@@ -35,6 +32,8 @@ public enum ViewEvent: Sendable, Equatable {
     case inboxLoaded(screen: Int, Result<[AccountInbox], ReadProblem>)
     case markedRead(account: Account, path: String, Result<Int, ReadProblem>)
     case opened(Result<String, ReadProblem>)
+    /// `failure` nil when it was done.
+    case reacted(screen: Int, reaction: String, remove: Bool, failure: ReadProblem?)
 }
 
 /// Everything the view shows, and how keys and answers change it: a stack of screens (the
@@ -162,6 +161,15 @@ public struct ViewState {
         case .opened(.failure(let problem)):
             message = Message(text: "Could not open it: \(problem)", kind: .failed)
             return []
+        case .reacted(let id, let reaction, let remove, let failure):
+            guard let index = screens.firstIndex(where: { $0.id == id }), case .item(let item) = screens[index].kind else { return [] }
+            if let failure {
+                message = Message(text: "Could not react: \(failure)", kind: .failed)
+                return []
+            }
+            let done = remove ? "Took back \(reaction) on" : "Reacted \(reaction) on"
+            message = Message(text: "\(done) \(item.destination.shortName)", kind: .done)
+            return [loadEffect(index)]
         }
     }
 
@@ -190,6 +198,8 @@ public struct ViewState {
             }
             message = Message(text: "Marking \(Self.name(of: path)) read…", kind: .underWay)
             return [.markRead(account: account, path: path)]
+        case .character("+"):
+            return toggleThumbsUp()
         case .enter, .right, .character("l"):
             return openSelectedRow()
         case .up, .character("k"): move(.by(-1))
@@ -241,6 +251,27 @@ public struct ViewState {
     private mutating func finishLoading(_ index: Int) {
         if message?.kind == .underWay { message = nil }
         relayout(index)
+    }
+
+    /// The reaction `+` sets on the item shown, or takes back when the account already gave it.
+    static let keyReaction = "+1"
+
+    /// `+` on a loaded issue or merge request.
+    private mutating func toggleThumbsUp() -> [ViewEffect] {
+        guard let index = screens.indices.last, case .item(let item) = screens[index].kind, let account = item.account,
+              case .loaded(let details) = item.content
+        else { return [] }
+        let reactions: [Reaction]
+        switch details {
+        case .issue(let issue): reactions = issue.discussion.reactions
+        case .mergeRequest(let mr): reactions = mr.discussion.reactions
+        case .build:
+            message = Message(text: "A build takes no reaction", kind: .failed)
+            return []
+        }
+        let remove = reactions.contains { $0.reaction == Self.keyReaction && $0.me }
+        message = Message(text: remove ? "Taking back \(Self.keyReaction)…" : "Reacting \(Self.keyReaction)…", kind: .underWay)
+        return [.react(screen: screens[index].id, account: account, destination: item.destination, reaction: Self.keyReaction, remove: remove)]
     }
 
     /// Enter on an inbox row: its item, from its own account.
@@ -480,7 +511,8 @@ public struct ViewState {
             case .loading: return StyledLine("Loading… · \(back)", .dim)
             case .failed where item.account == nil: return StyledLine("R reload · \(back)", .dim)
             case .failed: return StyledLine("R reload · o open in browser · \(back)", .dim)
-            case .loaded: return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · o open in browser · R reload · \(back)", .dim)
+            case .loaded(.build): return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · o open in browser · R reload · \(back)", .dim)
+            case .loaded: return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · + react +1 · o open in browser · R reload · \(back)", .dim)
             }
         case .inbox(let inbox):
             switch inbox.content {

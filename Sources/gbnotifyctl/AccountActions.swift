@@ -14,6 +14,11 @@ extension AccountItems {
         return state
     }
 
+    /// `issue|mr react ... REACTION [--remove]`: what the server says it did.
+    func react(_ reaction: String, remove: Bool, on destination: NotificationDestination, of account: Account) async throws(ReadProblem) -> ReactionResult {
+        try await request(.react(destination, reaction: reaction, remove: remove), as: account)
+    }
+
     /// `notifications read --all`: how many rows it marked.
     func markAllRead(of account: Account) async throws(ReadProblem) -> Int {
         let result: ReadResult = try await request(.notificationsReadAll, as: account)

@@ -162,19 +162,23 @@ actor AccountItems: ViewSource {
         }
     }
 
-    /// One request with the account's own token to its own instance, where the config lets a
-    /// token go (plain http to another machine only with `allow-http`).
+    /// One request with the account's own token to its own instance (`client(for:)`).
     func send(_ command: GitbayCommand, as account: Account) async throws(ReadProblem) -> APIResult {
-        guard settings.config.allowsToken(to: account.instance) else {
-            throw ReadProblem.plainHTTPRefused(account, configPath: settings.configPath)
-        }
-        let token = try await token(for: account)
-        let client = GitbayClient(instance: account.instance, token: token, options: settings.clientOptions)
+        let client = try await client(for: account)
         do {
             return try await client.send(command)
         } catch {
             throw ReadProblem.unreachable(account, reason: "\(error)")
         }
+    }
+
+    /// A client with the account's own token for its own instance, where the config lets a token
+    /// go (plain http to another machine only with `allow-http`).
+    func client(for account: Account) async throws(ReadProblem) -> GitbayClient {
+        guard settings.config.allowsToken(to: account.instance) else {
+            throw ReadProblem.plainHTTPRefused(account, configPath: settings.configPath)
+        }
+        return GitbayClient(instance: account.instance, token: try await token(for: account), options: settings.clientOptions)
     }
 
     static func problem(_ error: APIDecodingError, _ account: Account) -> ReadProblem {

@@ -16,8 +16,9 @@ struct ShowCommand: Command {
             ACCOUNT is USER@HOST as 'account list' prints it, or the instance URL; the item is read
             with that account's token from that account's instance (the gitbay CLI, by contrast,
             talks to its own default instance). At a terminal the view stays until q: arrows, j/k,
-            PgUp/PgDn and g/G scroll, r marks the item's notices read on its instance, o opens it in
-            the browser, R reloads, q quits. Errors are drawn and wait for q too. When standard
+            PgUp/PgDn and g/G scroll, r marks the item's notices read on its instance, + reacts +1
+            on an issue or merge request (again: takes it back), o opens it in the browser, R reloads,
+            q quits. Errors are drawn and wait for q too. When standard
             output is not a terminal the item is printed as plain text, COLUMNS wide (80 by
             default); colours follow NO_COLOR.
             """,

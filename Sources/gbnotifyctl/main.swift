@@ -23,7 +23,7 @@ struct Root: Command {
         subcommands: [
             AccountCommand.self, RelayCommand.self, StatusCommand.self, ShowCommand.self, InboxCommand.self, TestCommand.self,
             OpenCommand.self, DeliverCommand.self, DoctorCommand.self, MuteCommand.self, UnmuteCommand.self, WatchCommand.self,
-            MutesCommand.self, ReadCommand.self, RulesCommand.self, SnoozeCommand.self, DrawTrayIconCommand.self,
+            MutesCommand.self, ReadCommand.self, ReplyCommand.self, ReactCommand.self, RulesCommand.self, SnoozeCommand.self, DrawTrayIconCommand.self,
         ]
     )
 }

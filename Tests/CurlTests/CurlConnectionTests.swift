@@ -22,6 +22,48 @@ import Testing
         await standin.stop()
     }
 
+    /// The fault the next test guards against, shown to happen: a POST on a kept connection
+    /// that the server closes after reading it, unanswered, is sent a second time by libcurl of
+    /// its own accord, on a new connection. For a comment that is a second post.
+    @Test func libcurlResendsARequestWhoseReusedConnectionDiedUnanswered() async throws {
+        let standin = try await Standin.start()
+        let session = HTTPSession()
+        let post = HTTPRequest(mayUseProxy: false, method: .post(body: Array(#"{"argv":["whoami"]}"#.utf8)), url: "\(standin.url)/api/v1/cmd")
+        _ = try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"))
+        try await standin.addFault(.init(.close, match: .init(pathPrefix: "/api/v1/cmd", method: "POST")))
+
+        let answer = try await session.perform(post)
+
+        #expect(answer.status == 401)
+        let posts = try await standin.requests().filter { $0.method == "POST" }
+        #expect(posts.map(\.fault) == ["close", nil])
+        await standin.stop()
+    }
+
+    /// With `freshConnection` the same POST goes on a connection of its own, is sent once, and
+    /// fails as one that may have reached the server.
+    @Test func aFreshConnectionRequestIsNeverResent() async throws {
+        let standin = try await Standin.start()
+        let session = HTTPSession()
+        let post = HTTPRequest(mayUseProxy: false, method: .post(body: Array(#"{"argv":["whoami"]}"#.utf8)), url: "\(standin.url)/api/v1/cmd")
+        _ = try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"))
+        try await standin.addFault(.init(.close, match: .init(pathPrefix: "/api/v1/cmd", method: "POST")))
+
+        let error = await #expect(throws: CurlError.self) {
+            try await session.perform(post, options: TransferOptions(freshConnection: true))
+        }
+
+        #expect(error?.wasNeverSent == false)
+        let logged = try await standin.requests()
+        #expect(logged.map(\.method) == ["GET", "POST"])
+        #expect(logged[1].fault == "close")
+        #expect(logged[0].connection != logged[1].connection)
+        // The kept connection still serves what may be sent again.
+        let read = try await session.perform(HTTPRequest(mayUseProxy: false, url: "\(standin.url)/"))
+        #expect(read.reusedConnection)
+        await standin.stop()
+    }
+
     @Test func consecutiveHTTPSRequestsReuseTheConnection() async throws {
         let standin = try await Standin.start(tls: .fixtures)
         let session = HTTPSession()

@@ -40,11 +40,28 @@ import Testing
         (.repo(.mute, repository: "krz/gitbay"), ["repo", "mute", "krz/gitbay"], false, "argv=repo&argv=mute&argv=krz%2Fgitbay"),
         (.repo(.watch, repository: "krz/gitbay"), ["repo", "watch", "krz/gitbay"], false, "argv=repo&argv=watch&argv=krz%2Fgitbay"),
         (.repo(.unwatch, repository: "o.x/r_y"), ["repo", "unwatch", "o.x/r_y"], false, "argv=repo&argv=unwatch&argv=o.x%2Fr_y"),
+        (.comment(NotificationDestination(path: "krz/gitbay/issues/12")!), ["issue", "comment", "krz/gitbay", "12", "--file", "-"], false,
+         "argv=issue&argv=comment&argv=krz%2Fgitbay&argv=12&argv=--file&argv=-"),
+        (.comment(NotificationDestination(path: "krz/gitbay/mrs/7")!), ["mr", "comment", "krz/gitbay", "7", "--file", "-"], false,
+         "argv=mr&argv=comment&argv=krz%2Fgitbay&argv=7&argv=--file&argv=-"),
+        (.react(NotificationDestination(path: "krz/gitbay/issues/12")!, reaction: "+1", remove: false),
+         ["issue", "react", "krz/gitbay", "12", "+1"], false, "argv=issue&argv=react&argv=krz%2Fgitbay&argv=12&argv=%2B1"),
+        (.react(NotificationDestination(path: "krz/gitbay/mrs/7")!, reaction: "eyes", remove: true),
+         ["mr", "react", "krz/gitbay", "7", "eyes", "--remove"], false, "argv=mr&argv=react&argv=krz%2Fgitbay&argv=7&argv=eyes&argv=--remove"),
     ])
     func argvAndEndpoint(_ command: GitbayCommand, _ argv: [String], _ isReadOnly: Bool, _ query: String) {
         #expect(command.argv == argv)
         #expect(command.isReadOnly == isReadOnly)
         #expect(command.readQuery == query)
+    }
+
+    /// A comment is the one write that posts again when sent again; a reaction sets a state.
+    @Test func onlyACommentIsNotIdempotent() {
+        let issue = NotificationDestination(path: "krz/gitbay/issues/12")!
+        #expect(!GitbayCommand.comment(issue).isIdempotent)
+        #expect(GitbayCommand.react(issue, reaction: "+1", remove: false).isIdempotent)
+        #expect(GitbayCommand.notificationsRead(ids: [1]).isIdempotent)
+        #expect(GitbayCommand.repo(.mute, repository: "krz/gitbay").isIdempotent)
     }
 
     @Test(arguments: [(Int.min, "1"), (-5, "1"), (0, "1"), (1, "1"), (200, "200"), (201, "200"), (Int.max, "200")])

@@ -4,7 +4,7 @@ import Testing
 
 /// Fixtures: items as the contract gives them.
 enum Items {
-    static let now = Age.seconds(since1970: "2026-09-20T12:00:00.000Z")!
+    static let now = GitbayTime.seconds(since1970: "2026-09-20T12:00:00.000Z")!
 
     static let issue = ItemDetails.issue(IssueDetails(
         discussion: Discussion(

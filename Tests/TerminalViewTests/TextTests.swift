@@ -1,3 +1,4 @@
+import PushCore
 @testable import TerminalView
 import Testing
 
@@ -60,14 +61,14 @@ import Testing
 }
 
 @Suite struct AgeTests {
-    static let now = Age.seconds(since1970: "2026-09-20T12:00:00.000Z")!
+    static let now = GitbayTime.seconds(since1970: "2026-09-20T12:00:00.000Z")!
 
     @Test func timestampsParse() {
-        #expect(Age.seconds(since1970: "1970-01-01T00:00:00Z") == 0)
-        #expect(Age.seconds(since1970: "2000-03-01T00:00:00.500Z") == 951_868_800.5)
-        #expect(Age.seconds(since1970: "2026-09-20T12:00:00.000Z") == 1_789_905_600)
+        #expect(GitbayTime.seconds(since1970: "1970-01-01T00:00:00Z") == 0)
+        #expect(GitbayTime.seconds(since1970: "2000-03-01T00:00:00.500Z") == 951_868_800.5)
+        #expect(GitbayTime.seconds(since1970: "2026-09-20T12:00:00.000Z") == 1_789_905_600)
         for bad in ["", "2026-09-20", "2026-09-20T12:00:00", "2026-13-01T00:00:00Z", "2026-09-20T12:00:00+02:00", "x026-09-20T12:00:00Z"] {
-            #expect(Age.seconds(since1970: bad) == nil, "\(bad)")
+            #expect(GitbayTime.seconds(since1970: bad) == nil, "\(bad)")
         }
     }
 

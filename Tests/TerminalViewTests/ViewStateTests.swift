@@ -97,6 +97,32 @@ import Testing
         #expect(state.handle(.key(.character("R"))) == [.loadItem(screen: 1, account: "cmc@gitbay.org", destination: Self.issue12)])
     }
 
+    /// `+` sets +1 on the item, or takes it back when the account gave it; the item is read
+    /// again once the server said so, and a failure is said in the status line.
+    @Test func plusTogglesThumbsUpAndReadsTheItemAgain() {
+        var state = Self.itemView()
+        #expect(state.handle(.key(.character("+"))) == [
+            .react(screen: 1, account: Items.account, destination: Self.issue12, reaction: "+1", remove: false),
+        ])
+        #expect(Self.texts(state)[9].hasPrefix("Reacting +1…"))
+        #expect(state.handle(.reacted(screen: 1, reaction: "+1", remove: false, failure: nil)) == [
+            .loadItem(screen: 1, account: "cmc@gitbay.org", destination: Self.issue12),
+        ])
+        #expect(Self.texts(state)[9].hasPrefix("Reacted +1 on krz/gitbay#12"))
+
+        guard case .issue(let issue) = Items.issue else { Issue.record("not an issue"); return }
+        let given = ItemDetails.issue(IssueDetails(discussion: Discussion(
+            number: 12, title: issue.discussion.title, state: "open", author: "alice", createdAt: issue.discussion.createdAt,
+            reactions: [Reaction(reaction: "+1", count: 3, me: true)])))
+        #expect(state.handle(.itemLoaded(screen: 1, account: Items.account, .success(given))) == [])
+        #expect(state.handle(.key(.character("+"))) == [
+            .react(screen: 1, account: Items.account, destination: Self.issue12, reaction: "+1", remove: true),
+        ])
+        let refused = ReadProblem(.noAccess, "Read-only token", "this token is read-only")
+        #expect(state.handle(.reacted(screen: 1, reaction: "+1", remove: true, failure: refused)) == [])
+        #expect(Self.texts(state)[9].hasPrefix("Could not react: read-only token"))
+    }
+
     @Test func aFailedLoadIsDrawnAndWaits() {
         var (state, _) = ViewState.item(account: "cmc@gitbay.org", destination: Self.issue12, size: Self.size, now: Items.now)
         let problem = ReadProblem(.notFound, "No such item", "issue #12 not found in krz/gitbay")

@@ -77,10 +77,10 @@ extension Standin {
     }
 
     /// Adds (or replaces) a repository; with `readers`, only those users may read it, and to
-    /// everyone else it answers as a missing one.
-    public func addRepository(_ repo: String, readers: [String]? = nil) async throws {
-        struct Body: Encodable { let repo: String; let readers: [String]? }
-        try await control.post("repos", Body(repo: repo, readers: readers))
+    /// everyone else it answers as a missing one. An archived one refuses comments and reactions.
+    public func addRepository(_ repo: String, readers: [String]? = nil, archived: Bool = false) async throws {
+        struct Body: Encodable { let repo: String; let readers: [String]?; let archived: Bool }
+        try await control.post("repos", Body(repo: repo, readers: readers, archived: archived))
     }
 
     /// Seeds an issue, merge request or build: `data` is the JSON object `KIND show` answers

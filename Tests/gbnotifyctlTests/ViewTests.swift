@@ -25,7 +25,7 @@ import TestSupport
         #expect(screen.contains { $0.hasPrefix(" ── 1 comment, 1 event ──") })
         #expect(screen.contains("   Reproduced on main."))
         #expect(screen.contains { $0.hasPrefix(" · alba added the label bug · ") })
-        #expect(screen.last?.hasPrefix("↑↓ PgUp PgDn g G scroll · r mark read · o open in browser · R reload · q quit") == true)
+        #expect(screen.last?.hasPrefix("↑↓ PgUp PgDn g G scroll · r mark read · + react +1 · o open in browser · R reload · q quit") == true)
         try await pane.send("q")
         let exit = try await pane.waitForExit()
         #expect(exit.status == 0)
@@ -103,6 +103,30 @@ import TestSupport
         #expect(rows.first { $0.id == other }?.readAt == nil)
         try await pane.send("r")
         try await pane.waitFor("nothing left") { $0.last?.hasPrefix("Nothing unread for krz/read#5") == true }
+        try await pane.send("q")
+        #expect(try await pane.waitForExit().status == 0)
+    }
+
+    /// `+` reacts +1 on the item with the account's token, the item read again shows it given,
+    /// and `+` again takes it back.
+    @Test func plusReactsThumbsUpAndTakesItBack() async throws {
+        let world = try Self.world
+        // Three +1 of others, none of cmc's.
+        let data = ViewWorld.issue(number: 4).replacingOccurrences(
+            of: #"{"count":3,"me":true,"reaction":"+1"}"#, with: #"{"count":3,"me":false,"reaction":"+1"}"#)
+        try await world.standin.addItem(.issue, repo: "krz/react", data: data)
+        let pane = try await world.show("krz/react/issues/4")
+        try await pane.waitFor("the issue") { $0.contains { $0.contains("+1 ×3") && !$0.contains("(you)") } }
+        try await pane.send("+")
+        try await pane.waitFor("the reaction given and the item read again") {
+            $0.last?.hasPrefix("Reacted +1 on krz/react#4") == true && $0.contains { $0.contains("+1 ×4 (you)") }
+        }
+        try await pane.send("+")
+        try await pane.waitFor("the reaction taken back and the item read again") {
+            $0.last?.hasPrefix("Took back +1 on krz/react#4") == true && $0.contains { $0.contains("+1 ×3") && !$0.contains("(you)") }
+        }
+        let reacts = try await world.standin.requests().compactMap(\.argv).filter { $0.starts(with: ["issue", "react", "krz/react"]) }
+        #expect(reacts == [["issue", "react", "krz/react", "4", "+1"], ["issue", "react", "krz/react", "4", "+1", "--remove"]])
         try await pane.send("q")
         #expect(try await pane.waitForExit().status == 0)
     }

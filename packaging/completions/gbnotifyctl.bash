@@ -9,17 +9,17 @@ _gbnotifyctl() {
     local path="" i
     for ((i = 1; i < cword; i++)); do
         case "${path:+$path }${words[i]}" in
-            "account" | "account add" | "account import" | "account list" | "account remove" | "relay" | "relay login" | "relay logout" | "status" | "show" | "inbox" | "test" | "open" | "deliver" | "doctor" | "mute" | "unmute" | "watch" | "mutes" | "read" | "rules" | "rules check" | "snooze") path="${path:+$path }${words[i]}" ;;
+            "account" | "account add" | "account import" | "account list" | "account remove" | "relay" | "relay login" | "relay logout" | "status" | "show" | "inbox" | "test" | "open" | "deliver" | "doctor" | "mute" | "unmute" | "watch" | "mutes" | "read" | "reply" | "react" | "rules" | "rules check" | "snooze") path="${path:+$path }${words[i]}" ;;
         esac
     done
 
     case $prev in
-        --account | --rows | --token-name | --url | --user) return ;;
+        --account | --file | --message | --rows | --token-name | --url | --user) return ;;
     esac
 
     local offer
     case $path in
-        "") offer="account relay status show inbox test open deliver doctor mute unmute watch mutes read rules snooze --version --help" ;;
+        "") offer="account relay status show inbox test open deliver doctor mute unmute watch mutes read reply react rules snooze --version --help" ;;
         "account") offer="add import list remove --help" ;;
         "account add") offer="--ssh --token-name --allow-http --help" ;;
         "account import") offer="--url --help" ;;
@@ -40,13 +40,15 @@ _gbnotifyctl() {
         "watch") offer="--help" ;;
         "mutes") offer="--help" ;;
         "read") offer="--all --help" ;;
+        "reply") offer="--message --file --help" ;;
+        "react") offer="--remove --help" ;;
         "rules") offer="check --help" ;;
         "rules check") offer="--rows --help" ;;
         "snooze") offer="--account --help" ;;
     esac
     # After a command, only its options: its other words are URLs, accounts, paths and lengths.
     case $path in
-        "account add" | "account import" | "account list" | "account remove" | "relay login" | "relay logout" | "status" | "show" | "inbox" | "test" | "open" | "deliver" | "doctor" | "mute" | "unmute" | "watch" | "mutes" | "read" | "rules check" | "snooze") [[ $cur == -* ]] || return ;;
+        "account add" | "account import" | "account list" | "account remove" | "relay login" | "relay logout" | "status" | "show" | "inbox" | "test" | "open" | "deliver" | "doctor" | "mute" | "unmute" | "watch" | "mutes" | "read" | "reply" | "react" | "rules check" | "snooze") [[ $cur == -* ]] || return ;;
     esac
     mapfile -t COMPREPLY < <(compgen -W "$offer" -- "$cur")
 }

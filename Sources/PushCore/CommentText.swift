@@ -1,0 +1,56 @@
+/// The text of a reply, checked before it is sent: gitbay reads at most 64 KiB of a comment's
+/// standard input and drops the rest without a word, so a longer text is refused here, whole,
+/// rather than posted cut short; an empty or all-blank one it refuses itself.
+public struct CommentText: Sendable, Equatable {
+    /// What gitbay reads of `--file -` (gitbay-api.md, "Comments and reactions").
+    public static let maximumBytes = 64 * 1024
+
+    public let text: String
+
+    public init(_ text: String) throws(CommentTextError) {
+        guard !text.trimmingWhitespace.isEmpty else { throw .empty }
+        guard text.utf8.count <= Self.maximumBytes else { throw .tooLong(bytes: text.utf8.count) }
+        self.text = text
+    }
+
+    /// What the user wrote in the editor, as `git commit` reads a message: lines starting with
+    /// `#` dropped, trailing blanks cut from each line, blank lines at either end dropped. Nil
+    /// when nothing is left: the reply is cancelled.
+    public static func fromEditor(_ edited: String) -> String? {
+        let lines = edited.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("#") }
+            .map { line in String(line.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed()) }
+        let kept = lines.drop { $0.isEmpty }.reversed().drop { $0.isEmpty }.reversed()
+        return kept.isEmpty ? nil : kept.joined(separator: "\n")
+    }
+
+    /// The file the editor opens: an empty first line for the text, then what to do, as `#`
+    /// lines that `fromEditor` drops. `draft` starts it off (a kept text offered again).
+    public static func editorTemplate(for destination: NotificationDestination, account: String, draft: String = "") -> String {
+        """
+        \(draft)
+
+        # Your reply to \(destination.shortName) as \(account).
+        # Lines starting with '#' are dropped; an empty text cancels the reply.
+        # At most \(maximumBytes / 1024) KiB (gitbay reads no more).
+
+        """
+    }
+}
+
+public enum CommentTextError: Error, Sendable, Equatable, CustomStringConvertible {
+    case empty
+    case tooLong(bytes: Int)
+
+    public var description: String {
+        switch self {
+        case .empty:
+            "the reply is empty; nothing was sent"
+        case .tooLong:
+            """
+            the reply is longer than gitbay's limit of \(CommentText.maximumBytes) bytes (64 KiB) for a \
+            comment; nothing was sent. Shorten it, or split it into several replies
+            """
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// The replies that could not be posted, kept in the state directory (`drafts.json`) so that
+/// nothing the user typed is lost: offered again by `gbnotifyctl reply` for the same item.
+public struct DraftRecord: Codable, Equatable, Sendable {
+    public static let currentVersion = 1
+    /// Each up to `CommentText.maximumBytes`; a record past this is not ours, and a draft beyond
+    /// it is refused (and its text printed) rather than another dropped.
+    public static let maximumDrafts = 50
+
+    public struct Draft: Codable, Equatable, Sendable {
+        public let account: Account
+        /// `OWNER/REPO/(issues|mrs)/N`.
+        public let path: String
+        public let text: String
+        /// Seconds since the Unix epoch.
+        public let savedAt: Int64
+        /// Why it was kept, in plain words.
+        public let reason: String
+
+        public init(account: Account, path: String, text: String, savedAt: Int64, reason: String) {
+            self.account = account
+            self.path = path
+            self.text = text
+            self.savedAt = savedAt
+            self.reason = reason
+        }
+    }
+
+    public var version = currentVersion
+    /// Oldest first; one per (account, item): a newer text for the same item replaces the older.
+    public private(set) var drafts: [Draft] = []
+
+    public init() {}
+
+    public var isUsable: Bool {
+        version == Self.currentVersion && drafts.count <= Self.maximumDrafts
+            && drafts.allSatisfy { NotificationDestination(path: $0.path) != nil && $0.text.utf8.count <= CommentText.maximumBytes }
+    }
+
+    /// Keeps `draft`, replacing the one of the same account and item. False when the record is
+    /// full and nothing was kept.
+    public mutating func keep(_ draft: Draft) -> Bool {
+        let isNew = !drafts.contains { $0.account == draft.account && $0.path == draft.path }
+        guard !isNew || drafts.count < Self.maximumDrafts else { return false }
+        drafts.removeAll { $0.account == draft.account && $0.path == draft.path }
+        drafts.append(draft)
+        return true
+    }
+
+    /// The draft of `account` for `path`, if one is kept.
+    public func draft(of account: Account, for path: String) -> Draft? {
+        drafts.first { $0.account == account && $0.path == path }
+    }
+
+    /// Drops the draft of `account` for `path` (it was posted, or given up).
+    public mutating func drop(of account: Account, for path: String) {
+        drafts.removeAll { $0.account == account && $0.path == path }
+    }
+}

@@ -1,0 +1,43 @@
+import CommandKit
+import PushCore
+
+/// `gbnotifyctl react ACCOUNT PATH REACTION [--remove]`: a reaction on an issue or a merge
+/// request, set or taken back, with the account's own token on its own instance.
+struct ReactCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "react",
+        abstract: "React to an issue or a merge request (+1, eyes, ...), or take a reaction back.",
+        positionals: [SharedPositionals.account, ReplyCommand.discussion, reaction],
+        discussion: """
+            Runs gitbay's issue react or mr react with the account's token. A reaction is one state
+            per account, item and name: setting it twice changes nothing, and --remove takes it back.
+            gitbay knows \(Reaction.names.joined(separator: ", ")); the instance names its own when
+            it refuses one. Builds take no reaction.
+            """,
+        options: [remove]
+    )
+    static let reaction = Positional("REACTION", help: "reaction name", completion: .choices(Reaction.names))
+    static let remove = Option("--remove", help: "Take the reaction back.")
+
+    let account: String
+    let destination: NotificationDestination
+    let reaction: String
+    let remove: Bool
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        remove = arguments.flag(Self.remove)
+        account = try arguments.positional(SharedPositionals.account)
+        destination = try ReplyCommand.discussion(parsing: try arguments.positional(ReplyCommand.discussion), verb: "reaction")
+        reaction = try arguments.positional(Self.reaction)
+    }
+
+    func run() async throws -> Int32 {
+        let source = Setup.accountItems()
+        let account = try await source.account(self.account)
+        let answer = try await source.react(reaction, remove: remove, on: destination, of: account)
+        print(answer.removed
+            ? "Took back \(answer.reaction) on \(destination.shortName) as \(account.displayName)."
+            : "Reacted \(answer.reaction) on \(destination.shortName) as \(account.displayName).")
+        return ExitStatus.success
+    }
+}

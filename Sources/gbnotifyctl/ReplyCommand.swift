@@ -1,0 +1,170 @@
+import CommandKit
+import FoundationEssentials
+import GitbayClient
+import Glibc
+import LocalTime
+import PushCore
+import StateStore
+import SystemCalls
+
+/// `gbnotifyctl reply ACCOUNT PATH [--message TEXT | --file -]`: a comment on an issue or a
+/// merge request, with the account's own token on its own instance.
+struct ReplyCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "reply",
+        abstract: "Reply to an issue or a merge request: a comment, posted with the account's token.",
+        positionals: [SharedPositionals.account, discussion],
+        discussion: """
+            The text is --message's, or standard input's with --file -; with neither, it is written
+            in $VISUAL (else $EDITOR, else vi) on a temporary file, as git commit does: lines starting
+            with # are dropped, and an empty text cancels. At most 64 KiB: a longer text is refused
+            before anything is sent. A comment is posted once, never sent again by gbnotify: when no
+            answer comes, the thread is read to tell whether it was posted. A reply that could not
+            be posted (offline, the token refused, an archived repository, too many writes, no such
+            item) is kept as a draft in the state directory, and the editor offers it again the
+            next time this item is replied to. Builds take no reply.
+            """,
+        options: [message, file]
+    )
+    static let discussion = Positional(
+        "OWNER/REPO/(issues|mrs)/N", help: "issue or merge request (OWNER/REPO/issues/N)", completion: .item)
+    static let message = Option("--message", .required("TEXT"), help: "The reply's text.")
+    static let file = Option("--file", .required("-"), help: "Read the reply's text from standard input (only - is taken).")
+
+    enum Source {
+        case message(String)
+        case standardInput
+        case editor
+    }
+
+    let account: String
+    let destination: NotificationDestination
+    let source: Source
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        let message = try arguments.value(of: Self.message)
+        let file = try arguments.value(of: Self.file)
+        account = try arguments.positional(SharedPositionals.account)
+        destination = try Self.discussion(parsing: try arguments.positional(Self.discussion), verb: "reply")
+        switch (message, file) {
+        case (let text?, nil): source = .message(text)
+        case (nil, "-"): source = .standardInput
+        case (nil, let other?): throw UsageError("--file takes only - (standard input), not '\(other.displaySafe(truncatedTo: 200))'")
+        case (nil, nil): source = .editor
+        case (_?, _?): throw UsageError("give --message or --file -, not both")
+        }
+    }
+
+    /// An issue or a merge request; a build, which has no thread, is refused in words.
+    static func discussion(parsing path: String, verb: String) throws(UsageError) -> NotificationDestination {
+        guard let destination = NotificationDestination(path: path) else {
+            throw UsageError("'\(path.displaySafe(truncatedTo: 200))' names no issue or merge request; use OWNER/REPO/issues/N or OWNER/REPO/mrs/N")
+        }
+        guard destination.kind != .build else {
+            throw UsageError("\(destination.path) is a build, which takes no \(verb) on gitbay; only issues and merge requests do")
+        }
+        return destination
+    }
+
+    func run() async throws -> Int32 {
+        let source = Setup.accountItems()
+        let account = try await source.account(self.account)
+        let state = try Setup.stateDirectory()
+        let (drafts, warning) = try state.loadDrafts()
+        if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+        let kept = drafts.draft(of: account, for: destination.path)
+
+        let text: String
+        var editorFile: String?
+        switch self.source {
+        case .message(let message):
+            text = message
+        case .standardInput:
+            text = try Self.readStandardInput()
+        case .editor:
+            if let kept { Console.error("gbnotifyctl: your draft of \(Self.when(kept.savedAt)) is in the editor (kept because \(kept.reason))") }
+            let editor = ReplyEditor(environment: ProcessInfo.processInfo.environment)
+            switch try await editor.compose(CommentText.editorTemplate(
+                for: destination, account: account.displayName, draft: kept?.text ?? "")) {
+            case .cancelled:
+                Console.error("gbnotifyctl: the reply is empty; nothing was sent")
+                return ExitStatus.failure
+            case .text(let written, let file):
+                text = written
+                editorFile = file
+            }
+        }
+        let comment: CommentText
+        do {
+            comment = try CommentText(text)
+        } catch {
+            Console.error("gbnotifyctl: \(error)" + (editorFile.map { " (the text is kept in \($0))" } ?? ""))
+            return ExitStatus.failure
+        }
+
+        let client = try await source.client(for: account)
+        let report = await client.postComment(comment, on: destination, as: account.username) { Double(SystemZone.now()) }
+        let name = destination.shortName
+        switch report {
+        case .posted, .postedUnanswered:
+            if case .postedUnanswered(let reason) = report {
+                Console.error("gbnotifyctl: no answer came (\(reason)), but the thread has the reply")
+            }
+            print("Replied to \(name) as \(account.displayName).")
+            // The editor offered the draft, so what was posted is what became of it; beside a
+            // text from elsewhere it stays.
+            if kept != nil, editorFile != nil {
+                try state.updateDrafts { $0.drop(of: account, for: destination.path) }
+            } else if kept != nil {
+                Console.error("gbnotifyctl: a draft for \(name) is still kept; 'gbnotifyctl reply \(account.reference) \(destination.path)' offers it")
+            }
+            editorFile.map { _ = unlink($0) }
+            return ExitStatus.success
+        case .notPosted(let reason):
+            Console.error("gbnotifyctl: not posted to \(name): \(reason)")
+            return keep(comment.text, reason: "\(reason)", of: account, in: state, editorFile: editorFile)
+        case .unknown(let reason, let checkFailed):
+            Console.error("""
+                gbnotifyctl: no answer came from \(account.instance.displayName) (\(reason)), and the thread could not be \
+                read to tell whether the reply was posted (\(checkFailed)). Look before sending it again: \
+                gbnotifyctl show \(account.reference) \(destination.path)
+                """)
+            return keep(comment.text, reason: "it may have been posted; look at the thread before sending it again", of: account,
+                        in: state, editorFile: editorFile)
+        }
+    }
+
+    /// Keeps `text` as the item's draft; says so, or where the text is when it cannot be kept.
+    private func keep(_ text: String, reason: String, of account: Account, in state: StateDirectory, editorFile: String?) -> Int32 {
+        let draft = DraftRecord.Draft(account: account, path: destination.path, text: text, savedAt: SystemZone.now(), reason: reason)
+        do {
+            guard try state.updateDrafts({ $0.keep(draft) }).result else {
+                Console.error("gbnotifyctl: the drafts are full (\(DraftRecord.maximumDrafts)); \(Self.whereTheTextIs(editorFile))")
+                return ExitStatus.failure
+            }
+        } catch {
+            Console.error("gbnotifyctl: the draft could not be kept (\(error)); \(Self.whereTheTextIs(editorFile))")
+            return ExitStatus.failure
+        }
+        editorFile.map { _ = unlink($0) }
+        Console.error("gbnotifyctl: the reply is kept as a draft; 'gbnotifyctl reply \(account.reference) \(destination.path)' offers it again")
+        return ExitStatus.failure
+    }
+
+    private static func whereTheTextIs(_ editorFile: String?) -> String {
+        editorFile.map { "the text is still in \($0)" } ?? "the text was not kept"
+    }
+
+    /// Standard input, up to one byte over the limit so that a longer text is refused, not cut.
+    private static func readStandardInput() throws -> String {
+        do {
+            return String(decoding: try FileDescriptor.standardInput.read(upTo: CommentText.maximumBytes + 1), as: UTF8.self)
+        } catch {
+            throw ReplyEditor.Failure(description: "cannot read the reply from standard input: \(error)")
+        }
+    }
+
+    private static func when(_ instant: Int64) -> String {
+        "\(SystemZone.offsets.date(of: instant)) \(TimeOfDay.of(instant, zone: SystemZone.offsets))"
+    }
+}
