@@ -56,7 +56,7 @@ public enum CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// is not idempotent must then not be sent again blindly.
     public var wasNeverSent: Bool {
         switch self {
-        case .invalidRequest, .couldNotResolveHost, .couldNotConnect, .tlsFailure: true
+        case .invalidRequest, .couldNotResolveHost, .couldNotConnect, .tlsFailure, .unusableCAFile: true
         case .timedOut, .bodyTooLarge, .headersTooLarge, .badContentEncoding, .cancelled, .other: false
         }
     }
