@@ -113,7 +113,7 @@ let package = Package(
         .target(name: "Terminal", dependencies: ["MainLoop", "SystemCalls"]),
         // gbnotify's terminal view of items and the inbox: layout, keys and state (pure), and the
         // loop that runs them at a terminal.
-        .target(name: "TerminalView", dependencies: ["PushCore", "Terminal"]),
+        .target(name: "TerminalView", dependencies: ["PushCore", "Terminal", "MainLoop"]),
 
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
         .target(name: "Daemon", dependencies: [
@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(name: "GitbaySSHTests", dependencies: ["GitbaySSH", "PushCore", "Spawn", "TestSupport", "MainLoop"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "TestSupport"]),
         .testTarget(name: "GitbayClientTests", dependencies: ["Curl", "GitbayClient", "PushCore", "TestSupport"]),
-        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore", "DBus", "TestSupport", "DesktopSuites"]),
+        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "PushCore", "DBus", "TestSupport", "DesktopSuites", "MainLoop"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "PushCore", "TestSupport"]),
         .testTarget(

@@ -18,19 +18,20 @@ import MainLoop
 public final class Keyring: Sendable {
     private let limit: Duration?
     private let waitReport: KeyringWaitReport?
-    private let clock: any Clock<Duration>
+    private let timeline: Timeline
 
     /// - Parameters:
     ///   - limit: how long a call may go unanswered before it fails with `.timedOut` (a prompt
     ///     still up is dismissed); nil waits as long as the user takes.
     ///   - waitReport: told what a call waits for once it has waited a while in one step.
+    ///   - timeline: the time both of those are counted on.
     public init(
         answerWithin limit: Duration? = nil, reportingWaits waitReport: KeyringWaitReport? = nil,
-        clock: any Clock<Duration> = ContinuousClock()
+        timeline: Timeline = Timeline()
     ) {
         self.limit = limit
         self.waitReport = waitReport
-        self.clock = clock
+        self.timeline = timeline
     }
 
     /// Stores `token` for `account`, replacing the token of any item that names the same
@@ -108,13 +109,8 @@ public final class Keyring: Sendable {
         _ body: @escaping @Sendable @LoopActor (SecretServiceCalls) async throws(KeyringError) -> Value
     ) async throws(KeyringError) -> Value {
         let cancellation = Cancellation()
-        let waits = WaitTracker(waitReport, clock: clock)
-        let deadline = limit.map { limit in
-            Task { [clock] in
-                guard (try? await clock.sleep(for: limit)) != nil else { return }
-                cancellation.cancel(because: .deadline)
-            }
-        }
+        let waits = WaitTracker(waitReport, timeline: timeline)
+        let deadline = limit.map { limit in timeline.alarm(after: limit) { cancellation.cancel(because: .deadline) } }
         defer {
             deadline?.cancel()
             waits.finish()

@@ -24,26 +24,38 @@ final class KeyringSession {
     /// were it let go, the next one would be made with GIO's default again, and end the process
     /// when the bus goes (see `service`).
     private var bus: OpaquePointer?
-    /// The operation queued last; the next one starts when it has ended.
-    private var last: Task<Void, Never>?
+    /// Whether an operation has the session now.
+    private var busy = false
+    /// The operations waiting for their turn, first come first served.
+    private var queued: [CheckedContinuation<Void, Never>] = []
 
     /// Runs `body` with the Secret Service once the operations queued before it have ended, and
-    /// returns what it returns.
+    /// returns what it returns. The loop's isolation alone would let two operations interleave
+    /// at their suspension points (two prompts up at once, a search before the store queued
+    /// ahead of it has ended), so each one waits its turn.
     func run<Value: Sendable>(
         cancellation: Cancellation, waits: WaitTracker,
-        _ body: @escaping @Sendable @LoopActor (SecretServiceCalls) async throws(KeyringError) -> Value
+        _ body: @Sendable @LoopActor (SecretServiceCalls) async throws(KeyringError) -> Value
     ) async throws(KeyringError) -> Value {
-        let previous = last
-        let operation = Task { @LoopActor () -> Result<Value, KeyringError> in
-            await previous?.value
-            do throws(KeyringError) {
-                return .success(try await self.attempts(cancellation: cancellation, waits: waits, body))
-            } catch {
-                return .failure(error)
-            }
+        await takeTurn()
+        defer { passTurn() }
+        return try await attempts(cancellation: cancellation, waits: waits, body)
+    }
+
+    private func takeTurn() async {
+        guard busy else {
+            busy = true
+            return
         }
-        last = Task { _ = await operation.value }
-        return try await operation.value.get()
+        await withCheckedContinuation { queued.append($0) }
+    }
+
+    private func passTurn() {
+        if queued.isEmpty {
+            busy = false
+        } else {
+            queued.removeFirst().resume()
+        }
     }
 
     private func attempts<Value>(

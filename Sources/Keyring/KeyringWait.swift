@@ -1,3 +1,4 @@
+import MainLoop
 import Synchronization
 
 /// What a keyring call is waiting for while the Secret Service has not answered: the keyring
@@ -43,22 +44,22 @@ public struct KeyringWaitReport: Sendable {
     }
 }
 
-/// One keyring call's waits: the keyring says when a step that may wait begins and ends; a timer on `clock` reports the step if it is still going after the report's delay.
+/// One keyring call's waits: the keyring says when a step that may wait begins and ends; an alarm on `timeline` reports the step if it is still going after the report's delay.
 final class WaitTracker: Sendable {
     private struct State {
         var step: UInt64 = 0
         var current: KeyringWait?
         var reported: Set<KeyringWait> = []
-        var timer: Task<Void, Never>?
+        var alarm: Timeline.Alarm?
     }
 
     private let report: KeyringWaitReport?
-    private let clock: any Clock<Duration>
+    private let timeline: Timeline
     private let state = Mutex(State())
 
-    init(_ report: KeyringWaitReport?, clock: any Clock<Duration>) {
+    init(_ report: KeyringWaitReport?, timeline: Timeline) {
         self.report = report
-        self.clock = clock
+        self.timeline = timeline
     }
 
     /// Runs `body`, a step that may wait for the user in the way `wait` says.
@@ -77,13 +78,7 @@ final class WaitTracker: Sendable {
             state.current = wait
             guard !state.reported.contains(wait) else { return }
             let step = state.step
-            let clock = clock
-            state.timer = Task {
-                do {
-                    try await clock.sleep(for: report.after)
-                } catch {
-                    return
-                }
+            state.alarm = timeline.alarm(after: report.after) {
                 let due = self.state.withLock { state in
                     guard state.step == step, state.current == wait, !state.reported.contains(wait) else { return false }
                     state.reported.insert(wait)
@@ -98,8 +93,8 @@ final class WaitTracker: Sendable {
         guard report != nil else { return }
         state.withLock { state in
             state.current = nil
-            state.timer?.cancel()
-            state.timer = nil
+            state.alarm?.cancel()
+            state.alarm = nil
         }
     }
 

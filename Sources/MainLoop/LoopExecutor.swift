@@ -1,3 +1,15 @@
+// EXPERIMENTAL EXECUTOR INTERFACE: the one file of gbnotify that uses it.
+// Built against Swift 6.3.1 (swift-6.3.1-RELEASE, x86_64-unknown-linux-gnu), where making the
+// loop every task's executor needs the runtime's experimental interface: `SchedulingExecutor`
+// (`@_spi(ExperimentalScheduling)`, so a task's sleep is a timer of the loop) and `MainExecutor`,
+// `ExecutorFactory` and `_createExecutors(factory:)` (`@_spi(ExperimentalCustomExecutors)`).
+// Once the "Custom Main and Global Executors" proposal ships as public API, the two `@_spi`
+// imports become a plain `import`, and `becomeEveryTasksExecutor()` goes: the factory below is
+// named to the compiler instead (`-executor-factory`, in Package.swift's unsafeFlags, or the
+// `DefaultExecutorFactory` type the proposal reads), and `LoopMain.run` no longer installs it.
+// scripts/check-executor-interface (the first step of `make check`) compiles this module and
+// prints this paragraph when a toolchain no longer does.
+
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 
 /// Swift's tasks and actors on the main loop: the executor every task of gbnotifyd and
@@ -47,6 +59,20 @@ final class LoopExecutor: SerialExecutor, TaskExecutor, SchedulingExecutor, Main
 
     func stop() {
         // The loop runs for the life of the process; the program ends with exit().
+    }
+}
+
+extension LoopExecutor {
+    /// Makes the loop's executor the main and the default executor of every task in the
+    /// process. The runtime takes its executors once, before the first task: `LoopMain.run`
+    /// calls this first.
+    static func becomeEveryTasksExecutor() {
+        _createExecutors(factory: Factory.self)
+    }
+
+    private struct Factory: ExecutorFactory {
+        static var mainExecutor: any MainExecutor { LoopExecutor.shared }
+        static var defaultExecutor: any TaskExecutor { LoopExecutor.shared }
     }
 }
 

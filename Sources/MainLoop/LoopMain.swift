@@ -1,4 +1,3 @@
-@_spi(ExperimentalCustomExecutors) import _Concurrency
 import Glibc
 
 /// A program's main on the main loop: gbnotifyd's and gbnotifyctl's.
@@ -13,13 +12,8 @@ public enum LoopMain {
         // A write to a socket the peer closed fails with EPIPE rather than ending the process.
         signal(SIGPIPE, SIG_IGN)
         MainLoop.shared.claimMainThread()
-        _createExecutors(factory: Factory.self)
+        LoopExecutor.becomeEveryTasksExecutor()
         Task { exit(await body()) }
         MainLoop.shared.runHere()
-    }
-
-    private struct Factory: ExecutorFactory {
-        static var mainExecutor: any MainExecutor { LoopExecutor.shared }
-        static var defaultExecutor: any TaskExecutor { LoopExecutor.shared }
     }
 }

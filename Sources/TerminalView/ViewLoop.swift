@@ -1,4 +1,5 @@
 import Glibc
+import MainLoop
 import PushCore
 import Terminal
 
@@ -15,12 +16,12 @@ public enum ViewLoop {
         /// How long a lone ESC waits for the rest of a sequence before it counts as the Escape
         /// key.
         public var escapeDelay: Duration
-        public var clock: any Clock<Duration>
+        public var timeline: Timeline
 
-        public init(colors: Bool, escapeDelay: Duration = .milliseconds(50), clock: any Clock<Duration> = ContinuousClock()) {
+        public init(colors: Bool, escapeDelay: Duration = .milliseconds(50), timeline: Timeline = Timeline()) {
             self.colors = colors
             self.escapeDelay = escapeDelay
-            self.clock = clock
+            self.timeline = timeline
         }
     }
 
@@ -87,6 +88,8 @@ public enum ViewLoop {
         let continuation: AsyncStream<Event>.Continuation
         var decoder = KeyDecoder()
         var escapeGeneration = 0
+        /// The wait for the rest of an escape sequence; the next key starts a new one.
+        var escapeAlarm: Timeline.Alarm?
         /// Cancelled when the view ends; at a person's pace of keys, they never pile up.
         var effects: [Task<Void, Never>] = []
 
@@ -176,11 +179,11 @@ public enum ViewLoop {
         mutating func waitForRestOfEscape() {
             escapeGeneration += 1
             let generation = escapeGeneration
-            let (clock, delay, continuation) = (options.clock, options.escapeDelay, self.continuation)
-            effects.append(Task {
-                guard (try? await clock.sleep(for: delay)) != nil else { return }
+            let continuation = self.continuation
+            escapeAlarm?.cancel()
+            escapeAlarm = options.timeline.alarm(after: options.escapeDelay) {
                 continuation.yield(.escapeTimeout(generation))
-            })
+            }
         }
 
         mutating func perform(_ requested: [ViewEffect]) {
@@ -193,6 +196,7 @@ public enum ViewLoop {
         }
 
         func cancelEffects() {
+            escapeAlarm?.cancel()
             effects.forEach { $0.cancel() }
         }
 

@@ -1,39 +1,8 @@
 import PushCore
 
-/// The terminal's size in character cells.
-public struct TerminalSize: Sendable, Equatable {
-    public var rows: Int
-    public var columns: Int
-
-    public init(rows: Int, columns: Int) {
-        self.rows = rows
-        self.columns = columns
-    }
-}
-
-/// What the view asks of the world (`ViewSource`); each answer comes back as a `ViewEvent`.
-public enum ViewEffect: Sendable, Equatable {
-    /// Resolve the account named `account`, then read the item from its instance.
-    case loadItem(screen: Int, account: String, destination: NotificationDestination)
-    /// Resolve the accounts `account` names (every one when nil), then read each inbox.
-    case loadInbox(screen: Int, account: String?)
-    case markRead(account: Account, path: String)
-    case open(PushTarget)
-    /// Set the reaction on the item (or, with `remove`, take it back).
-    case react(screen: Int, account: Account, destination: NotificationDestination, reaction: String, remove: Bool)
-}
-
-/// What happens to the view: a key, a resize, or the answer to an effect.
-public enum ViewEvent: Sendable, Equatable {
-    case key(Key)
-    case resized(TerminalSize)
-    /// `account` is the one the item was asked of, when the name resolved to one.
-    case itemLoaded(screen: Int, account: Account?, Result<ItemDetails, ReadProblem>)
-    case inboxLoaded(screen: Int, Result<[AccountInbox], ReadProblem>)
-    case markedRead(account: Account, path: String, Result<Int, ReadProblem>)
-    case opened(Result<String, ReadProblem>)
-    /// `failure` nil when it was done.
-    case reacted(screen: Int, reaction: String, remove: Bool, failure: ReadProblem?)
+extension NotificationDestination {
+    /// How the view names an item: `krz/gitbay#12`, a merge request `krz/gitbay!31`.
+    var shortName: String { "\(repository)\(kind == .mr ? "!" : "#")\(number)" }
 }
 
 /// Everything the view shows, and how keys and answers change it: a stack of screens (the
@@ -434,92 +403,6 @@ public struct ViewState {
             }
             screens[index].kind = .inbox(inbox)
             reveal(index)
-        }
-    }
-
-    // MARK: - Drawing
-
-    /// The whole screen: exactly `size.rows` lines of `size.columns` columns, a title bar at
-    /// the top, the content, and the status line at the bottom.
-    public func frame() -> [StyledLine] {
-        guard let screen = screens.last, size.rows > 0, size.columns > 0 else { return [] }
-        let columns = size.columns
-        var frame = [titleBar(screen).fitted(to: columns, padding: Self.bar)]
-        let selectedLine: Int? = if case .inbox(let inbox) = screen.kind, inbox.rows.indices.contains(inbox.selected) {
-            inbox.rows[inbox.selected].line
-        } else {
-            nil
-        }
-        for offset in 0..<bodyHeight {
-            let index = screen.scroll + offset
-            let content = index < screen.lines.count ? screen.lines[index] : StyledLine()
-            if index == selectedLine {
-                let selected = Style(reverse: true)
-                frame.append((StyledLine(" ", selected) + content.restyled { $0.reverse = true }).fitted(to: columns, padding: selected))
-            } else {
-                frame.append((StyledLine(" ") + content).fitted(to: columns))
-            }
-        }
-        frame.append(statusLine(screen).fitted(to: columns))
-        return Array(frame.prefix(size.rows))
-    }
-
-    private static let bar = Style(reverse: true)
-
-    private func titleBar(_ screen: Screen) -> StyledLine {
-        let title: String
-        switch screen.kind {
-        case .item(let item):
-            let account = item.account?.displayName ?? item.accountName
-            title = " \(item.destination.shortName) · \(account)"
-        case .inbox(let inbox):
-            var text = " Inbox"
-            if case .loaded(let inboxes) = inbox.content {
-                let unread = inbox.rows.count
-                text += " · \(unread) unread" + (inboxes.count > 1 ? " · \(inboxes.count.counted("account"))" : "")
-            }
-            if let name = inbox.accountName { text += " · \(name)" }
-            title = text
-        }
-        let position = positionText(screen)
-        let left = StyledLine(title, Style(bold: true, reverse: true)).truncated(to: max(size.columns - position.count - 1, 1))
-        let gap = max(size.columns - left.width - position.count, 1)
-        return left + StyledLine(String(repeating: " ", count: gap) + position, Self.bar)
-    }
-
-    /// `12-40/80` lines shown, or `all`.
-    private func positionText(_ screen: Screen) -> String {
-        let total = screen.lines.count
-        guard total > bodyHeight else { return "all " }
-        let last = min(screen.scroll + bodyHeight, total)
-        return "\(screen.scroll + 1)-\(last)/\(total) "
-    }
-
-    private func statusLine(_ screen: Screen) -> StyledLine {
-        if let message {
-            let style: Style = switch message.kind {
-            case .done: .colored(.green)
-            case .failed: .colored(.red, bold: true)
-            case .underWay: .plain
-            }
-            return StyledLine(message.text, style)
-        }
-        let back = screens.count > 1 ? "q back" : "q quit"
-        switch screen.kind {
-        case .item(let item):
-            switch item.content {
-            case .loading: return StyledLine("Loading… · \(back)", .dim)
-            case .failed where item.account == nil: return StyledLine("R reload · \(back)", .dim)
-            case .failed: return StyledLine("R reload · o open in browser · \(back)", .dim)
-            case .loaded(.build): return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · o open in browser · R reload · \(back)", .dim)
-            case .loaded: return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · + react +1 · o open in browser · R reload · \(back)", .dim)
-            }
-        case .inbox(let inbox):
-            switch inbox.content {
-            case .loading: return StyledLine("Loading… · \(back)", .dim)
-            case .failed: return StyledLine("R reload · \(back)", .dim)
-            case .loaded: return StyledLine("↑↓ select · Enter view · r mark read · o open in browser · R reload · \(back)", .dim)
-            }
         }
     }
 }

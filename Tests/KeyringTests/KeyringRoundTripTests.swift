@@ -1,5 +1,6 @@
 import DesktopSuites
 import Keyring
+@testable import MainLoop
 import PushCore
 import Testing
 
@@ -19,6 +20,20 @@ struct KeyringRoundTripTests {
         #expect(try await keyring.token(for: account) == token)
         let listed = try await keyring.list().accounts.filter { $0.account == account }
         #expect(listed.map(\.token) == [token])
+    }
+
+    /// The caller's deadline and the wait reports are loop alarms that go when the call is
+    /// answered: a call done in time leaves nothing in the loop to wake it later. (Durations of
+    /// this test's own, so that no other test's timer falls in the windows.)
+    @Test func aCallAnsweredInTimeLeavesNoAlarmInTheLoop() async throws {
+        let deadline = Duration.seconds(7_919)
+        let reportAfter = Duration.seconds(7_907)
+        let keyring = Keyring(answerWithin: deadline, reportingWaits: KeyringWaitReport(after: reportAfter) { _ in })
+        let before = ContinuousClock.now
+        _ = try await keyring.accounts()
+        let after = ContinuousClock.now
+        #expect(!MainLoop.shared.hasTimer(dueIn: (before + deadline)...(after + deadline)), "the deadline's alarm")
+        #expect(!MainLoop.shared.hasTimer(dueIn: (before + reportAfter)...(after + reportAfter)), "a wait report's alarm")
     }
 
     @Test func storingAgainReplacesTheToken() async throws {

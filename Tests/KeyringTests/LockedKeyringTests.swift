@@ -1,5 +1,6 @@
 import DBus
 import Keyring
+import MainLoop
 import PushCore
 import Synchronization
 import TestSupport
@@ -58,7 +59,7 @@ struct LockedKeyringTests {
         // The caller decides how long a call may wait for the user: here its time runs out by
         // its own clock while the dialog is up.
         let clock = ManualClock()
-        let impatient = Keyring(answerWithin: .seconds(1), clock: clock)
+        let impatient = Keyring(answerWithin: .seconds(1), timeline: Timeline(clock))
         let gaveUp = try await SecretServiceControl.answer(dialog, by: {
             try await clock.waitForSleepers(1)
             clock.advance(by: .seconds(1))
