@@ -35,7 +35,11 @@ struct PollerServices: Sendable {
 /// The supervisor starts it, starts it again on a reload (a new token, new settings, a reset
 /// backoff, registration again) and retires it. What the loop learns lives on in `memory`
 /// between runs of the loop.
-actor AccountPoller {
+///
+/// Isolated to `LoopActor`, as the supervisor is (which says why not `@MainActor`), and so is
+/// each run of its loop (`PollRun`).
+@LoopActor
+final class AccountPoller {
     nonisolated let account: Account
     nonisolated let board: AccountStatusBoard
     private nonisolated let signal = WakeSignal()

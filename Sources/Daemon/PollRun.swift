@@ -10,6 +10,7 @@ import MainLoop
 
 /// One run of an account's loop: fixed token and settings, from one start to a cancellation
 /// or a 401.
+@LoopActor
 struct PollRun: Sendable {
     let account: Account
     let token: APIToken

@@ -54,7 +54,14 @@ public struct ReloadError: Error, Equatable, CustomStringConvertible {
 ///
 /// Its parts each have a file: the account set and its diff (`SupervisorAccounts.swift`), the
 /// reload queue (`SupervisorReloads.swift`) and network policy (`SupervisorNetwork.swift`).
-public actor Supervisor {
+///
+/// Isolated to `LoopActor`, as are the pollers: its code runs on the main loop's thread, where
+/// the C libraries' callbacks come, in `gbnotifyd` and in the in-process tests alike. Not
+/// `@MainActor`: under `swift test` the main thread is the test runner's and the loop has a
+/// thread of its own, so main-actor code would run beside the loop there and the model tested
+/// would not be the one that ships (in `gbnotifyd` the two are one thread, `LoopMain`).
+@LoopActor
+public final class Supervisor {
     public struct Sources: Sendable {
         public var accounts: AccountSource
         public var relayToken: RelayTokenSource
@@ -136,7 +143,7 @@ public actor Supervisor {
         }
     }
 
-    public init(
+    public nonisolated init(
         settings: DaemonSettings, configPath: String, sources: Sources, state: StateFiles,
         desktop: @escaping DesktopSink, logger: Logger, hostname: String, keyring: Keyring = Keyring(),
         parts: Parts = Parts()

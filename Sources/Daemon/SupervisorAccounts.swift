@@ -68,7 +68,7 @@ extension Supervisor {
             if let running = pollers[id] {
                 // Another account came or went: this one's schedule, backoff and registration
                 // stay as they are. A reload starts it again, and so registers it again.
-                if !restartingEvery, await running.isPolling(with: stored.token, settings: settings) { continue }
+                if !restartingEvery, running.isPolling(with: stored.token, settings: settings) { continue }
                 poller = running
             } else {
                 if records == nil { records = await storedRecords() }

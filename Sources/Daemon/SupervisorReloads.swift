@@ -1,5 +1,6 @@
 import LocalTime
 import Logging
+import MainLoop
 import PushCore
 import Settings
 import StateStore
@@ -43,7 +44,7 @@ extension Supervisor {
     /// Runs `work` after every reload queued before it, so two reloads never interleave at their
     /// suspension points.
     func inTurn<Result: Sendable>(
-        _ work: @escaping @Sendable (isolated Supervisor) async -> Result
+        _ work: @escaping @Sendable @LoopActor (Supervisor) async -> Result
     ) async -> Result {
         let previous = lastReload
         let turn = Task { await previous?.value; return await work(self) }

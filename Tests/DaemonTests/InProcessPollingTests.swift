@@ -25,6 +25,23 @@ import Testing
         }
     }
 
+    /// The supervisor and the pollers run where gbnotifyd runs them, on the loop's thread
+    /// (`LoopActor`), not on Swift's global pool beside it: the model tested is the one that
+    /// ships. Every event here is told by their code as it runs: registrations and polls by the
+    /// pollers, the reload by the supervisor.
+    @Test func theSupervisorAndThePollersRunOnTheLoopsThread() async throws {
+        try await InProcessDaemon.run(accounts: 2) { daemon in
+            try await daemon.advance(until: "two polls of each account") {
+                daemon.polls(of: 0).count == 2 && daemon.polls(of: 1).count == 2
+            }
+            try await daemon.supervisor.reload()
+            try await daemon.waitForEvent("the reload") { $0 == .reloading }
+            let told = daemon.events.value
+            #expect(told.contains { if case .registered = $0.event { true } else { false } })
+            #expect(told.filter { !$0.onLoop }.map(\.event) == [])
+        }
+    }
+
     @Test func aNewRowIsShownOnceAndAnUnchangedInboxCostsA304() async throws {
         try await InProcessDaemon.run { daemon in
             let gitbay = daemon.gitbays[0]

@@ -22,10 +22,12 @@ import Testing
 /// `Retry-After` take milliseconds. Tests wait on the daemon's typed events, the requests the
 /// gitbays saw and what the server was sent, never on the log's wording.
 final class InProcessDaemon: Sendable {
-    /// What the daemon told, with the time on `clock` when it told it.
+    /// What the daemon told, with the time on `clock` when it told it, and whether the code
+    /// that told it ran on the loop's thread (as every stage's code does in gbnotifyd).
     struct Told: Sendable {
         let at: Duration
         let event: DaemonEvent
+        let onLoop: Bool
     }
 
     /// The desktop stage and what it shows on.
@@ -66,7 +68,10 @@ final class InProcessDaemon: Sendable {
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotifyd-in-process-\(UUID().uuidString)")
         let (clock, events, log) = (ManualClock(), Observed<[Told]>([]), Observed<[String]>([]))
-        let tell = DaemonEvents { event in events.update { $0.append(Told(at: clock.now.offset, event: event)) } }
+        let tell = DaemonEvents { event in
+            let onLoop = MainLoop.shared.isCurrentThread
+            events.update { $0.append(Told(at: clock.now.offset, event: event, onLoop: onLoop)) }
+        }
         let logger = Logger(level: .debug) { line in log.update { $0.append(line) } }
         let state = StateFiles(StateDirectory(path: directory.appendingPathComponent("state").path))
         var stage: Stage?
