@@ -24,7 +24,10 @@ struct RelaySettings: Sendable, Equatable {
 /// bytes for two keepalive periods), the stream connects again after `RelayBackoff`'s wait; at
 /// once after a resume or the network's return. While offline it does not try. Bad lines are
 /// dropped and counted; the connection goes on.
-actor RelayStream {
+///
+/// Isolated to `LoopActor`, as the supervisor is (which says why not `@MainActor`).
+@LoopActor
+final class RelayStream {
     nonisolated let settings: RelaySettings
     nonisolated let board: RelayStatusBoard
     private nonisolated let signal = WakeSignal()
@@ -61,7 +64,7 @@ actor RelayStream {
             settings, lastMessageID: settings.subscription.resumeID(from: saved), state: state, timeline: timeline,
             random: random, logger: logger, supervisor: supervisor)
         stream.setOnline(isOnline)
-        await stream.begin()
+        stream.begin()
         return stream
     }
 
@@ -339,7 +342,7 @@ actor RelayStream {
     }
 
     /// `250 ms`, `12 s`.
-    static func words(_ duration: Duration) -> String {
+    nonisolated static func words(_ duration: Duration) -> String {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         return milliseconds < 1000 ? "\(milliseconds) ms" : "\((milliseconds + 500) / 1000) s"
     }

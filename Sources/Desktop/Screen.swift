@@ -18,7 +18,12 @@ enum ShowOutcome: Sendable {
 /// saved for the next daemon, with the badge beside it and clicks sent on.
 ///
 /// What is shown is carried out in `ScreenShows.swift`; where a click goes, in `ScreenClicks.swift`.
-actor Screen {
+///
+/// Isolated to `LoopActor`, as the daemon's other stages are: its code runs on the main loop's
+/// thread in `gbnotifyd` and in the in-process tests alike (`Daemon.Supervisor` says why not
+/// `@MainActor`).
+@LoopActor
+final class Screen {
     let client: any NotificationServer
     let signals: ServerSignals
     private var badge: Badge
@@ -69,7 +74,7 @@ actor Screen {
         let task: Task<ShowOutcome, Never>
     }
 
-    init(
+    nonisolated init(
         client: any NotificationServer, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
         options: Desktop.Options, requests: AsyncStream<DesktopRequest>.Continuation,
         timers: AsyncStream<Desktop.Input>.Continuation, logger: Logger, saved: ScreenBook.Saved?, serverOwner: String?,

@@ -48,6 +48,21 @@ import Testing
         }
     }
 
+    /// The desktop stage runs where gbnotifyd runs it, on the loop's thread (`LoopActor`), with
+    /// the supervisor and the pollers: every event of a notice shown, clicked and marked read is
+    /// told by code on that thread.
+    @Test func aNoticeIsShownAndItsClickTakenOnTheLoopsThread() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let (row, shown) = try await Self.show(daemon)
+            try #require(daemon.stage).server.click(shown.id, "mark-read")
+            try await daemon.waitForEvent("the row marked read") { $0 == .markedRead(daemon.accounts[0], [row]) }
+            let told = daemon.events.value
+            #expect(told.contains { $0.event == .clicked(notification: shown.id, action: "mark-read") })
+            #expect(told.contains { if case .shown = $0.event { true } else { false } })
+            #expect(told.filter { !$0.onLoop }.map(\.event) == [])
+        }
+    }
+
     @Test func noticesOfOneRepositoryShareOneNotificationReplacedInPlace() async throws {
         try await InProcessDaemon.run(desktop: true) { daemon in
             let server = try #require(daemon.stage?.server)
