@@ -101,7 +101,7 @@ final class AccountPoller {
 
     /// Offline, nothing polls and no failure counts; back online, the supervisor wakes the
     /// account too.
-    nonisolated func setOnline(_ isOnline: Bool) {
+    func setOnline(_ isOnline: Bool) {
         board.update { $0.isOffline = !isOnline }
         signal.setOnline(isOnline)
     }
