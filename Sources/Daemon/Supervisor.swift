@@ -223,14 +223,6 @@ public final class Supervisor {
             group.addTask { await self.keyringChanged() }
         case .keyringWaiting(let what):
             keyringIsWaiting(what)
-        case .relayMessage(let message):
-            relayed(message)
-        case .relayConnected(let afterGap):
-            setRelayConnected(true)
-            if afterGap { relayReconnected() }
-            parts.events.tell(.relayConnected(afterGap: afterGap))
-        case .relayDisconnected:
-            setRelayConnected(false)
         case .resumed:
             networkReturned("the system resumed")
         case .network(let state):

@@ -2,8 +2,8 @@ import Desktop
 import PushCore
 
 /// Everything that reaches the supervisor, on its one input (`Supervisor.inputs`), in the order
-/// it happened: what the signals, the bus, the keyring, the relay, the system and the desktop's
-/// clicks have to say. The supervisor hands plain values on to the pollers and the desktop, and
+/// it happened: what the signals, the bus, the keyring, the system and the desktop's clicks have
+/// to say. (The relay stream, which the supervisor starts, calls it instead: `relayed`.) The supervisor hands plain values on to the pollers and the desktop, and
 /// no stage calls back into it.
 public enum SupervisorEvent: Sendable {
     /// Read the config and the keyring again (SIGHUP, `Reload()`); `reply` learns what could
@@ -15,12 +15,6 @@ public enum SupervisorEvent: Sendable {
     case keyringChanged
     /// A keyring call has waited a while for the user, for this.
     case keyringWaiting(String)
-    /// A relay message: a wake-up for the account whose topic it came on.
-    case relayMessage(RelayMessage)
-    /// The relay stream is connected; `afterGap` once it was connected before (whatever it may
-    /// have missed meanwhile, each account's own poll finds).
-    case relayConnected(afterGap: Bool)
-    case relayDisconnected
     /// The system resumed from a suspend.
     case resumed
     /// NetworkManager's word on the network.

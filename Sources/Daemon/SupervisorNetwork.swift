@@ -23,8 +23,10 @@ extension Supervisor {
         return account
     }
 
-    /// A relay message: a wake-up for the account whose topic it came on.
+    /// A relay message, from the relay stream: a wake-up for the account whose topic it came on.
+    /// Nothing after the stop.
     func relayed(_ message: RelayMessage) {
+        guard !isStopped else { return }
         guard let account = topics[message.topic], let poller = pollers[account.id] else {
             deliveries.dropped += 1
             logger.debug("relay message \(message.id) came on a topic of no account here")
@@ -36,9 +38,24 @@ extension Supervisor {
         parts.events.tell(.relayWoke(account, messageID: message.id))
     }
 
+    /// The relay stream is connected; `afterGap` once it was connected before (whatever it may
+    /// have missed meanwhile, each account's own poll finds). Nothing after the stop.
+    func relayConnected(afterGap: Bool) {
+        guard !isStopped else { return }
+        setRelayConnected(true)
+        if afterGap { relayReconnected() }
+        parts.events.tell(.relayConnected(afterGap: afterGap))
+    }
+
+    /// The relay stream lost its connection. Nothing after the stop.
+    func relayDisconnected() {
+        guard !isStopped else { return }
+        setRelayConnected(false)
+    }
+
     /// The relay stream is back after a gap: whatever it may have missed, each account's own
     /// poll finds.
-    func relayReconnected() {
+    private func relayReconnected() {
         logger.debug("relay reconnected; every account polls once")
         for poller in pollers.values { poller.wake(.payload) }
     }
@@ -108,7 +125,7 @@ extension Supervisor {
         logger.info("relay \(relayURL.url): listening on \(subscription.topics.count) topic\(subscription.topics.count == 1 ? "" : "s")\(token == nil ? "" : " with an access token")")
         let started = await RelayStream.start(
             wanted, state: state, isOnline: network != .offline, timeline: timeline, random: parts.random, logger: logger,
-            telling: inputs)
+            telling: self)
         // A stop() that came while the stream was starting found none to stop.
         guard !isStopped else {
             await started.stop()
