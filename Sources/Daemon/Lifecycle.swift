@@ -194,7 +194,7 @@ public enum Lifecycle {
             if (try? await connection.waitUntilClosed()) == .disconnected { end.yield(.busLost) }
         })
 
-        let system = await followTheSystem(telling: supervisor.inputs, state: stateFiles, logger: logger)
+        let system = await followTheSystem(telling: supervisor, state: stateFiles, logger: logger)
 
         wiring.append(Task {
             do {
@@ -285,7 +285,7 @@ public enum Lifecycle {
     /// is no system bus (then polling goes on as without it, and `doctor` says so). The watch
     /// lives as long as what this returns.
     private static func followTheSystem(
-        telling supervisor: AsyncStream<SupervisorEvent>.Continuation, state: StateFiles, logger: Logger
+        telling supervisor: Supervisor, state: StateFiles, logger: Logger
     ) async -> [AnyObject] {
         let bus: DBusConnection
         do {

@@ -43,8 +43,9 @@ public struct ReloadError: Error, Equatable, CustomStringConvertible {
 }
 
 /// The daemon's core: the settings, one `AccountPoller` per account in the keyring, the relay
-/// stream, and the status of it all. Everything it hears comes on one input (`inputs`, a
-/// stream of `SupervisorEvent`s), handled in order by one task: reloads (SIGHUP, `Reload()`,
+/// stream, and the status of it all. What the relay stream and the system's watch say comes by
+/// a call (`relayed`, `resumed`, `networkChanged`: all of them run on the loop); the rest comes
+/// on one input (`inputs`, a stream of `SupervisorEvent`s), handled in order by one task: reloads (SIGHUP, `Reload()`,
 /// the keyring changing) read the config and the keyring again, start pollers for new accounts,
 /// retire those of accounts that left (or that the config no longer allows), and restart the
 /// rest with their current token (the reloads asked for while one waits for its turn are
@@ -223,10 +224,6 @@ public final class Supervisor {
             group.addTask { await self.keyringChanged() }
         case .keyringWaiting(let what):
             keyringIsWaiting(what)
-        case .resumed:
-            networkReturned("the system resumed")
-        case .network(let state):
-            networkChanged(state)
         case .markRead(let account, let ids):
             guard let poller = pollers[account.id] else {
                 logger.warning("\(account.displayName): cannot mark notices read: the account is no longer polled")

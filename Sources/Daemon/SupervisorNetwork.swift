@@ -67,9 +67,15 @@ extension Supervisor {
 
     // MARK: - Sleep and the network
 
+    /// The system resumed from a suspend (logind, through `SystemWatch`). Nothing after the stop.
+    public func resumed() {
+        guard !isStopped else { return }
+        networkReturned("the system resumed")
+    }
+
     /// The system resumed, or the network came back: the relay reconnects at once, and every
     /// account polls, spread over `PollSchedule.returnWindow` (each inside its own minimum gap).
-    func networkReturned(_ why: String) {
+    private func networkReturned(_ why: String) {
         logger.info("\(why); reconnecting and polling every account")
         relay?.reconnectNow()
         let polled = pollers.values.sorted { $0.account.id < $1.account.id }
@@ -81,8 +87,8 @@ extension Supervisor {
 
     /// NetworkManager's word on the network. Offline, nothing polls or reconnects and no error
     /// is shown; back online, as after a resume.
-    func networkChanged(_ state: NetworkState) {
-        guard state != network else { return }
+    public func networkChanged(_ state: NetworkState) {
+        guard !isStopped, state != network else { return }
         let wasOffline = network == .offline
         network = state
         let isOnline = state != .offline
