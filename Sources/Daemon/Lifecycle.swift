@@ -145,11 +145,7 @@ public enum Lifecycle {
                 readiness.status("Waiting for the keyring")
             }
         })
-        if let desktop {
-            wiring.append(Task {
-                for await request in desktop.requests { supervisor.inputs.yield(SupervisorEvent(request)) }
-            })
-        }
+        await desktop?.sendRequests(to: supervisor)
         if let tray {
             wiring.append(Task {
                 for await request in tray.tray.requests {

@@ -62,7 +62,7 @@ public struct ReloadError: Error, Equatable, CustomStringConvertible {
 /// thread of its own, so main-actor code would run beside the loop there and the model tested
 /// would not be the one that ships (in `gbnotifyd` the two are one thread, `LoopMain`).
 @LoopActor
-public final class Supervisor {
+public final class Supervisor: AccountRequests {
     public struct Sources: Sendable {
         public var accounts: AccountSource
         public var relayToken: RelayTokenSource
@@ -195,6 +195,12 @@ public final class Supervisor {
         try await withCheckedContinuation { reply in
             if case .terminated = inputs.yield(.deliver(payload, reply: reply)) { reply.resume(returning: .failure(.stopping)) }
         }.get()
+    }
+
+    /// What a click on a notification asks of an account, from the desktop stage: handled in
+    /// its turn with the rest of the input, as a task the stop cancels.
+    public func asked(_ request: DesktopRequest) {
+        inputs.yield(SupervisorEvent(request))
     }
 
     /// The one task that reads the input, with the work it starts (reloads, "Mark read"s) as

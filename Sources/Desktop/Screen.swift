@@ -30,8 +30,11 @@ final class Screen {
     var clicks: Clicks
     let state: StateFiles
     var options: Desktop.Options
-    /// Where what a click asks of the accounts goes (the supervisor reads it).
-    let requests: AsyncStream<DesktopRequest>.Continuation
+    /// Where what a click asks of the accounts goes, by a call: the supervisor, which outlives
+    /// the stage's use of it.
+    private weak var requestTaker: (any AccountRequests)?
+    /// Clicks' requests made before there was a taker (`sendRequests(to:)`); nil once there is.
+    private var unsentRequests: [DesktopRequest]? = []
     /// The stage's own queue, where the hold timer says that it fired.
     let timers: AsyncStream<Desktop.Input>.Continuation
     let logger: Logger
@@ -76,7 +79,7 @@ final class Screen {
 
     nonisolated init(
         client: any NotificationServer, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
-        options: Desktop.Options, requests: AsyncStream<DesktopRequest>.Continuation,
+        options: Desktop.Options,
         timers: AsyncStream<Desktop.Input>.Continuation, logger: Logger, saved: ScreenBook.Saved?, serverOwner: String?,
         server: ServerInformation?
     ) {
@@ -86,7 +89,6 @@ final class Screen {
         self.clicks = clicks
         self.state = state
         self.options = options
-        self.requests = requests
         self.timers = timers
         self.logger = logger
         self.serverOwner = serverOwner
@@ -167,6 +169,25 @@ final class Screen {
         // Whatever the input, shows may have ended (answered, or given up with a server that left).
         releaseHandedNews()
         return false
+    }
+
+    /// Where what clicks ask of the accounts goes from now on; those asked before go first.
+    func sendRequests(to taker: any AccountRequests) {
+        requestTaker = taker
+        let unsent = unsentRequests ?? []
+        unsentRequests = nil
+        for request in unsent { taker.asked(request) }
+    }
+
+    /// Hands what a click asks of an account to the taker, by a call; kept until there is one.
+    func ask(_ request: DesktopRequest) {
+        if let requestTaker {
+            requestTaker.asked(request)
+        } else if unsentRequests != nil {
+            unsentRequests?.append(request)
+        } else {
+            logger.debug("a click's request came after the supervisor stopped; dropped")
+        }
     }
 
     // MARK: - News

@@ -53,17 +53,17 @@ extension Screen {
         switch (key, entry.subject) {
         case (NotificationContent.markReadAction, .group(let group)):
             logger.info("\(name): \"Mark read\" on notification \(id)")
-            requests.yield(.markRead(entry.account, group.inboxIDs))
+            ask(.markRead(entry.account, group.inboxIDs))
         case (NotificationContent.markReadAction, .summary(let summary)):
             // Offered only when the summary knows every row it counts.
             guard let ids = summary.markReadIDs else { return }
             logger.info("\(name): \"Mark all read\" on notification \(id)")
-            requests.yield(.markRead(entry.account, ids))
+            ask(.markRead(entry.account, ids))
         case (NotificationContent.muteAction, .group(let group)):
             let undoUntil = options.wallClock + Self.muteSaidFor.components.seconds
             guard let repository = group.key.repository, let muted = book.mute(entry.id, undoUntil: undoUntil) else { return }
             logger.info("\(name): \"Mute\" on notification \(id): muting \(repository)")
-            requests.yield(.setWatch(entry.account, repository: repository, .mute))
+            ask(.setWatch(entry.account, repository: repository, .mute))
             // Said for a while, long enough to undo it, then gone.
             withdrawMuted(muted.id, after: Self.muteSaidFor)
         case (NotificationContent.undoAction, .muted(let repository, _)):
@@ -74,7 +74,7 @@ extension Screen {
                 return
             }
             logger.info("\(name): \"Undo\" on notification \(id): unmuting \(repository)")
-            requests.yield(.setWatch(entry.account, repository: repository, .unwatch))
+            ask(.setWatch(entry.account, repository: repository, .unwatch))
             book.withdraw(entry.id)
         case (NotificationContent.openAction, .group(let group)):
             logger.info("\(name): notification \(id) was clicked")

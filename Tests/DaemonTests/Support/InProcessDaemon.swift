@@ -50,7 +50,6 @@ final class InProcessDaemon: Sendable {
     let supervisor: Supervisor
     let stage: Stage?
     private let directory: URL
-    private let clicks: Task<Void, Never>?
     /// Which accounts the keyring holds.
     private let inKeyring: Observed<Set<Int>>
 
@@ -91,6 +90,8 @@ final class InProcessDaemon: Sendable {
             count: count, settings: settings, seed: seed, directory: directory, clock: clock, events: events, log: log,
             tell: tell, logger: logger, state: state, stage: stage, inKeyring: inKeyring ?? Set(0..<count),
             keyringRefusals: keyringRefusals)
+        // As in the daemon: what a click asks of an account goes to the supervisor.
+        await stage?.desktop.sendRequests(to: daemon.supervisor)
         do {
             try await daemon.supervisor.start()
             try await body(daemon)
@@ -139,17 +140,12 @@ final class InProcessDaemon: Sendable {
             logger: logger, hostname: "test-host",
             parts: Supervisor.Parts(
                 transport: { instance, _, _ in byInstance[instance]! }, timeline: Timeline(clock), random: .seeded(seed), events: tell))
-        // As in the daemon: what a click asks of an account goes to the supervisor.
-        clicks = stage.map { [supervisor] stage in
-            Task { for await request in stage.desktop.requests { supervisor.inputs.yield(SupervisorEvent(request)) } }
-        }
     }
 
     private func finish() async {
         await supervisor.stop()
         if let stage {
             await stage.desktop.stop()
-            clicks?.cancel()
             await stage.connection.close()
             await stage.bus.stop()
         }
