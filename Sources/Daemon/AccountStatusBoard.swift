@@ -2,11 +2,11 @@ import Accounts
 import FoundationEssentials
 import MainLoop
 import PushCore
-import Synchronization
 
 /// What one account's poller has to say for `Status()`: written by the poller as it goes, read
-/// by the supervisor at any time.
-final class AccountStatusBoard: Sendable {
+/// by the supervisor at any time. Both run on the loop (`LoopActor`), so it needs no lock.
+@LoopActor
+final class AccountStatusBoard {
     struct Facts {
         var lastPoll: Date?
         /// `304 not modified`, `200 ok, 2 new`, `timeout`, ...
@@ -26,32 +26,29 @@ final class AccountStatusBoard: Sendable {
         var isOffline = false
     }
 
-    private let facts: Mutex<Facts>
+    private var facts: Facts
 
     init(storedDeviceID: Int64?, unread: Int?) {
-        facts = Mutex(Facts(unread: unread.map(UnreadCount.exact), storedDeviceID: storedDeviceID))
+        facts = Facts(unread: unread.map(UnreadCount.exact), storedDeviceID: storedDeviceID)
     }
 
     func update(_ change: (inout Facts) -> Void) {
-        facts.withLock { change(&$0) }
+        change(&facts)
     }
 
     /// `read` rows were marked read here: the count falls at once, before the next poll
     /// confirms it. Returns the new count.
     func lowerUnread(by read: Int) -> UnreadCount {
-        facts.withLock { facts in
-            let lowered: UnreadCount = switch facts.unread {
-            case .exact(let count)?: .exact(max(count - read, 0))
-            case .atLeast(let count)?, .needsDashboard(let count)?: .atLeast(max(count - read, 0))
-            case nil: .exact(0)
-            }
-            facts.unread = lowered
-            return lowered
+        let lowered: UnreadCount = switch facts.unread {
+        case .exact(let count)?: .exact(max(count - read, 0))
+        case .atLeast(let count)?, .needsDashboard(let count)?: .atLeast(max(count - read, 0))
+        case nil: .exact(0)
         }
+        facts.unread = lowered
+        return lowered
     }
 
     func status(of account: Account) -> AccountStatus {
-        let facts = facts.withLock { $0 }
         let deviceID: Int64?
         let registrationError: String?
         switch facts.registration {
@@ -71,7 +68,7 @@ final class AccountStatusBoard: Sendable {
 
     /// Polling problems first, since they cost the user notices; registration problems only
     /// matter once polling works.
-    private static func state(_ facts: Facts) -> AccountState {
+    private nonisolated static func state(_ facts: Facts) -> AccountState {
         if facts.needsToken { return .needsToken }
         if facts.isOffline { return .offline }
         if facts.consecutiveFailures > 0 { return .backingOff }
@@ -84,7 +81,7 @@ final class AccountStatusBoard: Sendable {
     }
 
     /// `2026-09-20T10:11:12Z`.
-    static func timestamp(_ date: Date) -> String {
+    nonisolated static func timestamp(_ date: Date) -> String {
         Date.ISO8601FormatStyle().format(date)
     }
 }

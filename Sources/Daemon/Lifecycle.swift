@@ -148,11 +148,7 @@ public enum Lifecycle {
                 readiness.status("Waiting for the keyring")
             }
         })
-        if let desktop {
-            wiring.append(Task {
-                for await request in desktop.requests { supervisor.inputs.yield(SupervisorEvent(request)) }
-            })
-        }
+        await desktop?.sendRequests(to: supervisor)
         if let tray {
             wiring.append(Task {
                 for await request in tray.tray.requests {
@@ -201,7 +197,7 @@ public enum Lifecycle {
             }
         })
 
-        let system = await followTheSystem(telling: supervisor.inputs, state: stateFiles, logger: logger)
+        let system = await followTheSystem(telling: supervisor, state: stateFiles, logger: logger)
 
         wiring.append(Task {
             do {
@@ -303,7 +299,7 @@ public enum Lifecycle {
     /// is no system bus (then polling goes on as without it, and `doctor` says so). The watch
     /// lives as long as what this returns.
     private static func followTheSystem(
-        telling supervisor: AsyncStream<SupervisorEvent>.Continuation, state: StateFiles, logger: Logger
+        telling supervisor: Supervisor, state: StateFiles, logger: Logger
     ) async -> [AnyObject] {
         let bus: DBusConnection
         do {

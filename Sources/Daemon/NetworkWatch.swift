@@ -14,7 +14,7 @@ enum NetworkWatch {
     /// Follows NetworkManager on `connection`, in the tasks returned; `changed` hears each
     /// state, the first one too.
     static func start(
-        on connection: DBusConnection, logger: Logger, changed: @escaping @Sendable (NetworkState) -> Void
+        on connection: DBusConnection, logger: Logger, changed: @escaping @Sendable (NetworkState) async -> Void
     ) async throws -> [Task<Void, Never>] {
         let owners = try await connection.watchNameOwner(busName)
         let signals = try await connection.signals(matching: DBusMatchRule(path: path))
@@ -50,7 +50,7 @@ enum NetworkWatch {
                 }
             },
             Task {
-                for await state in states { changed(state) }
+                for await state in states { await changed(state) }
             },
         ]
     }

@@ -16,7 +16,7 @@ struct RelaySettings: Sendable, Equatable {
 }
 
 /// The relay stream: `GET RELAY/T1,T2,.../json?since=LAST_ID`, read line by line for as long as
-/// the relay keeps it open. Each `message` is handed to the supervisor's input as a wake-up for
+/// the relay keeps it open. Each `message` is handed to the supervisor by a call, as a wake-up for
 /// the account whose topic it came on, and so is each connection and its end; the message's id
 /// is saved after, so a reconnect and a restart resume right after the last message handed on.
 ///
@@ -24,13 +24,16 @@ struct RelaySettings: Sendable, Equatable {
 /// bytes for two keepalive periods), the stream connects again after `RelayBackoff`'s wait; at
 /// once after a resume or the network's return. While offline it does not try. Bad lines are
 /// dropped and counted; the connection goes on.
-actor RelayStream {
+///
+/// Isolated to `LoopActor`, as the supervisor is (which says why not `@MainActor`).
+@LoopActor
+final class RelayStream {
     nonisolated let settings: RelaySettings
     nonisolated let board: RelayStatusBoard
     private nonisolated let signal = WakeSignal()
     private let state: StateFiles
-    /// The supervisor's input.
-    private let supervisor: AsyncStream<SupervisorEvent>.Continuation
+    /// The supervisor, which started the stream and stops it (so not kept alive by it).
+    private weak var supervisor: Supervisor?
     private var hasConnected = false
     private let logger: Logger
     private let timeline: Timeline
@@ -47,7 +50,7 @@ actor RelayStream {
     /// Loads the saved position, then connects in the background.
     static func start(
         _ settings: RelaySettings, state: StateFiles, isOnline: Bool, timeline: Timeline, random: RandomSource, logger: Logger,
-        telling supervisor: AsyncStream<SupervisorEvent>.Continuation
+        telling supervisor: Supervisor
     ) async -> RelayStream {
         var saved: RelayCursor?
         do {
@@ -61,13 +64,13 @@ actor RelayStream {
             settings, lastMessageID: settings.subscription.resumeID(from: saved), state: state, timeline: timeline,
             random: random, logger: logger, supervisor: supervisor)
         stream.setOnline(isOnline)
-        await stream.begin()
+        stream.begin()
         return stream
     }
 
     private init(
         _ settings: RelaySettings, lastMessageID: String?, state: StateFiles, timeline: Timeline, random: RandomSource,
-        logger: Logger, supervisor: AsyncStream<SupervisorEvent>.Continuation
+        logger: Logger, supervisor: Supervisor
     ) {
         self.random = random
         self.settings = settings
@@ -179,7 +182,7 @@ actor RelayStream {
         // A relay may send the backlog of several topics out of publication order (ntfy sorts
         // it by the second), so `since=` can step over a message published in the same second
         // as the last one read: after a gap, every account polls once, and nothing is missed.
-        supervisor.yield(.relayConnected(afterGap: hasConnected))
+        supervisor?.relayConnected(afterGap: hasConnected)
         hasConnected = true
         let ending = await read(stream)
         disconnected()
@@ -224,7 +227,7 @@ actor RelayStream {
     private func disconnected() {
         guard board.status.connected else { return }
         board.update { $0.connected = false }
-        supervisor.yield(.relayDisconnected)
+        supervisor?.relayDisconnected()
     }
 
     /// Reads until the stream ends, breaks, falls silent for two keepalive periods, or the
@@ -304,7 +307,7 @@ actor RelayStream {
     /// it. Should the daemon die between the two, the account's next regular poll finds the
     /// notice all the same: a message only ever says "poll now".
     private func handle(_ message: RelayMessage) {
-        supervisor.yield(.relayMessage(message))
+        supervisor?.relayed(message)
         lastMessageID = message.id
         board.update { $0.lastMessageID = message.id }
         let (logger, relayName) = (logger, relayName)
@@ -339,7 +342,7 @@ actor RelayStream {
     }
 
     /// `250 ms`, `12 s`.
-    static func words(_ duration: Duration) -> String {
+    nonisolated static func words(_ duration: Duration) -> String {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         return milliseconds < 1000 ? "\(milliseconds) ms" : "\((milliseconds + 500) / 1000) s"
     }

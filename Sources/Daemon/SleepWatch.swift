@@ -18,7 +18,7 @@ enum SleepWatch {
     ///   - afterResume: the system is back.
     static func start(
         on connection: DBusConnection, logger: Logger, beforeSleep: @escaping @Sendable () async -> Void,
-        afterResume: @escaping @Sendable () -> Void
+        afterResume: @escaping @Sendable () async -> Void
     ) async throws -> [Task<Void, Never>] {
         let owners = try await connection.watchNameOwner(busName)
         let signals = try await connection.signals(matching: DBusMatchRule(path: path, interface: interface, member: "PrepareForSleep"))
@@ -40,7 +40,7 @@ enum SleepWatch {
                         await beforeSleep()
                         inhibitor.release()
                     } else {
-                        afterResume()
+                        await afterResume()
                         await inhibitor.take()
                     }
                 }

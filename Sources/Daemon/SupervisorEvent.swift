@@ -2,8 +2,9 @@ import Desktop
 import PushCore
 
 /// Everything that reaches the supervisor, on its one input (`Supervisor.inputs`), in the order
-/// it happened: what the signals, the bus, the keyring, the relay, the system and the desktop's
-/// clicks have to say. The supervisor hands plain values on to the pollers and the desktop, and
+/// it happened: what the signals, the bus, the keyring and the desktop's clicks have to say.
+/// (The relay stream and the system's watch call it instead: `relayed`, `resumed`,
+/// `networkChanged`.) The supervisor hands plain values on to the pollers and the desktop, and
 /// no stage calls back into it.
 public enum SupervisorEvent: Sendable {
     /// Read the config and the keyring again (SIGHUP, `Reload()`); `reply` learns what could
@@ -15,16 +16,6 @@ public enum SupervisorEvent: Sendable {
     case keyringChanged
     /// A keyring call has waited a while for the user, for this.
     case keyringWaiting(String)
-    /// A relay message: a wake-up for the account whose topic it came on.
-    case relayMessage(RelayMessage)
-    /// The relay stream is connected; `afterGap` once it was connected before (whatever it may
-    /// have missed meanwhile, each account's own poll finds).
-    case relayConnected(afterGap: Bool)
-    case relayDisconnected
-    /// The system resumed from a suspend.
-    case resumed
-    /// NetworkManager's word on the network.
-    case network(NetworkState)
     /// A click's "Mark read": these inbox rows of the account.
     case markRead(Account, [Int64])
     /// A click's "Mute" or "Undo": the repository's watch state on the account's instance.

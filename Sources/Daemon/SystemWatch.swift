@@ -3,7 +3,7 @@ import Logging
 import StateStore
 
 /// What the system bus tells of sleep (systemd-logind) and the network (NetworkManager), handed
-/// to the supervisor's input. Neither has to be there (containers, other inits, no
+/// to the supervisor by a call. Neither has to be there (containers, other inits, no
 /// NetworkManager): a missing one is simply never heard from, and polling goes on as without
 /// it. The watches live as long as this does.
 public final class SystemWatch: Sendable {
@@ -20,12 +20,12 @@ public final class SystemWatch: Sendable {
     /// Follows logind and NetworkManager on `bus` (the system bus, or a stand-in for it). Before
     /// a suspend, `state` is written out.
     public static func start(
-        telling supervisor: AsyncStream<SupervisorEvent>.Continuation, state: StateFiles, on bus: DBusConnection,
+        telling supervisor: Supervisor, state: StateFiles, on bus: DBusConnection,
         logger: Logger
     ) async throws -> SystemWatch {
         let sleep = try await SleepWatch.start(
-            on: bus, logger: logger, beforeSleep: { await state.flush() }, afterResume: { supervisor.yield(.resumed) })
-        let network = try await NetworkWatch.start(on: bus, logger: logger) { supervisor.yield(.network($0)) }
+            on: bus, logger: logger, beforeSleep: { await state.flush() }, afterResume: { await supervisor.resumed() })
+        let network = try await NetworkWatch.start(on: bus, logger: logger) { await supervisor.networkChanged($0) }
         return SystemWatch(tasks: sleep + network)
     }
 }

@@ -8,8 +8,11 @@ import Tray
 /// The tray item beside the desktop stage: handed the same news, it keeps what the tray shows
 /// (`TrayInbox`) and shows it; what the user chooses there comes out of `choices` as plain
 /// values for the daemon to carry out (`TrayChoice`), never as calls into another stage.
-actor TrayStage {
-    let tray: Tray
+///
+/// Isolated to `LoopActor`, as the supervisor is (which says why not `@MainActor`).
+@LoopActor
+final class TrayStage {
+    nonisolated let tray: Tray
     private let wallClock: WallClock
     private let zone: ZoneOffsets
     private var inbox = TrayInbox()
@@ -20,7 +23,7 @@ actor TrayStage {
     /// when nothing is snoozed any more; none without a snooze.
     private var snoozeEnd: (at: Int64, alarm: Timeline.Alarm)?
 
-    init(tray: Tray, wallClock: WallClock, zone: ZoneOffsets) {
+    nonisolated init(tray: Tray, wallClock: WallClock, zone: ZoneOffsets) {
         self.tray = tray
         self.wallClock = wallClock
         self.zone = zone

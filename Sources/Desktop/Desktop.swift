@@ -7,14 +7,20 @@ import Notifications
 import PushCore
 import StateStore
 
-/// What a click on a notification asks of an account: handed to whoever reads
-/// `Desktop.requests` (the supervisor), never called back.
+/// What a click on a notification asks of an account: handed to the stage's `AccountRequests`
+/// (the supervisor) by a call, never called back.
 public enum DesktopRequest: Sendable, Equatable {
     /// "Mark read": these inbox rows of the account, on its instance.
     case markRead(Account, [Int64])
     /// "Mute" (`.mute`) or its "Undo" (`.unwatch`): the repository's watch state, on the
     /// account's instance.
     case setWatch(Account, repository: String, GitbayCommand.WatchChange)
+}
+
+/// Who takes what a click asks of an account: the supervisor, which hands it to the account's
+/// poller. The desktop stage calls it on the loop, once per click, and does not keep it alive.
+public protocol AccountRequests: AnyObject, Sendable {
+    @LoopActor func asked(_ request: DesktopRequest)
 }
 
 /// What the rest of the daemon hands the desktop: plain values, never a question.
@@ -37,8 +43,8 @@ public enum DesktopNews: Sendable, Equatable {
 ///
 /// Everything it is told or hears (news, the server's signals, a server coming and going, a
 /// dock appearing) goes through one queue and is handled in order by one task, so no two of
-/// them ever interleave. It answers nothing: what a click asks of an account comes out of
-/// `requests`, and news is handed over like a letter, not asked about: `hand` returns once the
+/// them ever interleave. It answers nothing: what a click asks of an account goes to its
+/// `AccountRequests` (`sendRequests(to:)`) by a call, and news is handed over like a letter, not asked about: `hand` returns once the
 /// stage has dealt with it.
 public final class Desktop: Sendable {
     public struct Options: Sendable {
@@ -94,15 +100,20 @@ public final class Desktop: Sendable {
         case stop(CheckedContinuation<Void, Never>)
     }
 
-    /// What clicks ask of the accounts, in the order they came.
-    public let requests: AsyncStream<DesktopRequest>
+    private let screen: Screen
     private let inputs: AsyncStream<Input>.Continuation
     private let tasks: [Task<Void, Never>]
 
-    private init(requests: AsyncStream<DesktopRequest>, inputs: AsyncStream<Input>.Continuation, tasks: [Task<Void, Never>]) {
-        self.requests = requests
+    private init(screen: Screen, inputs: AsyncStream<Input>.Continuation, tasks: [Task<Void, Never>]) {
+        self.screen = screen
         self.inputs = inputs
         self.tasks = tasks
+    }
+
+    /// Where what clicks ask of the accounts goes from now on (the supervisor, once it exists:
+    /// it takes the stage's news, so it is made after the stage). Clicks before this wait for it.
+    @LoopActor public func sendRequests(to taker: any AccountRequests) {
+        screen.sendRequests(to: taker)
     }
 
     /// Starts the stage: the notification client, the watches on `connection` (the server's
@@ -136,11 +147,10 @@ public final class Desktop: Sendable {
         var options = options
         options.icon = options.icon ?? Notification.appIcon(environment: options.environment)
         let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
-        let (requests, asking) = AsyncStream.makeStream(of: DesktopRequest.self)
         let screen = Screen(
             client: client, signals: ServerSignals(connection: connection), badge: Badge(connection: connection),
             clicks: Clicks(connection: connection, options: options, logger: logger), state: state, options: options,
-            requests: asking, timers: inputs, logger: logger, saved: saved, serverOwner: owner,
+            timers: inputs, logger: logger, saved: saved, serverOwner: owner,
             server: server)
         let tasks = [
             Task {
@@ -148,13 +158,12 @@ public final class Desktop: Sendable {
                 for await input in stream {
                     if await screen.handle(input) { break }
                 }
-                asking.finish()
             },
             Task { for await event in client.events { inputs.yield(.notification(event)) } },
             Task { for await signal in broadcasts { inputs.yield(.broadcast(signal)) } },
             Task { for await owner in dockOwners where owner != nil { inputs.yield(.dockAppeared) } },
         ]
-        return Desktop(requests: requests, inputs: inputs, tasks: tasks)
+        return Desktop(screen: screen, inputs: inputs, tasks: tasks)
     }
 
     /// Hands news on, and returns once it is on screen (or waits for a server there): a poller

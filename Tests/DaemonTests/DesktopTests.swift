@@ -143,12 +143,9 @@ struct DesktopTests {
             var settings = DaemonSettings.forTests
             settings.config = startConfig
             let supervisor = harness.supervisor(settings, desktop: desktop.hand, loadSettings: config.map(Self.testSettings))
-            // The stage's requests to the supervisor's input, as gbnotifyd wires them.
-            let marking = Task {
-                for await request in desktop.requests { supervisor.inputs.yield(SupervisorEvent(request)) }
-            }
+            // The stage's requests to the supervisor, as gbnotifyd wires them.
+            await desktop.sendRequests(to: supervisor)
             func finish() async {
-                marking.cancel()
                 await supervisor.stop()
                 await desktop.stop()
                 // Released before the next test asks for it, not whenever the bus notices the

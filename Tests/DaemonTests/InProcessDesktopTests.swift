@@ -48,6 +48,21 @@ import Testing
         }
     }
 
+    /// The desktop stage runs where gbnotifyd runs it, on the loop's thread (`LoopActor`), with
+    /// the supervisor and the pollers: every event of a notice shown, clicked and marked read is
+    /// told by code on that thread.
+    @Test func aNoticeIsShownAndItsClickTakenOnTheLoopsThread() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let (row, shown) = try await Self.show(daemon)
+            try #require(daemon.stage).server.click(shown.id, "mark-read")
+            try await daemon.waitForEvent("the row marked read") { $0 == .markedRead(daemon.accounts[0], [row]) }
+            let told = daemon.events.value
+            #expect(told.contains { $0.event == .clicked(notification: shown.id, action: "mark-read") })
+            #expect(told.contains { if case .shown = $0.event { true } else { false } })
+            #expect(told.filter { !$0.onLoop }.map(\.event) == [])
+        }
+    }
+
     @Test func noticesOfOneRepositoryShareOneNotificationReplacedInPlace() async throws {
         try await InProcessDaemon.run(desktop: true) { daemon in
             let server = try #require(daemon.stage?.server)
@@ -200,13 +215,13 @@ import Testing
         let server = InMemoryNotificationServer()
         let account = try Account(instance: try GitbayInstance(parsing: "https://gitbay-0.test"), username: "cmc")
         let muteAt: Int64 = 1_796_166_000
-        let requests = Observed<[DesktopRequest]>([])
+        let requests = RecordedRequests()
         func stage(_ server: InMemoryNotificationServer.Connection, at wallClock: Int64, clock: ManualClock, on bus: DBusConnection) async throws -> Desktop {
             let options = Desktop.Options(
                 config: .defaults, environment: [:], icon: "gbnotify", browser: ["/bin/true"], timeline: Timeline(clock),
                 wallClockAtStart: wallClock)
             let desktop = try await Desktop.start(on: bus, server: server, state: state, options: options, logger: Logger(level: .debug) { _ in })
-            Task { for await request in desktop.requests { requests.update { $0.append(request) } } }
+            await desktop.sendRequests(to: requests)
             return desktop
         }
 
@@ -222,7 +237,7 @@ import Testing
         let afterMute = try await server.shown.wait(for: "the Muted notification") { $0.count == 2 }
         let muted = try #require(afterMute.last)
         #expect(muted.notification.summary.hasPrefix("Muted krz/quiet"))
-        try await requests.wait(for: "the mute") { $0 == [.setWatch(account, repository: "krz/quiet", .mute)] }
+        try await requests.taken.wait(for: "the mute") { $0 == [.setWatch(account, repository: "krz/quiet", .mute)] }
         // The kill comes after the stage wrote the Muted notification down: its id reaches the
         // stage in the server's answer, after the server has it on screen.
         try await withDeadline(.seconds(15), "the Muted notification saved") {
@@ -250,7 +265,7 @@ import Testing
             clock.advance(by: .seconds(1))
             try await withdrawn()
         }
-        #expect(requests.value == [.setWatch(account, repository: "krz/quiet", .mute)])
+        #expect(requests.taken.value == [.setWatch(account, repository: "krz/quiet", .mute)])
 
         await first.stop()
         await second.stop()
@@ -269,5 +284,15 @@ import Testing
             #expect(daemon.polls(of: 0).count == polls + 1)
             #expect(daemon.events.value.contains { $0.event == .withdrawn(notification: shown.id) })
         }
+    }
+}
+
+/// What the desktop stage asked of the accounts, in order: its requests' taker in tests that run
+/// the stage alone.
+final class RecordedRequests: AccountRequests {
+    let taken = Observed<[DesktopRequest]>([])
+
+    func asked(_ request: DesktopRequest) {
+        taken.update { $0.append(request) }
     }
 }

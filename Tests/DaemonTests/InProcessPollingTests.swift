@@ -25,6 +25,23 @@ import Testing
         }
     }
 
+    /// The supervisor and the pollers run where gbnotifyd runs them, on the loop's thread
+    /// (`LoopActor`), not on Swift's global pool beside it: the model tested is the one that
+    /// ships. Every event here is told by their code as it runs: registrations and polls by the
+    /// pollers, the reload by the supervisor.
+    @Test func theSupervisorAndThePollersRunOnTheLoopsThread() async throws {
+        try await InProcessDaemon.run(accounts: 2) { daemon in
+            try await daemon.advance(until: "two polls of each account") {
+                daemon.polls(of: 0).count == 2 && daemon.polls(of: 1).count == 2
+            }
+            try await daemon.supervisor.reload()
+            try await daemon.waitForEvent("the reload") { $0 == .reloading }
+            let told = daemon.events.value
+            #expect(told.contains { if case .registered = $0.event { true } else { false } })
+            #expect(told.filter { !$0.onLoop }.map(\.event) == [])
+        }
+    }
+
     @Test func aNewRowIsShownOnceAndAnUnchangedInboxCostsA304() async throws {
         try await InProcessDaemon.run { daemon in
             let gitbay = daemon.gitbays[0]
@@ -169,13 +186,13 @@ import Testing
     @Test func offlineNothingPollsAndBackOnlineOrAfterAResumeTheAccountPollsWithinTwoSeconds() async throws {
         try await InProcessDaemon.run { daemon in
             try await daemon.advance(until: "the first poll") { daemon.polls(of: 0).count == 1 }
-            daemon.supervisor.inputs.yield(.network(.offline))
+            await daemon.supervisor.networkChanged(.offline)
             try await daemon.clock.waitUntilNothingSleeps()
             daemon.clock.advance(by: .seconds(3_600))
             #expect(daemon.polls(of: 0).count == 1)
 
             let online = daemon.clock.now.offset
-            daemon.supervisor.inputs.yield(.network(.online))
+            await daemon.supervisor.networkChanged(.online)
             try await daemon.waitUntilPollDue(within: .seconds(2), after: 1)
             try await daemon.advance(until: "the poll back online") { daemon.polls(of: 0).count == 2 }
             #expect(daemon.polls(of: 0)[1].at - online <= .seconds(2))
@@ -183,7 +200,7 @@ import Testing
             // Ten seconds into the next wait, the machine sleeps and wakes up.
             daemon.clock.advance(by: .seconds(10))
             let resumed = daemon.clock.now.offset
-            daemon.supervisor.inputs.yield(.resumed)
+            await daemon.supervisor.resumed()
             try await daemon.waitUntilPollDue(within: .seconds(2), after: 2)
             try await daemon.advance(until: "the poll after the resume") { daemon.polls(of: 0).count == 3 }
             #expect(daemon.polls(of: 0)[2].at - resumed <= .seconds(2))

@@ -39,7 +39,7 @@ import MainLoop
     /// `supervisor` following `system`'s logind and NetworkManager, as gbnotifyd does.
     static func follow(_ system: SystemBusStandin, _ supervisor: Supervisor, _ harness: Harness) async throws -> (DBusConnection, SystemWatch) {
         let bus = try await system.connect()
-        return (bus, try await SystemWatch.start(telling: supervisor.inputs, state: StateFiles(harness.state), on: bus, logger: harness.logger))
+        return (bus, try await SystemWatch.start(telling: supervisor, state: StateFiles(harness.state), on: bus, logger: harness.logger))
     }
 
     @Test func aNoticeAddedDuringSleepIsShownAtTheResumeAndTheRelayResumesWhereItStopped() async throws {

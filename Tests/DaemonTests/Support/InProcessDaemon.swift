@@ -22,10 +22,12 @@ import Testing
 /// `Retry-After` take milliseconds. Tests wait on the daemon's typed events, the requests the
 /// gitbays saw and what the server was sent, never on the log's wording.
 final class InProcessDaemon: Sendable {
-    /// What the daemon told, with the time on `clock` when it told it.
+    /// What the daemon told, with the time on `clock` when it told it, and whether the code
+    /// that told it ran on the loop's thread (as every stage's code does in gbnotifyd).
     struct Told: Sendable {
         let at: Duration
         let event: DaemonEvent
+        let onLoop: Bool
     }
 
     /// The desktop stage and what it shows on.
@@ -48,7 +50,6 @@ final class InProcessDaemon: Sendable {
     let supervisor: Supervisor
     let stage: Stage?
     private let directory: URL
-    private let clicks: Task<Void, Never>?
     /// Which accounts the keyring holds.
     private let inKeyring: Observed<Set<Int>>
 
@@ -66,7 +67,10 @@ final class InProcessDaemon: Sendable {
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotifyd-in-process-\(UUID().uuidString)")
         let (clock, events, log) = (ManualClock(), Observed<[Told]>([]), Observed<[String]>([]))
-        let tell = DaemonEvents { event in events.update { $0.append(Told(at: clock.now.offset, event: event)) } }
+        let tell = DaemonEvents { event in
+            let onLoop = MainLoop.shared.isCurrentThread
+            events.update { $0.append(Told(at: clock.now.offset, event: event, onLoop: onLoop)) }
+        }
         let logger = Logger(level: .debug) { line in log.update { $0.append(line) } }
         let state = StateFiles(StateDirectory(path: directory.appendingPathComponent("state").path))
         var stage: Stage?
@@ -86,6 +90,8 @@ final class InProcessDaemon: Sendable {
             count: count, settings: settings, seed: seed, directory: directory, clock: clock, events: events, log: log,
             tell: tell, logger: logger, state: state, stage: stage, inKeyring: inKeyring ?? Set(0..<count),
             keyringRefusals: keyringRefusals)
+        // As in the daemon: what a click asks of an account goes to the supervisor.
+        await stage?.desktop.sendRequests(to: daemon.supervisor)
         do {
             try await daemon.supervisor.start()
             try await body(daemon)
@@ -134,17 +140,12 @@ final class InProcessDaemon: Sendable {
             logger: logger, hostname: "test-host",
             parts: Supervisor.Parts(
                 transport: { instance, _, _ in byInstance[instance]! }, timeline: Timeline(clock), random: .seeded(seed), events: tell))
-        // As in the daemon: what a click asks of an account goes to the supervisor.
-        clicks = stage.map { [supervisor] stage in
-            Task { for await request in stage.desktop.requests { supervisor.inputs.yield(SupervisorEvent(request)) } }
-        }
     }
 
     private func finish() async {
         await supervisor.stop()
         if let stage {
             await stage.desktop.stop()
-            clicks?.cancel()
             await stage.connection.close()
             await stage.bus.stop()
         }

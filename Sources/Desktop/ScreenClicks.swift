@@ -1,0 +1,107 @@
+import Logging
+import MainLoop
+import Notifications
+import PushCore
+
+/// Where a click goes: the server's signals for our notifications, and each action resolved by the
+/// book to an entry, then to a request for the account's poller ("Mark read", "Mute", "Undo") or
+/// a target to open.
+extension Screen {
+    // MARK: - The server
+
+    func heard(_ event: NotificationEvent) async {
+        switch event {
+        case .closed(let id, let reason):
+            // The old notification of an entry being shown anew closes as its show goes on (a
+            // close before a fresh show, or GNOME closing one after its action): the entry stays.
+            guard let entry = book.entry(serverID: id), flights[entry.id] == nil else { return }
+            book.closedByServer(id)
+            activationTokens[id] = nil
+            logger.debug("notification \(id) was closed by the server (reason \(reason))")
+            options.events.tell(.closedByServer(notification: id, reason: reason))
+            save()
+        case .action(let id, let key):
+            // One click, however many times the server says it (GNOME Shell 43 repeats it once
+            // per Notify of the id); another action on a notification the server kept open
+            // (mako, LXQt) counts.
+            guard book.entry(serverID: id) != nil else {
+                // Withdrawn or folded away as the user clicked: the server had not yet taken
+                // it off the screen. Said, since the user did click.
+                logger.debug("notification \(id): ignored the action \(key.displaySafe(truncatedTo: 40)), no longer ours")
+                return
+            }
+            guard let entry = book.actionInvoked(key, on: id) else {
+                logger.debug("notification \(id): ignored the action \(key.displaySafe(truncatedTo: 40)), heard again")
+                return
+            }
+            await clicked(entry, key: key, activationToken: activationTokens.removeValue(forKey: id))
+            options.events.tell(.clicked(notification: id, action: key))
+            await apply()
+        case .activationToken(let id, let token):
+            // Bounded: a server may send them for notifications that are never clicked.
+            guard book.entry(serverID: id) != nil else { return }
+            if activationTokens.count >= 16 { activationTokens.removeAll() }
+            activationTokens[id] = token
+        case .serverChanged(let owner):
+            await serverChanged(to: owner)
+        }
+    }
+
+    private func clicked(_ entry: ScreenBook.Entry, key: String, activationToken: String?) async {
+        let name = entry.account.displayName
+        let id = entry.serverID ?? 0
+        switch (key, entry.subject) {
+        case (NotificationContent.markReadAction, .group(let group)):
+            logger.info("\(name): \"Mark read\" on notification \(id)")
+            ask(.markRead(entry.account, group.inboxIDs))
+        case (NotificationContent.markReadAction, .summary(let summary)):
+            // Offered only when the summary knows every row it counts.
+            guard let ids = summary.markReadIDs else { return }
+            logger.info("\(name): \"Mark all read\" on notification \(id)")
+            ask(.markRead(entry.account, ids))
+        case (NotificationContent.muteAction, .group(let group)):
+            let undoUntil = options.wallClock + Self.muteSaidFor.components.seconds
+            guard let repository = group.key.repository, let muted = book.mute(entry.id, undoUntil: undoUntil) else { return }
+            logger.info("\(name): \"Mute\" on notification \(id): muting \(repository)")
+            ask(.setWatch(entry.account, repository: repository, .mute))
+            // Said for a while, long enough to undo it, then gone.
+            withdrawMuted(muted.id, after: Self.muteSaidFor)
+        case (NotificationContent.undoAction, .muted(let repository, _)):
+            // The window is the one promised when it was muted, however many restarts since.
+            guard ScreenBook.offersUndo(entry, at: options.wallClock) else {
+                logger.info("\(name): \"Undo\" on notification \(id) came after its \(Self.muteSaidFor.components.seconds) s: \(repository) stays muted")
+                book.withdraw(entry.id)
+                return
+            }
+            logger.info("\(name): \"Undo\" on notification \(id): unmuting \(repository)")
+            ask(.setWatch(entry.account, repository: repository, .unwatch))
+            book.withdraw(entry.id)
+        case (NotificationContent.openAction, .group(let group)):
+            logger.info("\(name): notification \(id) was clicked")
+            open(group.target, activationToken: activationToken)
+        case (NotificationContent.openAction, .summary):
+            logger.info("\(name): notification \(id) was clicked")
+            open(PushTarget(account: entry.account, destination: nil), activationToken: activationToken)
+        default:
+            logger.debug("\(name): notification \(id): ignored the action \(key.displaySafe(truncatedTo: 40))")
+        }
+    }
+
+    /// How long "Muted OWNER/REPO" stays, with its Undo.
+    static let muteSaidFor = Duration.seconds(10)
+
+    /// The "Muted" notification `id` goes once `delay` has passed.
+    func withdrawMuted(_ id: UInt64, after delay: Duration) {
+        let (timeline, timers) = (options.timeline, timers)
+        Task {
+            guard (try? await timeline.sleep(for: delay)) != nil else { return }
+            timers.yield(.muteSaid(id))
+        }
+    }
+
+    /// Off the stage's queue: the portal may take a while to answer, and the news must not wait.
+    func open(_ target: PushTarget, activationToken: String?) {
+        let clicks = clicks
+        Task { await clicks.open(target, activationToken: activationToken) }
+    }
+}
