@@ -603,9 +603,22 @@ struct DesktopTests {
 /// `Dunst.config`) and a keyring, where the stage and the tests' dunstctl meet.
 @Suite struct DesktopSuiteTests {
     @Test func desktopTestsPassInADesktopOfTheirOwn() async throws {
+        try await Self.runDesktopTests(on: .debian12)
+    }
+
+    /// `DesktopTests` in a session of the given release's dunst (Debian 12's 1.9, Debian 13's 1.12).
+    static func runDesktopTests(on release: DesktopSession.Release) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-dunst-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let ran = try await PrivateSession.runSuite("DesktopTests", environment: try Dunst.config(in: directory))
+        let ran = try await PrivateSession.runSuite("DesktopTests", release: release, environment: try Dunst.config(in: directory))
         #expect(ran >= 20)
+    }
+}
+
+/// The same on dunst 1.12 (Debian 13's, from the root scripts/debian13-root builds), the session's
+/// bus and dunst and the tests' dunstctl all the root's.
+@Suite struct Dunst112DesktopSuiteTests {
+    @Test func desktopTestsPassOnDunst112() async throws {
+        try await DesktopSuiteTests.runDesktopTests(on: .debian13)
     }
 }

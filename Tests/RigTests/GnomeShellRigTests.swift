@@ -188,6 +188,42 @@ extension GnomeShellRigTests {
 /// active, and a banner shown then hides after 4 s unless the pointer is on it.
 @Suite(.serialized, .desktop(.gnomeShell, installing: .rigEntry))
 struct GnomeShellPointerRigTests {
+    let checks: GnomeShellPointerRigChecks
+
+    init() throws {
+        checks = try GnomeShellPointerRigChecks()
+    }
+
+    @Test func aRealPointerClickOnTheBannerActivatesIt() async throws {
+        try await checks.aRealPointerClickOnTheBannerActivatesIt()
+    }
+
+    @Test func aRealPointerClickOnAnActionButtonInvokesItsAction() async throws {
+        try await checks.aRealPointerClickOnAnActionButtonInvokesItsAction()
+    }
+}
+
+/// The same on GNOME Shell 48 (Debian 13's, from the root scripts/debian13-root builds): Clutter's
+/// virtual pointer through 48's probe.
+@Suite(.serialized, .desktop(.gnomeShell, release: .debian13, installing: .rigEntry))
+struct GnomeShell48PointerRigTests {
+    let checks: GnomeShellPointerRigChecks
+
+    init() throws {
+        checks = try GnomeShellPointerRigChecks()
+    }
+
+    @Test func aRealPointerClickOnTheBannerActivatesIt() async throws {
+        try await checks.aRealPointerClickOnTheBannerActivatesIt()
+    }
+
+    @Test func aRealPointerClickOnAnActionButtonInvokesItsAction() async throws {
+        try await checks.aRealPointerClickOnAnActionButtonInvokesItsAction()
+    }
+}
+
+/// The checks of GnomeShellPointerRigTests and GnomeShell48PointerRigTests, each on its suite's session.
+struct GnomeShellPointerRigChecks {
     let session: DesktopSession
     let gnome: GnomeShell
 
@@ -196,7 +232,7 @@ struct GnomeShellPointerRigTests {
         gnome = GnomeShell(session)
     }
 
-    @Test func aRealPointerClickOnTheBannerActivatesIt() async throws {
+    func aRealPointerClickOnTheBannerActivatesIt() async throws {
         try await gnome.clear()
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }
@@ -207,7 +243,7 @@ struct GnomeShellPointerRigTests {
         #expect(try await client.next("ActionInvoked", id: id).arguments == [.uint32(id), .string("default")])
     }
 
-    @Test func aRealPointerClickOnAnActionButtonInvokesItsAction() async throws {
+    func aRealPointerClickOnAnActionButtonInvokesItsAction() async throws {
         try await gnome.clear()
         let client = try await NotificationsClient.connect(to: session)
         defer { Task { await client.close() } }

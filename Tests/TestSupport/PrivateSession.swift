@@ -97,16 +97,20 @@ public enum PrivateSession {
     /// bus, reach the bus of the process, not a connection a test hands them). Returns how many tests ran; throws `Failure` with
     /// everything the copy printed when it failed or ran none.
     ///
-    /// - Parameter environment: added to the copy's, and so to the session's services (dunst
-    ///   reads its config through `XDG_CONFIG_DIRS`).
+    /// - Parameters:
+    ///   - environment: added to the copy's, and so to the session's services (dunst reads its
+    ///     config through `XDG_CONFIG_DIRS`).
+    ///   - release: whose desktop programs the session runs (`scripts/desktop-session --debian13`).
     @discardableResult
     public static func runSuite(
-        _ suite: String, keyring: Bool = true, notifications: Bool = true, environment extra: [String: String] = [:]
+        _ suite: String, keyring: Bool = true, notifications: Bool = true, release: DesktopSession.Release = .debian12,
+        environment extra: [String: String] = [:]
     ) async throws -> Int {
         var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         environment[childVariable] = "suite " + suite
         let copy = [CommandLine.arguments[0], "--testing-library", "swift-testing", "--filter", "\\.\(suite)/"]
         let options = (keyring ? [] : ["--no-keyring"]) + (notifications ? [] : ["--no-notifications"])
+            + (release == .debian13 ? ["--debian13"] : [])
         let output = try await runCopy(suite, [script, "--lifeline"] + options + ["--"] + copy, environment: environment)
         guard let ran = output.firstMatch(of: /Test run with (\d+) tests? in \d+ suites? passed/).flatMap({ Int($0.1) }), ran > 0 else {
             throw Failure(description: "\(suite) in its own session ran no test:\n\(output)")

@@ -97,3 +97,38 @@ extension GnomeTrayTests {
         }
     }
 }
+
+/// The tray item on GNOME Shell 48 with Debian 13's AppIndicator extension (from the root
+/// scripts/debian13-root builds).
+@Suite(.serialized, .desktop(.gnomeShell, release: .debian13, tray: true))
+struct Gnome48TrayTests {
+    let scenarios: TrayScenarios
+
+    init() throws {
+        scenarios = TrayScenarios(try SharedDesktop.session())
+    }
+
+    @Test func theItemAppears() async throws {
+        try await scenarios.theItemAppears()
+    }
+
+    @Test func theCountChanges() async throws {
+        try await scenarios.theCountChanges()
+    }
+
+    @Test func choosingANoticeOpensIt() async throws {
+        try await scenarios.choosingANoticeOpensIt()
+    }
+
+    @Test func markAllReadMarksTheListedRows() async throws {
+        try await scenarios.markAllReadMarksTheListedRows()
+    }
+
+    @Test func aNewNoticeIsShownInTheMenuTheHostFetchesAgain() async throws {
+        try await scenarios.aNewNoticeIsShownInTheMenuTheHostFetchesAgain()
+    }
+
+    @Test func theItemSurvivesTheHostsRestart() async throws {
+        try await scenarios.theItemSurvivesTheHostsRestart()
+    }
+}

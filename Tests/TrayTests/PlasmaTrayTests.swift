@@ -63,3 +63,46 @@ extension PlasmaTrayTests {
         }
     }
 }
+
+/// The tray item on Plasma 6.3's system tray (Debian 13's, from the root scripts/debian13-root
+/// builds; the watcher is kded6's).
+@Suite(.serialized, .desktop(.plasma, release: .debian13, tray: true))
+struct Plasma6TrayTests {
+    let scenarios: TrayScenarios
+
+    init() throws {
+        scenarios = TrayScenarios(try SharedDesktop.session())
+    }
+
+    @Test func theItemAppears() async throws {
+        try await scenarios.theItemAppears()
+    }
+
+    @Test func theCountChanges() async throws {
+        try await scenarios.theCountChanges()
+    }
+
+    @Test func choosingANoticeOpensIt() async throws {
+        try await scenarios.choosingANoticeOpensIt()
+    }
+
+    @Test func markAllReadMarksTheListedRows() async throws {
+        try await scenarios.markAllReadMarksTheListedRows()
+    }
+
+    @Test func aNewNoticeIsShownInTheMenuTheHostFetchesAgain() async throws {
+        try await scenarios.aNewNoticeIsShownInTheMenuTheHostFetchesAgain()
+    }
+
+    @Test func theItemSurvivesTheHostsRestart() async throws {
+        try await scenarios.theItemSurvivesTheHostsRestart()
+    }
+
+    @Test func openingTheMenuEndsTheAttention() async throws {
+        try await scenarios.openingTheMenuEndsTheAttention()
+    }
+
+    @Test func doctorNamesTheHost() async throws {
+        try await scenarios.doctorNamesTheHost("kded6")
+    }
+}

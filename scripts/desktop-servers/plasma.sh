@@ -7,7 +7,7 @@
 # notification model, launcher badges) through two FIFOs in $XDG_RUNTIME_DIR/gbnotify-probe;
 # accessibility is on, so that on-screen (AT-SPI) can read and press the popups.
 server_tools=(kwin_x11 plasmashell)
-server_host_tools=(xdotool import)
+server_host_tools=(xdotool import xprop)   # xprop: TrayHost finds the tray menu's window by its type
 server_display=1
 plasma_probe_dir=$servers_dir/plasma
 ((desktop_release == 13)) && plasma_probe_dir=$servers_dir/plasma-6

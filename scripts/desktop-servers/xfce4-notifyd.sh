@@ -4,7 +4,7 @@
 # are this machine's); it reads its settings from xfconfd.
 xfce4_notifyd=$(cd "$desktop_root/" && printf /%s usr/lib/*/xfce4/notifyd/xfce4-notifyd)
 server_tools=("$xfce4_notifyd")
-server_host_tools=(xdotool import)
+server_host_tools=(xdotool import xprop)   # xprop: TrayHost finds the tray menu's window by its type
 server_display=1
 
 prepare_server() {

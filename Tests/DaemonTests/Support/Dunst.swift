@@ -8,6 +8,8 @@ import Testing
 /// dunst, the notification server of this process's own desktop session (started by
 /// `scripts/desktop-session`), driven the way a user would: `dunstctl` clicks "the notification
 /// at the top", so only a session nobody else shows anything on makes that click mean ours.
+/// dunst and dunstctl are the session's own release (its `in-desktop`): Debian 12's 1.9, or
+/// 1.12 from the Debian 13 root in a `--debian13` session.
 ///
 /// `config` is the dunst config a suite's session is started with: its stock one in the parts
 /// that matter (`markup = full`, so it advertises `body-markup`), except that its context menu
@@ -54,7 +56,7 @@ enum Dunst {
     /// dunstctl on this session's bus; its output without the trailing newline.
     @discardableResult
     static func ctl(_ arguments: String...) async throws -> String {
-        let outcome = try await Program.run(["dunstctl"] + arguments, environment: ProcessInfo.processInfo.environment)
+        let outcome = try await Program.run(try inDesktop(["dunstctl"] + arguments), environment: ProcessInfo.processInfo.environment)
         guard outcome.status == 0 else {
             throw Failure(description: "dunstctl \(arguments.joined(separator: " ")) failed: \(outcome.stderr)")
         }
@@ -91,7 +93,7 @@ enum Dunst {
     /// Starts dunst again on this session's display, and returns once it owns its name. It is
     /// left running when the test ends, as the session's own was.
     static func start() async throws {
-        let dunst = try Program(["dunst"], environment: ProcessInfo.processInfo.environment)
+        let dunst = try Program(try inDesktop(["dunst"]), environment: ProcessInfo.processInfo.environment)
         started.withLock { $0.append(dunst) }
         try await withConnection { connection in
             let owners = try await connection.watchNameOwner(serverName)
@@ -130,6 +132,14 @@ enum Dunst {
                 summary: field("summary"), body: field("body"), appName: field("appname"), category: field("category"),
                 iconPath: field("icon_path"))
         }
+    }
+
+    /// `argv` run by the session's own release (`scripts/desktop-session`'s `in-desktop`).
+    private static func inDesktop(_ argv: [String]) throws -> [String] {
+        guard let session = ProcessInfo.processInfo.environment["PRIVATE_DESKTOP_SESSION"] else {
+            throw Failure(description: "no PRIVATE_DESKTOP_SESSION: this process is not in scripts/desktop-session")
+        }
+        return ["\(session)/in-desktop"] + argv
     }
 
     private static func withConnection<Result: Sendable>(_ body: (DBusConnection) async throws -> Result) async throws -> Result {

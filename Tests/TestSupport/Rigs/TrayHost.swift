@@ -59,6 +59,24 @@ public struct TrayHost: Sendable {
         }
     }
 
+    /// Waits until the host has taken away the item of `service`, gone from the watcher, which
+    /// last had the title `title`, so that the next item is not read beside it (on Plasma by the
+    /// same title) or where the panel then moves it: Plasma by no button of that title, GNOME by
+    /// no indicator of the service; Xfce's panel is the watcher, and takes its item away as it
+    /// drops it.
+    public func waitUntilDropped(_ service: String, titled title: String, timeout: Duration = .seconds(120)) async throws {
+        switch session.server {
+        case .plasma:
+            _ = try await poll("the button titled \(title) taken away", timeout: timeout) {
+                try await onScreen(["buttons", "plasmashell"]).contains { $0.name == title } ? nil : true
+            }
+        case .gnomeShell:
+            try await waitUntilNotShown(service, timeout: timeout)
+        default:
+            break
+        }
+    }
+
     /// The item of `service` now, nil when the host shows none. On Plasma, where AT-SPI names
     /// an item's button by its title alone, the item is the button titled `title`.
     public func item(of service: String, titled title: String? = nil, colour: String = "#2F5D8A") async throws -> Item? {
@@ -88,6 +106,13 @@ public struct TrayHost: Sendable {
             let isOpen = "\(Self.indicatorJS(service)).menu.isOpen"
             let open: Bool = try await evalJSON(isOpen)
             guard !open else { return }
+            // The extension opens the menu on a primary click only once it has built the menu's
+            // items from the item's layout, which it fetches after it shows the item: a click
+            // before that is dropped, and the menu never opens (seen on GNOME 48 under load).
+            _ = try await poll("the menu of \(service) built", timeout: .seconds(60)) {
+                let built: Bool = try await evalJSON("\(Self.indicatorJS(service)).menu.numMenuItems > 0")
+                return built ? true : nil
+            }
             // Where it is now: the panel moves its items as others come and go.
             let now = try await self.item(of: service) ?? item
             try await GnomeShell(session).pointerClick(at: now.area.center)
@@ -96,9 +121,31 @@ public struct TrayHost: Sendable {
                 return open ? true : nil
             }
         default:
-            let point = item.area.center
-            try await session.runChecked(["xdotool", "mousemove", String(point.x), String(point.y), "click", "3"])
+            // The last menu gone first, so that the one `choose` waits for is this one.
+            _ = try await poll("no menu of the host shown", timeout: .seconds(60)) { try await x11MenuShown() ? nil : true }
+            // The pointer comes onto the item from elsewhere, as a hand's does, to where it is
+            // now: the last test's click left the pointer where this item may have been drawn
+            // since, and a right click there without a motion reached no item on Plasma 6.3
+            // under load (the host never asked for the menu).
+            try await session.runChecked(["xdotool", "mousemove", "640", "400"])
+            let point = (try await self.item(of: service, titled: item.title) ?? item).area.center
+            try await session.runChecked(["xdotool", "mousemove", String(point.x), String(point.y)])
+            try await session.runChecked(["xdotool", "click", "3"])
         }
+    }
+
+    /// Whether an X11 host's menu is mapped now: Qt's QMenu (Plasma) and GTK's GtkMenu (Xfce)
+    /// are top-level windows of type `_NET_WM_WINDOW_TYPE_POPUP_MENU`.
+    private func x11MenuShown() async throws -> Bool {
+        let shown = try await session.runChecked(["sh", "-c", """
+            for window in $(xdotool search --maxdepth 1 --onlyvisible --name ''); do
+                # A window gone meanwhile is no menu.
+                if xprop -id "$window" _NET_WM_WINDOW_TYPE 2>/dev/null | grep -q _NET_WM_WINDOW_TYPE_POPUP_MENU; then
+                    echo "$window"
+                fi
+            done
+            """])
+        return !shown.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
     /// The labels of the open menu's items as the host shows them (GNOME only: the X11 hosts'
@@ -139,26 +186,39 @@ public struct TrayHost: Sendable {
             // The extension fills the menu in from GetLayout once it opens: the item is chosen
             // once it is there, by its own `activate` with a button release, as a click runs
             // it. (A pointer click lands wherever the menu is on that frame, sometimes still
-            // settling, and so now and then on no item.)
+            // settling, and so now and then on no item.) GNOME 48's Clutter makes no events from
+            // JavaScript: there the rig does what the extension's activate handler does with
+            // the release's time (an activation token, then "clicked" to the item), and closes
+            // the menu, as the item's activate would.
             _ = try await poll("the menu item \(label)", timeout: .seconds(60)) {
                 let chosen: Bool = try await evalJSON("""
                     (() => {
                         const item = \(Self.indicatorJS(service)).menu._getMenuItems()
                             .find(item => item.label && item.label.text === \(try ShellProbe.javaScript(label)));
                         if (!item) return false;
-                        const Clutter = imports.gi.Clutter;
-                        const release = Clutter.Event.new(Clutter.EventType.BUTTON_RELEASE);
-                        release.set_time(Math.floor(imports.gi.GLib.get_monotonic_time() / 1000) % 0x100000000);
-                        item.activate(release);
+                        const Clutter = gbnotifyTest.Clutter, GLib = gbnotifyTest.GLib;
+                        const time = Math.floor(GLib.get_monotonic_time() / 1000) % 0x100000000;
+                        if (typeof Clutter.Event.new === 'function') {
+                            const release = Clutter.Event.new(Clutter.EventType.BUTTON_RELEASE);
+                            release.set_time(time);
+                            item.activate(release);
+                        } else {
+                            item._dbusClient.indicator?.provideActivationToken(time);
+                            item._dbusItem.handleEvent('clicked', GLib.Variant.new('i', 0), time);
+                            item._getTopMenu().close();
+                        }
                         return true;
                     })()
                     """)
                 return chosen ? true : nil
             }
         default:
-            // The menu takes the keyboard once it is mapped; until then keys go nowhere, so
-            // the first Down is sent when the menu's window is there.
-            try await session.runChecked(["xdotool", "sleep", "0.5"] + Array(repeating: ["key", "Down"], count: position).flatMap { $0 } + ["key", "Return"])
+            // The menu takes the keyboard as it is mapped (Qt and GTK grab it right after they
+            // map it); a key sent before goes elsewhere. So the keys wait for its window, not
+            // for a time: a fixed half second lost the first Down under load, and Plasma 6.3's
+            // menu chose the item above the one asked for.
+            _ = try await poll("the menu of \(service) shown", timeout: .seconds(60)) { try await x11MenuShown() ? true : nil }
+            try await session.runChecked(["xdotool"] + Array(repeating: ["key", "Down"], count: position).flatMap { $0 } + ["key", "Return"])
         }
     }
 
@@ -172,7 +232,7 @@ public struct TrayHost: Sendable {
             try await startInBackground("plasmashell")
         case .gnomeShell:
             _ = try await GnomeShell(session).eval("""
-                (() => { const m = imports.ui.main.extensionManager; m.disableExtension('\(Self.appIndicator)');
+                (() => { const m = gbnotifyTest.main.extensionManager; m.disableExtension('\(Self.appIndicator)');
                          m.enableExtension('\(Self.appIndicator)'); })()
                 """)
         default:
@@ -200,7 +260,7 @@ public struct TrayHost: Sendable {
 
     /// The AppIndicator extension's button for `service`'s item.
     static func indicatorJS(_ service: String) -> String {
-        "imports.ui.main.panel.statusArea['appindicator-\(service)@/StatusNotifierItem']"
+        "gbnotifyTest.main.panel.statusArea['appindicator-\(service)@/StatusNotifierItem']"
     }
 
     private func gnomeItem(of service: String) async throws -> Item? {

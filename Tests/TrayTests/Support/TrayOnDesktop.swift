@@ -33,7 +33,8 @@ final class TrayOnDesktop: Sendable {
     }
 
     /// `body` with a tray on `session`, stopped after it; returns once the watcher has let it
-    /// go, so that the next test's item takes its place in the panel and not beside it.
+    /// go and the host has taken it away, so that the next test's item takes its place in the
+    /// panel and not beside it.
     static func with(
         on session: DesktopSession, admit: (@Sendable (DBusMethodCall) async throws -> Void)? = nil,
         _ body: (TrayOnDesktop) async throws -> Void
@@ -46,8 +47,15 @@ final class TrayOnDesktop: Sendable {
             throw error
         }
         let service = tray.connection.uniqueName
+        let title = try await session.withConnection { connection in
+            try await connection.call(
+                destination: service, path: "/StatusNotifierItem", interface: "org.freedesktop.DBus.Properties", member: "Get",
+                arguments: [.string("org.kde.StatusNotifierItem"), .string("Title")]
+            ).first?.variantValue?.stringValue
+        }
         await tray.stop()
         try await TrayWatcher(session).waitUntilGone(service)
+        if let title { try await TrayHost(session).waitUntilDropped(service, titled: title) }
     }
 
     static func start(

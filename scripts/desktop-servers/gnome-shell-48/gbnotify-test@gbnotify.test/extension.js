@@ -137,6 +137,12 @@ function pointerClick(x, y) {
 }
 
 const probe = {
+    // The shell's own modules, for the rigs' other probes (TrayHost's of the AppIndicator
+    // extension), which reach them the same way on 43 and 48: Eval has no imports.ui on 48.
+    main: Main,
+    Clutter,
+    GLib,
+
     // Every notification the message tray holds, source by source, oldest first.
     notifications() {
         return JSON.stringify(allNotifications().map(([s, n]) => describe(s, n)));
