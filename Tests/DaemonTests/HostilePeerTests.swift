@@ -246,11 +246,36 @@ import Testing
         }
     }
 
+    /// A crash ends gbnotifyd as the kernel ends a process, with no report of its memory: the
+    /// Swift runtime's backtracer, on a standard error that is not a terminal (the journal),
+    /// prints the bytes its registers point at, which can be a token. Seen in /proc: the crash
+    /// signals are not caught (the runtime catches them in any process that has not let them go).
+    @Test func aCrashPrintsNoMemoryOfTheDaemon() async throws {
+        try await PrivateSession.run {
+            let home = try DaemonHome()
+            defer { home.remove() }
+            var environment = home.environment
+            environment["SWIFT_BACKTRACE"] = nil
+            let daemon = try await Self.startWithoutAccounts(in: home, environment: environment)
+            let status = try String(contentsOfFile: "/proc/\(daemon.pid)/status", encoding: .utf8)
+            let caughtLine = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") })
+            let caught = try #require(UInt64(caughtLine.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+            for crash in [SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGBUS, SIGSEGV] {
+                #expect(caught & (UInt64(1) << (crash - 1)) == 0, "signal \(crash) is caught: \(caughtLine)")
+            }
+            // What the daemon does catch still is: SIGTERM ends it cleanly.
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
+        }
+    }
+
     /// gbnotifyd started in `home` with no account, once it said it is ready.
-    static func startWithoutAccounts(in home: DaemonHome, wrapper: [String] = []) async throws -> RunningDaemon {
+    static func startWithoutAccounts(
+        in home: DaemonHome, environment: [String: String]? = nil, wrapper: [String] = []
+    ) async throws -> RunningDaemon {
         try home.writeConfig("poll-interval = 30\n")
         let readiness = try NotifySocket(path: home.notifySocket)
-        let daemon = try RunningDaemon(environment: home.environment, wrapper: wrapper)
+        let daemon = try RunningDaemon(environment: environment ?? home.environment, wrapper: wrapper)
         #expect(try await readiness.receive() == "READY=1\nSTATUS=Polling 0 accounts")
         return daemon
     }
