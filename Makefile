@@ -21,7 +21,7 @@ release:
 # and the keyring's again with KeePassXC and with KWallet as the Secret Service.
 check: check-executor-interface test-standin test-swift test-packaging fuzz
 
-# The toolchain's experimental executor interface, in Sources/MainLoop/LoopExecutor.swift alone,
+# The toolchain's experimental executor interface, in Sources/System/MainLoop/LoopExecutor.swift alone,
 # still compiles; when it does not, that file's paragraph says what it was built against and
 # what replaces it (scripts/check-executor-interface).
 .PHONY: check-executor-interface
@@ -140,7 +140,7 @@ ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(DATADIR)/zsh/vendor-completions,$(
 LICENSEDIR ?= $(DATADIR)/licenses/gbnotify
 
 RELEASE_BINARIES = .build/release
-VERSION := $(shell sed -n 's/.*version = "\(.*\)"/\1/p' Sources/PushCore/Version.swift)
+VERSION := $(shell sed -n 's/.*version = "\(.*\)"/\1/p' Sources/Core/PushCore/Text/Version.swift)
 
 INSTALLED_FILES = \
 	$(BINDIR)/gbnotifyd \

@@ -1,5 +1,5 @@
 // swift-tools-version:6.3
-// Swift 6.3 at least: Sources/MainLoop runs the programs' tasks on GLib's main loop through the
+// Swift 6.3 at least: Sources/System/MainLoop runs the programs' tasks on GLib's main loop through the
 // 6.3 runtime's executor interface, which older toolchains lack. An older SwiftPM stops at
 // this first line and says so ("is using Swift tools version 6.3.0 but the installed version
 // is ..."), before any compiler error could. Every target is in the Swift 6 language mode, with
@@ -42,94 +42,94 @@ let package = Package(
         // are found through `headerSearchPaths` in the one target that imports each. libcurl's are
         // in the compiler's own multiarch directory; its pkg-config file on Debian 13 adds
         // `-isystem /usr/include/mit-krb5` for GSSAPI, which SwiftPM would refuse with a warning.)
-        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "CSecret", providers: [.apt(["libsecret-1-dev"])]),
-        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CGLib", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CDBus", path: "Sources/Shims/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CSecret", path: "Sources/Shims/CSecret", providers: [.apt(["libsecret-1-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/Shims/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CGLib", path: "Sources/Shims/CGLib", providers: [.apt(["libglib2.0-dev"])]),
         // librsvg for the tray icon's SVG, which brings cairo, which draws the count. (Its
         // headers are found through `headerSearchPaths` in the one target that imports it.)
-        .systemLibrary(name: "CRsvg", providers: [.apt(["librsvg2-dev", "libcairo2-dev"])]),
+        .systemLibrary(name: "CRsvg", path: "Sources/Shims/CRsvg", providers: [.apt(["librsvg2-dev", "libcairo2-dev"])]),
         // glibc calls Swift's Glibc module does not declare: posix_spawn's closefrom action, prctl,
         // timerfd, signalfd, thread names.
-        .target(name: "CGlibc"),
+        .target(name: "CGlibc", path: "Sources/Shims/CGlibc"),
         // Typed system calls in apple/swift-system's shape: a FileDescriptor, Errno, EINTR
         // retried in one place, the one bounded read, whole writes, regular files opened
         // without waiting.
-        .target(name: "SystemCalls"),
+        .target(name: "SystemCalls", path: "Sources/System/SystemCalls"),
         // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children;
         // and running one to its end with its output captured and a deadline (gbnotifyctl's ssh).
-        .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop", "SystemCalls"]),
+        .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop", "SystemCalls"], path: "Sources/System/Spawn"),
 
         // The one place a process waits: GLib's main loop, with the executor that runs every
         // Swift task on it, its sources (descriptors, timeouts, signals, children), and a worker
         // for the blocking calls that must stay off it.
-        .target(name: "MainLoop", dependencies: ["CGLib", "CGlibc"], swiftSettings: headerSearchPaths("glib-2.0")),
+        .target(name: "MainLoop", dependencies: ["CGLib", "CGlibc"], path: "Sources/System/MainLoop", swiftSettings: headerSearchPaths("glib-2.0")),
 
         // Pure logic: no I/O, no C.
-        .target(name: "PushCore"),
+        .target(name: "PushCore", path: "Sources/Core/PushCore"),
         // Hand-written command-line parsing shared by both executables.
-        .target(name: "CommandKit"),
+        .target(name: "CommandKit", path: "Sources/Core/CommandKit"),
         // Typed wrapper over libcurl, its transfers on the main loop (the multi socket interface).
-        .target(name: "Curl", dependencies: ["CCurl", "MainLoop", "SystemCalls"]),
+        .target(name: "Curl", dependencies: ["CCurl", "MainLoop", "SystemCalls"], path: "Sources/System/Curl"),
         // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
-        .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"]),
+        .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"], path: "Sources/Services/GitbayClient"),
         // gitbay's SSH-only commands (minting and revoking API tokens), run with the system's ssh.
-        .target(name: "GitbaySSH", dependencies: ["PushCore", "Spawn", "MainLoop"]),
+        .target(name: "GitbaySSH", dependencies: ["PushCore", "Spawn", "MainLoop"], path: "Sources/Services/GitbaySSH"),
         // Accounts in the Secret Service through libsecret's asynchronous calls on the main loop;
         // the Secret Service's signals followed over the daemon's DBus connection.
         .target(
-            name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "MainLoop"],
+            name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "MainLoop"], path: "Sources/Services/Keyring",
             swiftSettings: headerSearchPaths("libsecret-1")),
         // The desktop's notification server (org.freedesktop.Notifications) over a DBus connection.
-        .target(name: "Notifications", dependencies: ["DBus", "PushCore", "SystemCalls"]),
+        .target(name: "Notifications", dependencies: ["DBus", "PushCore", "SystemCalls"], path: "Sources/Services/Notifications"),
         // Typed wrapper over libdbus: connections on the main loop, messages, calls, signals, names.
-        .target(name: "DBus", dependencies: ["CDBus", "MainLoop", "SystemCalls"]),
+        .target(name: "DBus", dependencies: ["CDBus", "MainLoop", "SystemCalls"], path: "Sources/System/DBus"),
         // The state directory: per-account state, the relay cursor and what is on screen, written
         // atomically on a worker thread.
-        .target(name: "StateStore", dependencies: ["PushCore", "MainLoop", "SystemCalls"]),
+        .target(name: "StateStore", dependencies: ["PushCore", "MainLoop", "SystemCalls"], path: "Sources/Services/StateStore"),
         // Adding, registering, listing and removing accounts: keyring, API and state together.
-        .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "GitbaySSH", "Keyring", "StateStore"]),
+        .target(name: "Accounts", dependencies: ["PushCore", "GitbayClient", "GitbaySSH", "Keyring", "StateStore"], path: "Sources/Stages/Accounts"),
 
         // The system's time zone rules (localtime_r) for PushCore's wall-clock decisions: quiet
         // hours, snoozes until a time of day.
-        .target(name: "LocalTime", dependencies: ["PushCore"]),
+        .target(name: "LocalTime", dependencies: ["PushCore"], path: "Sources/Services/LocalTime"),
         // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
-        .target(name: "Settings", dependencies: ["PushCore", "Curl", "GitbayClient", "SystemCalls"]),
+        .target(name: "Settings", dependencies: ["PushCore", "Curl", "GitbayClient", "SystemCalls"], path: "Sources/Services/Settings"),
         // The daemon's log: journald priorities on standard error, one bounded line per event.
-        .target(name: "Logging", dependencies: ["PushCore", "SystemCalls"]),
+        .target(name: "Logging", dependencies: ["PushCore", "SystemCalls"], path: "Sources/Services/Logging"),
         // The desktop stage: notifications on screen (and taken over after a restart), the
         // launcher badge, and what a click opens.
         .target(
-            name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Opener", "MainLoop", "LocalTime"]),
+            name: "Desktop", dependencies: ["PushCore", "Notifications", "DBus", "StateStore", "Logging", "Opener", "MainLoop", "LocalTime"], path: "Sources/Stages/Desktop"),
         // Opening what a click opens: the system's OpenURI portal, else a program by argv.
-        .target(name: "Opener", dependencies: ["PushCore", "DBus", "Spawn", "SystemCalls"]),
+        .target(name: "Opener", dependencies: ["PushCore", "DBus", "Spawn", "SystemCalls"], path: "Sources/Services/Opener"),
         // The tray item (StatusNotifierItem and its dbusmenu) on the daemon's connection: the
         // unread count on its icon, the inbox in its menu, choices handed out as requests.
-        .target(name: "Tray", dependencies: ["PushCore", "DBus", "Logging", "MainLoop", "Spawn"]),
+        .target(name: "Tray", dependencies: ["PushCore", "DBus", "Logging", "MainLoop", "Spawn"], path: "Sources/Stages/Tray"),
         // The tray icon with its count, drawn with librsvg and cairo: in `gbnotifyctl
         // draw-tray-icon`, which the tray runs, never in the daemon.
-        .target(name: "TrayIcon", dependencies: ["PushCore", "CRsvg"], swiftSettings: headerSearchPaths("librsvg-2.0")),
+        .target(name: "TrayIcon", dependencies: ["PushCore", "CRsvg"], path: "Sources/Stages/TrayIcon", swiftSettings: headerSearchPaths("librsvg-2.0")),
         // The terminal on standard input and output: raw mode and back, its size, keys and signals.
-        .target(name: "Terminal", dependencies: ["MainLoop", "SystemCalls"]),
+        .target(name: "Terminal", dependencies: ["MainLoop", "SystemCalls"], path: "Sources/System/Terminal"),
         // gbnotify's terminal view of items and the inbox: layout, keys and state (pure), and the
         // loop that runs them at a terminal.
-        .target(name: "TerminalView", dependencies: ["PushCore", "Terminal", "MainLoop"]),
+        .target(name: "TerminalView", dependencies: ["PushCore", "Terminal", "MainLoop"], path: "Sources/Stages/TerminalView"),
 
         // The daemon's parts: supervisor, per-account pollers, bus service, logging.
         .target(name: "Daemon", dependencies: [
             "PushCore", "CGlibc", "Curl", "GitbayClient", "Keyring", "StateStore", "Accounts", "DBus", "Desktop", "Logging",
             "Settings", "MainLoop", "LocalTime", "Tray", "Notifications", "Spawn", "SystemCalls",
-        ]),
+        ], path: "Sources/Stages/Daemon"),
 
         .executableTarget(
-            name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop", "SystemCalls"],
+            name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop", "SystemCalls"], path: "Sources/Programs/gbnotifyd",
             linkerSettings: hardenedLink),
         .executableTarget(
             name: "gbnotifyctl",
             dependencies: [
                 "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "LocalTime", "Settings",
                 "Spawn", "StateStore", "Opener", "Notifications", "SystemCalls", "TrayIcon", "Terminal", "TerminalView", "MainLoop",
-            ],
+            ], path: "Sources/Programs/gbnotifyctl",
             linkerSettings: hardenedLink),
 
         // `make bench`: the latencies measured in process (Benchmarks/README.md).

@@ -15,7 +15,7 @@ import unittest
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-VERSION = re.search(r'version = "([^"]+)"', (REPO / "Sources/PushCore/Version.swift").read_text()).group(1)
+VERSION = re.search(r'version = "([^"]+)"', (REPO / "Sources/Core/PushCore/Text/Version.swift").read_text()).group(1)
 DEB_SOURCE = REPO / "build/deb" / f"gbnotify-{VERSION}"
 DEB = REPO / "build/deb" / f"gbnotify_{VERSION}_{subprocess.run(['dpkg', '--print-architecture'], capture_output=True, text=True).stdout.strip()}.deb"
 
