@@ -25,10 +25,13 @@ import Testing
             let client = try await DBusConnection.connect()
             try await BusService.export(supervisor, on: server, logger: harness.logger)
 
+            // A reload reads the keyring, which every test of this process shares one at a time
+            // (`KeyringSession`): under the whole suite's load that queue can outlast the bus's
+            // default 25 s, so the calls wait longer. A reload that never ends still fails.
             func call(_ member: String) async throws -> [DBusValue] {
                 try await client.call(
                     destination: server.uniqueName, path: DaemonInterface.objectPath,
-                    interface: DaemonInterface.interface, member: member)
+                    interface: DaemonInterface.interface, member: member, timeout: .seconds(120))
             }
 
             let reply = try await call("Status")
