@@ -19,7 +19,7 @@ release:
 # Every test: the stand-in's own suite, then all Swift tests inside a private desktop session
 # (session bus, Secret Service, Xvfb and dunst), which scripts/desktop-session starts and stops,
 # and the keyring's again with KeePassXC and with KWallet as the Secret Service.
-check: check-executor-interface test-standin test-swift test-packaging fuzz
+check: check-executor-interface check-layers test-standin test-swift test-packaging fuzz
 
 # The toolchain's experimental executor interface, in Sources/System/MainLoop/LoopExecutor.swift alone,
 # still compiles; when it does not, that file's paragraph says what it was built against and
@@ -27,6 +27,12 @@ check: check-executor-interface test-standin test-swift test-packaging fuzz
 .PHONY: check-executor-interface
 check-executor-interface:
 	scripts/check-executor-interface
+
+# No target depends on one in a layer above its own (the layers are Sources/'s folders;
+# HACKING.md, "Layers"); `scripts/check-layers --graph` prints the graph.
+.PHONY: check-layers
+check-layers:
+	scripts/check-layers
 
 test-standin:
 	$(PYTHON) -m unittest discover -s Tests/Standin
@@ -37,7 +43,7 @@ test-standin:
 # fakes), and the stand-in's own suite. `make check` is the whole, with every real part.
 QUICK_SUITES = PushCoreTests|CommandKitTests|TerminalViewTests|MainLoopTests|SystemCallsTests|DaemonTests\.InProcess
 
-check-quick: check-executor-interface test-standin
+check-quick: check-executor-interface check-layers test-standin
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift test --skip-build --filter '$(QUICK_SUITES)'
 

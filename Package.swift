@@ -93,8 +93,8 @@ let package = Package(
         // The system's time zone rules (localtime_r) for PushCore's wall-clock decisions: quiet
         // hours, snoozes until a time of day.
         .target(name: "LocalTime", dependencies: ["PushCore"], path: "Sources/Services/LocalTime"),
-        // The config file read into the daemon's settings, for gbnotifyd and gbnotifyctl alike.
-        .target(name: "Settings", dependencies: ["PushCore", "Curl", "GitbayClient", "SystemCalls"], path: "Sources/Services/Settings"),
+        // The config file read and checked, for gbnotifyd and gbnotifyctl alike.
+        .target(name: "Settings", dependencies: ["PushCore", "Curl", "SystemCalls"], path: "Sources/Services/Settings"),
         // The daemon's log: journald priorities on standard error, one bounded line per event.
         .target(name: "Logging", dependencies: ["PushCore", "SystemCalls"], path: "Sources/Services/Logging"),
         // The desktop stage: notifications on screen (and taken over after a restart), the

@@ -14,7 +14,7 @@ import Testing
         try await Harness.run(1) { harness in
             let configFile = harness.directory.appendingPathComponent("config").path
             let supervisor = harness.supervisor(loadSettings: { () throws(ConfigFileError) in
-                var settings = try ConfigFile.load(configFile)
+                var settings = DaemonSettings(config: try ConfigFile.load(configFile))
                 settings.pollInterval = DaemonSettings.forTests.pollInterval
                 return settings
             })

@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func noFileMeansEveryDefault() throws {
-        let settings = try ConfigFile.load("/nonexistent/gbnotifyd/config")
+        let settings = DaemonSettings(config: try ConfigFile.load("/nonexistent/gbnotifyd/config"))
         #expect(settings == DaemonSettings(config: .defaults))
         #expect(settings.pollInterval == 30)
         #expect(settings.backoffCap == 900)
@@ -22,7 +22,7 @@ import Testing
     @Test func settingsFollowTheFile() throws {
         let path = try file(Data("poll-interval = 45\nbackoff-cap = 600\nca-file = /etc/ssl/private-ca.pem\n".utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let settings = try ConfigFile.load(path)
+        let settings = DaemonSettings(config: try ConfigFile.load(path))
         #expect(settings.pollInterval == 45)
         #expect(settings.backoffCap == 600)
         #expect(settings.client.caFile == "/etc/ssl/private-ca.pem")

@@ -93,7 +93,7 @@ struct DesktopTests {
     static func testSettings(from path: String) -> @Sendable () throws(ConfigFileError) -> DaemonSettings {
         { () throws(ConfigFileError) in
             var settings = DaemonSettings.forTests
-            settings.config = try ConfigFile.load(path).config
+            settings.config = try ConfigFile.load(path)
             return settings
         }
     }

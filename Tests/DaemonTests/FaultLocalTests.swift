@@ -81,7 +81,7 @@ import Testing
             let path = harness.directory.appendingPathComponent("config").path
             try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
             let supervisor = harness.supervisor(
-                loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(path) }, parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
+                loadSettings: { () throws(ConfigFileError) in DaemonSettings(config: try ConfigFile.load(path)) }, parts: Supervisor.Parts(timeline: harness.virtualTime(pollers: 2)))
             try await supervisor.start()
             try await harness.expectShowsNewRowsOnce(0, from: supervisor)
 

@@ -64,7 +64,7 @@ import Testing
             let configFile = harness.directory.appendingPathComponent("config").path
             try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
             try "# polls\npoll-interval = 5\n".write(toFile: configFile, atomically: true, encoding: .utf8)
-            let supervisor = harness.supervisor(loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configFile) })
+            let supervisor = harness.supervisor(loadSettings: { () throws(ConfigFileError) in DaemonSettings(config: try ConfigFile.load(configFile)) })
             try await supervisor.start()
             try await harness.desktop.waitForUpdates(1, for: harness.instances[0].account)
 
@@ -96,7 +96,7 @@ import Testing
             let configFile = harness.directory.appendingPathComponent("config").path
             try FileManager.default.createDirectory(at: harness.directory, withIntermediateDirectories: true)
             try "backoff-cap = 240\n\n[rule handbook]\nrepo = lmn/handbook\nshow = silent\n".write(toFile: configFile, atomically: true, encoding: .utf8)
-            let supervisor = harness.supervisor(loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configFile) })
+            let supervisor = harness.supervisor(loadSettings: { () throws(ConfigFileError) in DaemonSettings(config: try ConfigFile.load(configFile)) })
             try await supervisor.start()
             try await supervisor.reload()
             func configs() -> [Config] { harness.desktop.news.value.compactMap { if case .config(let config) = $0 { config } else { nil } } }

@@ -1,5 +1,6 @@
 import Accounts
 import FoundationEssentials
+import GitbayClient
 import Keyring
 import PushCore
 import Settings
@@ -11,12 +12,12 @@ enum Setup {
     /// what gbnotifyctl sends too. The one reading of it for every command.
     static func settings(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigSettings {
         guard let path = ConfigFile.defaultPath(environment: environment) else {
-            return ConfigSettings(path: nil, settings: DaemonSettings(config: .defaults), problem: nil)
+            return ConfigSettings(path: nil, config: .defaults, problem: nil)
         }
         do {
-            return ConfigSettings(path: path, settings: try ConfigFile.load(path), problem: nil)
+            return ConfigSettings(path: path, config: try ConfigFile.load(path), problem: nil)
         } catch {
-            return ConfigSettings(path: path, settings: DaemonSettings(config: .defaults), problem: error)
+            return ConfigSettings(path: path, config: .defaults, problem: error)
         }
     }
 
@@ -26,7 +27,7 @@ enum Setup {
         settings.warnIfUnusable()
         return AccountManager(
             keyring: keyring(), state: try StateDirectory(environment: ProcessInfo.processInfo.environment),
-            clientOptions: settings.settings.client, hostname: AccountManager.localHostname)
+            clientOptions: GitbayClient.Options(caFile: settings.config.caFile), hostname: AccountManager.localHostname)
     }
 
     /// The keyring as the commands use it: waiting for a prompt as long as the user takes, and
@@ -40,11 +41,9 @@ enum Setup {
 struct ConfigSettings {
     /// The file; nil when neither XDG_CONFIG_HOME nor HOME is set.
     let path: String?
-    let settings: DaemonSettings
+    let config: Config
     /// Why the file cannot be used, when it cannot.
     let problem: ConfigFileError?
-
-    var config: Config { settings.config }
 
     /// The file as a fix names it.
     var pathWords: String { path ?? "the config file" }

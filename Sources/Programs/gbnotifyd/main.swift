@@ -61,5 +61,5 @@ struct GBNotifyDaemon: Command {
 LoopMain.run(blocking: SignalRequest.signals) {
     await CommandLineTool.main(
         Array(CommandLine.arguments.dropFirst()), root: GBNotifyDaemon.self, toolName: "gbnotifyd",
-        version: GBNotify.version, print: { print($0) }, printError: { Console.error($0) })
+        version: GBNotify.version, print: { print($0) }, printError: { StandardError.write($0) })
 }

@@ -2,7 +2,7 @@ import Curl
 import PushCore
 import SystemCalls
 
-/// The config file on disk: where it is, and reading it into `DaemonSettings`.
+/// The config file on disk: where it is, and reading it into a `Config`.
 public enum ConfigFile {
     /// `$XDG_CONFIG_HOME/gbnotifyd/config`, or `~/.config/gbnotifyd/config`.
     public static func defaultPath(environment: [String: String]) -> String? {
@@ -15,10 +15,10 @@ public enum ConfigFile {
         return nil
     }
 
-    /// The settings the file at `path` gives; every default when there is no file. The error
+    /// The config the file at `path` gives; every default when there is no file. The error
     /// names the file, and the line and key when the problem is one line.
-    public static func load(_ path: String) throws(ConfigFileError) -> DaemonSettings {
-        guard let text = try read(path) else { return DaemonSettings(config: .defaults) }
+    public static func load(_ path: String) throws(ConfigFileError) -> Config {
+        guard let text = try read(path) else { return .defaults }
         let config: Config
         do {
             config = try Config.parse(text)
@@ -26,7 +26,7 @@ public enum ConfigFile {
             throw ConfigFileError(path: path, problem: "\(error)")
         }
         try checkCAFile(config, path: path)
-        return DaemonSettings(config: config)
+        return config
     }
 
     /// A `ca-file` that is not a regular file (`CAFileCheck`) is refused with the config, as a

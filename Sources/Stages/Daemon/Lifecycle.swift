@@ -61,7 +61,7 @@ public enum Lifecycle {
         let state: StateDirectory
         let events: DaemonEvents
         do {
-            settings = try ConfigFile.load(configPath)
+            settings = DaemonSettings(config: try ConfigFile.load(configPath))
             state = try StateDirectory(environment: environment)
             events = try options.eventsDescriptor.map { descriptor throws(EventLinesError) in
                 try EventLines.events(writingTo: descriptor, logger: logger)
@@ -138,7 +138,7 @@ public enum Lifecycle {
             settings: settings, configPath: configPath,
             sources: Supervisor.Sources(
                 accounts: { AccountListing(try await keyring.list()) }, relayToken: { try await keyring.relayToken(for: $0) },
-                loadSettings: { () throws(ConfigFileError) in try ConfigFile.load(configPath) }),
+                loadSettings: { () throws(ConfigFileError) in DaemonSettings(config: try ConfigFile.load(configPath)) }),
             state: stateFiles, desktop: sink,
             logger: logger, hostname: AccountManager.localHostname, keyring: keyring, parts: Supervisor.Parts(events: events))
         let readiness = Readiness(SystemdNotifier(environment: environment))

@@ -1,8 +1,8 @@
 import SystemCalls
 
-/// Standard error, for diagnostics that must not mix with a command's output.
-enum Console {
-    static func error(_ message: String) {
+/// gbnotifyd's standard error before its log exists: usage errors and `--help`'s mistakes.
+enum StandardError {
+    static func write(_ message: String) {
         // Not stdio's `stderr`, a global that strict concurrency rejects. Nowhere to report a
         // failure to write to standard error.
         try? FileDescriptor.standardError.writeAll((message + "\n").utf8)
