@@ -75,9 +75,15 @@ KEEPASSXC_PASS_LIMIT = timeout --kill-after=30 300 env SWT_EXPERIMENTAL_MAXIMUM_
 debian13-root:
 	scripts/debian13-root >/dev/null
 
+# The watchdog's test under a real systemd user manager runs on its own, after the rest: in the
+# whole suite's run its manager never answered (twice in CI's fresh clones, with an empty log),
+# while alone it passes; why is not found yet (issue 44's note).
+ALONE_TESTS = WatchdogTests.systemdRestartsADaemonWhoseLoopStalledAndNothingIsLostOrShownTwice
+
 test-swift: debian13-root
 	swift build --build-tests $(SWIFT_FLAGS)
-	$(TEST_WIDTH) scripts/desktop-session swift test --skip-build
+	$(TEST_WIDTH) scripts/desktop-session swift test --skip-build --skip '$(ALONE_TESTS)'
+	timeout --kill-after=30 300 scripts/desktop-session swift test --skip-build --filter '$(ALONE_TESTS)'
 	$(KEEPASSXC_PASS_LIMIT) scripts/desktop-session --keyring=keepassxc --no-notifications swift test --skip-build --filter '$(SESSION_KEYRING_SUITES)'
 	$(KEYRING_PASS_LIMIT) scripts/desktop-session --keyring=kwallet --no-notifications swift test --skip-build --filter '$(SESSION_KEYRING_SUITES)'
 

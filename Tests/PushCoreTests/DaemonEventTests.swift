@@ -43,4 +43,25 @@ import Testing
         #expect(line.first == UInt8(ascii: "{"))
         #expect(try JSONDecoder().decode(DaemonEvent.self, from: line) == event)
     }
+
+    /// The events whose log line says what they say, and no more, give that line; the others
+    /// (whose lines add an error, a pid or a local time) give none, so the daemon writes those
+    /// lines itself.
+    @Test func anEventsOwnLogLineSaysWhatItSays() {
+        let name = Self.account.displayName
+        let lines = Self.everyKind.compactMap { event in event.logLine.map { "<\($0.level.priority)>\($0.text)" } }
+        #expect(lines == [
+            "<6>\(name): marked notice 12, 3 read",
+            "<4>waiting for the keyring: waiting for the keyring to be unlocked",
+            "<7>\(name): woken up by relay message m1; polling soon",
+            "<6>\(name): no longer polled",
+            "<6>reloading the config and the accounts",
+            "<6>\(name): muted krz/noisy on its instance",
+            "<6>took over 3 notifications an earlier gbnotifyd left open",
+            "<6>withdrew notification 5",
+            "<7>notification 6 was closed by the server (reason 2)",
+        ])
+        #expect(DaemonEvent.adopted(count: 1).logLine?.text == "took over 1 notification an earlier gbnotifyd left open")
+        #expect(DaemonEvent.repositoryMuted(Self.account, repository: "krz/noisy", muted: false).logLine?.text == "\(name): unmuted krz/noisy on its instance")
+    }
 }

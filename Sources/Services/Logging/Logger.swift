@@ -37,6 +37,13 @@ public final class Logger: Sendable {
     public func info(_ message: @autoclosure () -> String) { log(.info, message) }
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message) }
 
+    /// Writes the line that says what `event` says (`DaemonEvent.logLine`), then tells `events`
+    /// of it: the two say the same because one is written from the other.
+    public func report(_ event: DaemonEvent, to events: DaemonEvents) {
+        if let (level, text) = event.logLine { log(level) { text } }
+        events.tell(event)
+    }
+
     /// The longest message, in Unicode scalars; longer ones are cut and end in "…".
     public static let maximumMessageLength = 2000
 

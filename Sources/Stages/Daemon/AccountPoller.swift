@@ -129,8 +129,7 @@ final class AccountPoller {
             return
         }
         let changed = OutsideCount.clamped((try? result.decode(ReadResult.self))?.read ?? 0)
-        services.logger.info("\(account.displayName): marked notice \(named) read")
-        services.events.tell(.markedRead(account, ids))
+        services.logger.report(.markedRead(account, ids), to: services.events)
         let unread = board.lowerUnread(by: changed)
         await services.desktop(.update(AccountUpdate(account: account, unread: unread, read: .marked(ids))))
     }
@@ -161,8 +160,7 @@ final class AccountPoller {
         } catch {
             services.logger.warning("\(account.displayName): \(what) is done, but the record of mutes could not be written: \(error)")
         }
-        services.logger.info("\(account.displayName): \(change == .mute ? "muted" : "unmuted") \(repository) on its instance")
-        services.events.tell(.repositoryMuted(account, repository: repository, muted: change == .mute))
+        services.logger.report(.repositoryMuted(account, repository: repository, muted: change == .mute), to: services.events)
     }
 
     private func stopLoop() async {

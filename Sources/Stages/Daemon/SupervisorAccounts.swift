@@ -12,8 +12,7 @@ extension Supervisor {
     /// and is tried again: said in `status` and the log until the keyring answers.
     func keyringIsWaiting(_ what: String) {
         guard keyringWaiting != what else { return }
-        logger.warning("waiting for the keyring: \(what)")
-        parts.events.tell(.keyringWaiting(what))
+        logger.report(.keyringWaiting(what), to: parts.events)
         keyringWaiting = what
     }
 
@@ -45,8 +44,7 @@ extension Supervisor {
         for (id, poller) in pollers where !kept.contains(id) {
             pollers[id] = nil
             await poller.retire()
-            logger.info("\(poller.account.displayName): no longer polled")
-            parts.events.tell(.retired(poller.account))
+            logger.report(.retired(poller.account), to: parts.events)
         }
         await desktop(.accounts(usable.map(\.account)))
 

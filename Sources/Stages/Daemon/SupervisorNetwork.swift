@@ -33,9 +33,8 @@ extension Supervisor {
             return
         }
         deliveries.wakeUps += 1
-        logger.debug("\(account.displayName): woken up by relay message \(message.id); polling soon")
         poller.wake(.payload)
-        parts.events.tell(.relayWoke(account, messageID: message.id))
+        logger.report(.relayWoke(account, messageID: message.id), to: parts.events)
     }
 
     /// The relay stream is connected; `afterGap` once it was connected before (whatever it may

@@ -17,8 +17,7 @@ extension Supervisor {
             let waiters = supervisor.nextReloadWaiters ?? []
             supervisor.nextReloadWaiters = nil
             guard !supervisor.isStopped else { return (waiters, [String]()) }
-            supervisor.logger.info("reloading the config and the accounts")
-            supervisor.parts.events.tell(.reloading)
+            supervisor.logger.report(.reloading, to: supervisor.parts.events)
             let problems = [
                 await supervisor.refreshSettings(), await supervisor.refreshNoise(),
                 await supervisor.refreshAccounts(restartingEvery: true),

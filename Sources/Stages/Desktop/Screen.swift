@@ -112,8 +112,7 @@ final class Screen {
         }
         let adopted = book.entries.count
         if adopted > 0 {
-            logger.info("took over \(adopted) notification\(adopted == 1 ? "" : "s") an earlier gbnotifyd left open")
-            options.events.tell(.adopted(count: adopted))
+            logger.report(.adopted(count: adopted), to: options.events)
         }
         // A "Muted" notification taken over keeps the Undo window it was shown with: gone now
         // if it is over, else when it ends.

@@ -17,8 +17,7 @@ extension Screen {
             guard let entry = book.entry(serverID: id), flights[entry.id] == nil else { return }
             book.closedByServer(id)
             activationTokens[id] = nil
-            logger.debug("notification \(id) was closed by the server (reason \(reason))")
-            options.events.tell(.closedByServer(notification: id, reason: reason))
+            logger.report(.closedByServer(notification: id, reason: reason), to: options.events)
             save()
         case .action(let id, let key):
             // One click, however many times the server says it (GNOME Shell 43 repeats it once

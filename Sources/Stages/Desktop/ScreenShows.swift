@@ -32,8 +32,7 @@ extension Screen {
         return Task {
             do {
                 try await client.close(id)
-                logger.info("withdrew notification \(id)")
-                events.tell(.withdrawn(notification: id))
+                logger.report(.withdrawn(notification: id), to: events)
             } catch {
                 // Already closed by the user or the server; nothing to withdraw.
                 logger.debug("notification \(id) was not withdrawn: \(error)")

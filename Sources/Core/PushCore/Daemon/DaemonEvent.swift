@@ -66,3 +66,33 @@ public struct DaemonEvents: Sendable {
         sink?(event)
     }
 }
+
+extension DaemonEvent {
+    /// The log line that says what this event says, written from it (`Logger.report`), for the
+    /// events whose line says no more than they do; nil for the others, whose lines carry what
+    /// the event does not (an error, a program's pid, a time of day in the local zone).
+    public var logLine: (level: Config.LogLevel, text: String)? {
+        switch self {
+        case .markedRead(let account, let ids):
+            (.info, "\(account.displayName): marked notice \(ids.map(String.init).joined(separator: ", ")) read")
+        case .keyringWaiting(let what):
+            (.warning, "waiting for the keyring: \(what)")
+        case .relayWoke(let account, let messageID):
+            (.debug, "\(account.displayName): woken up by relay message \(messageID); polling soon")
+        case .retired(let account):
+            (.info, "\(account.displayName): no longer polled")
+        case .reloading:
+            (.info, "reloading the config and the accounts")
+        case .repositoryMuted(let account, let repository, let muted):
+            (.info, "\(account.displayName): \(muted ? "muted" : "unmuted") \(repository) on its instance")
+        case .adopted(let count):
+            (.info, "took over \(count) notification\(count == 1 ? "" : "s") an earlier gbnotifyd left open")
+        case .withdrawn(let notification):
+            (.info, "withdrew notification \(notification)")
+        case .closedByServer(let notification, let reason):
+            (.debug, "notification \(notification) was closed by the server (reason \(reason))")
+        case .polled, .registered, .relayConnected, .network, .tokenRejected, .snoozed, .held, .shown, .clicked, .opened:
+            nil
+        }
+    }
+}
