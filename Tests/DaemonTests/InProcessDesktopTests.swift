@@ -138,6 +138,29 @@ import Testing
         }
     }
 
+    /// "Mark read" turned away by the instance's write limiter (403 "too many writes", and a 429
+    /// after it) is sent again when each answer says, not dropped: the row ends up read and the
+    /// notification withdrawn, the third request the one that went through.
+    @Test func markReadTurnedAwayByTheWriteLimitsIsSentAgainWhenTheyAllow() async throws {
+        try await InProcessDaemon.run(desktop: true) { daemon in
+            let server = try #require(daemon.stage?.server)
+            let (row, shown) = try await Self.show(daemon)
+            let read = ["notifications", "read", String(row)]
+            daemon.gitbays[0].fail(read, with: .tooManyWrites(retryAfter: 7))
+            daemon.gitbays[0].fail(read, with: .rateLimited(retryAfter: 4))
+            server.click(shown.id, "mark-read")
+            try await daemon.advance(until: "the notification withdrawn") { server.closed.value == [shown.id] }
+
+            let sent = daemon.gitbays[0].requests.value.filter { $0.argv == read }
+            #expect(sent.map(\.status) == [403, 429, 200])
+            if sent.count == 3 {
+                #expect(sent[1].at - sent[0].at >= .seconds(7))
+                #expect(sent[2].at - sent[1].at >= .seconds(4))
+            }
+            #expect(daemon.gitbays[0].unreadIDs().isEmpty)
+        }
+    }
+
     /// A click that crosses the withdrawal of its notification (the server still had it on
     /// screen) opens nothing, and the debug log says it came.
     @Test func aClickOnANotificationAlreadyWithdrawnOpensNothingAndIsSaid() async throws {

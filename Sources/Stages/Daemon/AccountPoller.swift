@@ -119,7 +119,7 @@ final class AccountPoller {
         let named = ids.map(String.init).joined(separator: ", ")
         let result: APIResult
         do {
-            result = try await client.send(.notificationsRead(ids: ids))
+            result = try await sendClicksWrite(.notificationsRead(ids: ids), with: client)
         } catch {
             services.logger.warning("\(account.displayName): could not mark notice \(named) read: \(error)")
             return
@@ -142,7 +142,7 @@ final class AccountPoller {
         let what = "\(change.rawValue) \(repository)"
         let result: APIResult
         do {
-            result = try await client.send(.repo(change, repository: repository))
+            result = try await sendClicksWrite(.repo(change, repository: repository), with: client)
         } catch {
             services.logger.warning("\(account.displayName): could not \(what): \(error)")
             return
@@ -162,6 +162,23 @@ final class AccountPoller {
         }
         services.logger.report(.repositoryMuted(account, repository: repository, muted: change == .mute), to: services.events)
     }
+
+    /// A click's write (Mark read, Mute, Undo), sent again when the server's limits turned it
+    /// away and said when to come back (a 429, a 403 "too many writes", a 503): the click is not
+    /// lost, and sending it twice does no harm, since each sets a state. At most
+    /// `clickWriteAttempts` sends; a stop ends the wait.
+    private func sendClicksWrite(_ command: GitbayCommand, with client: any GitbayTransport) async throws -> APIResult {
+        var attempt = 1
+        while true {
+            let result = try await client.send(command)
+            guard attempt < Self.clickWriteAttempts, let seconds = result.retryAfter else { return result }
+            services.logger.info("\(account.displayName): \(command.argv.prefix(2).joined(separator: " ")): \(result); sending it again")
+            try await services.timeline.sleep(for: .seconds(seconds))
+            attempt += 1
+        }
+    }
+
+    static let clickWriteAttempts = 3
 
     private func stopLoop() async {
         running = nil

@@ -17,6 +17,8 @@ final class FakeGitbay: GitbayTransport {
         case busy
         /// 429 from the token bucket.
         case rateLimited(retryAfter: Int)
+        /// 403 "too many writes" from the per-account write limiter.
+        case tooManyWrites(retryAfter: Int)
         /// 500 with an envelope: the command failed on the server.
         case internalError
         /// No answer at all: the connection was refused.
@@ -152,7 +154,9 @@ final class FakeGitbay: GitbayTransport {
             return (500, [:], envelope(exitCode: 1, error: "internal error"), false)
         case .rateLimited(let seconds)? where !state.isTokenRevoked:
             return (429, ["retry-after": String(seconds)], special("rate limited; retry in \(seconds)s"), false)
-        case .rateLimited?, nil:
+        case .tooManyWrites(let seconds)? where !state.isTokenRevoked:
+            return (403, ["retry-after": String(seconds)], envelope(exitCode: 4, error: "too many writes; retry in \(seconds)s"), false)
+        case .rateLimited?, .tooManyWrites?, nil:
             break
         }
         if state.isTokenRevoked { return (401, ["www-authenticate": #"Bearer realm="gitbay api""#], special(invalidToken), false) }
