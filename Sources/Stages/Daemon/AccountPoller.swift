@@ -42,7 +42,7 @@ struct PollerServices: Sendable {
 final class AccountPoller {
     nonisolated let account: Account
     nonisolated let board: AccountStatusBoard
-    private nonisolated let signal = WakeSignal()
+    private let signal = WakeSignal()
     private let services: PollerServices
     private var memory: PollMemory
     private var loop: Task<PollMemory, Never>?
@@ -95,7 +95,7 @@ final class AccountPoller {
     }
 
     /// A wake-up: poll soon rather than at the end of the interval (see `WakeSignal.Wake`).
-    nonisolated func wake(_ wake: WakeSignal.Wake) {
+    func wake(_ wake: WakeSignal.Wake) {
         signal.wake(wake)
     }
 
@@ -108,7 +108,7 @@ final class AccountPoller {
 
     /// While the relay stream is connected the account polls at `relay-poll-interval`, its polls
     /// only a safety net for what a relay could miss; from the next poll on.
-    nonisolated func setRelayConnected(_ connected: Bool) {
+    func setRelayConnected(_ connected: Bool) {
         signal.setRelayConnected(connected)
     }
 

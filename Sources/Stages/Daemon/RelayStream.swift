@@ -2,7 +2,6 @@ import Curl
 import Logging
 import PushCore
 import StateStore
-import Synchronization
 import MainLoop
 
 /// Everything a relay stream is started with; a reload that changes any of it (an account
@@ -30,7 +29,7 @@ struct RelaySettings: Sendable, Equatable {
 final class RelayStream {
     nonisolated let settings: RelaySettings
     nonisolated let board: RelayStatusBoard
-    private nonisolated let signal = WakeSignal()
+    private let signal = WakeSignal()
     private let state: StateFiles
     /// The supervisor, which started the stream and stops it (so not kept alive by it).
     private weak var supervisor: Supervisor?
@@ -97,12 +96,12 @@ final class RelayStream {
 
     /// The system resumed or the network came back: the connection is likely dead, so it is
     /// dropped and made again at once, resuming with `since=`.
-    nonisolated func reconnectNow() {
+    func reconnectNow() {
         signal.wake(.networkReturned(notBefore: .zero))
     }
 
     /// Offline, the stream closes and does not try again until the network is back.
-    nonisolated func setOnline(_ isOnline: Bool) {
+    func setOnline(_ isOnline: Bool) {
         signal.setOnline(isOnline)
     }
 
@@ -234,46 +233,56 @@ final class RelayStream {
     /// network goes or comes back; why it stopped.
     private func read(_ stream: HTTPStream) async -> String {
         let heartbeat = Heartbeat(timeline.now)
-        let (liveness, timeline, signal) = (settings.liveness, timeline, signal)
         let generation = signal.look().generation
+        // Each child's work is isolated to the loop, so the heartbeat they share needs no lock.
         return await withTaskGroup(of: String.self) { group in
-            group.addTask {
-                var splitter = RelayLineSplitter()
-                var ending: String
-                do {
-                    for try await chunk in stream {
-                        heartbeat.beat(at: timeline.now)
-                        for line in splitter.lines(in: chunk) { await self.take(line) }
-                    }
-                    ending = "the relay closed the stream"
-                } catch {
-                    ending = "the stream broke: \(error)"
-                }
-                // Not a dropped line: the message it was comes again after `since=`.
-                if splitter.hasPartialLine { ending += " in the middle of a line" }
-                return ending
-            }
-            group.addTask {
-                while true {
-                    let silence = timeline.now - heartbeat.last
-                    if liveness.isDead(afterSilence: silence) {
-                        return "no bytes for \(Self.words(liveness.silenceLimit)) (two keepalive periods); taken for dead"
-                    }
-                    do {
-                        try await timeline.sleep(for: liveness.silenceLimit - silence)
-                    } catch {
-                        return "stopped"
-                    }
-                }
-            }
-            group.addTask {
-                await signal.changed(after: generation)
-                return signal.look().snapshot.isOnline ? "the system resumed or the network came back" : "the system is offline"
-            }
+            group.addTask { await self.readChunks(of: stream, beating: heartbeat) }
+            group.addTask { await self.watchSilence(of: heartbeat) }
+            group.addTask { await self.networkChange(after: generation) }
             let ending = await group.next() ?? "stopped"
             group.cancelAll()
             return ending
         }
+    }
+
+    /// Takes the stream's lines until it ends or breaks; why it ended.
+    private func readChunks(of stream: HTTPStream, beating heartbeat: Heartbeat) async -> String {
+        var splitter = RelayLineSplitter()
+        var ending: String
+        do {
+            for try await chunk in stream {
+                heartbeat.last = timeline.now
+                for line in splitter.lines(in: chunk) { take(line) }
+            }
+            ending = "the relay closed the stream"
+        } catch {
+            ending = "the stream broke: \(error)"
+        }
+        // Not a dropped line: the message it was comes again after `since=`.
+        if splitter.hasPartialLine { ending += " in the middle of a line" }
+        return ending
+    }
+
+    /// Returns once no bytes came for two keepalive periods, or the wait is cancelled.
+    private func watchSilence(of heartbeat: Heartbeat) async -> String {
+        let liveness = settings.liveness
+        while true {
+            let silence = timeline.now - heartbeat.last
+            if liveness.isDead(afterSilence: silence) {
+                return "no bytes for \(Self.words(liveness.silenceLimit)) (two keepalive periods); taken for dead"
+            }
+            do {
+                try await timeline.sleep(for: liveness.silenceLimit - silence)
+            } catch {
+                return "stopped"
+            }
+        }
+    }
+
+    /// Returns once the system resumed or the network came or went after `generation`.
+    private func networkChange(after generation: Int) async -> String {
+        await signal.changed(after: generation)
+        return signal.look().snapshot.isOnline ? "the system resumed or the network came back" : "the system is offline"
     }
 
     // MARK: - Lines
@@ -349,16 +358,11 @@ final class RelayStream {
 }
 
 /// When the stream last received bytes, on the daemon's timeline, for the dead-connection rule.
-private final class Heartbeat: Sendable {
-    private let instant: Mutex<Duration>
+@LoopActor
+private final class Heartbeat {
+    var last: Duration
 
     init(_ now: Duration) {
-        instant = Mutex(now)
+        last = now
     }
-
-    func beat(at now: Duration) {
-        instant.withLock { $0 = now }
-    }
-
-    var last: Duration { instant.withLock { $0 } }
 }

@@ -1,10 +1,13 @@
-import Synchronization
 import MainLoop
 
 /// What a loop waits for besides its own timer (an account's next poll, the relay's next
 /// reconnect): wake-ups, and the network. Wake-ups that come while no one waits (during a poll)
 /// are kept, so several coalesce into one.
-final class WakeSignal: Sendable {
+///
+/// Isolated to `LoopActor`, as the poller and the relay stream that wait on it and the
+/// supervisor that wakes them: no lock, as no other thread touches it.
+@LoopActor
+final class WakeSignal {
     enum Wake: Sendable, Equatable {
         /// A relay message or `Deliver`: poll now, unless a backoff holds.
         case payload
@@ -21,14 +24,14 @@ final class WakeSignal: Sendable {
         var isRelayConnected = false
     }
 
-    private struct State {
-        var snapshot = Snapshot()
-        /// Bumped on every change, so a waiter that looked at an older one returns at once.
-        var generation = 0
-        var waiter: CheckedContinuation<Void, Never>?
-    }
+    private var snapshot = Snapshot()
+    /// Bumped on every change, so a waiter that looked at an older one returns at once.
+    private var generation = 0
+    /// The one waiter, and the number its cancellation names it by.
+    private var waiter: (number: Int, continuation: CheckedContinuation<Void, Never>)?
+    private var waiters = 0
 
-    private let state = Mutex(State())
+    nonisolated init() {}
 
     func wake(_ wake: Wake) {
         change { snapshot in
@@ -50,50 +53,48 @@ final class WakeSignal: Sendable {
     }
 
     func setRelayConnected(_ connected: Bool) {
-        change { snapshot in
-            snapshot.isRelayConnected = connected
-            return false
-        }
+        snapshot.isRelayConnected = connected
     }
 
     /// What is pending now, and the generation to wait past.
     func look() -> (snapshot: Snapshot, generation: Int) {
-        state.withLock { ($0.snapshot, $0.generation) }
+        (snapshot, generation)
     }
 
     /// A poll starts now: the wake-ups before it are answered by it.
     func clearWake() {
-        state.withLock { $0.snapshot.wake = nil }
+        snapshot.wake = nil
     }
 
     /// Returns once something changed after `generation`, at once if it has. Cancellation ends
     /// the wait. One waiter at a time: the account's poll loop.
     func changed(after generation: Int) async {
+        waiters += 1
+        let number = waiters
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state in
-                    if state.generation != generation || Task.isCancelled { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
+                // Registered in the same turn of the loop as the check: a change or a cancel
+                // comes before it (and is seen here) or after it (and finds the waiter).
+                if self.generation != generation || Task.isCancelled { return continuation.resume() }
+                waiter = (number, continuation)
             }
         } onCancel: {
-            state.withLock { state in
-                defer { state.waiter = nil }
-                return state.waiter
-            }?.resume()
+            // Whoever cancels may be on any thread; the waiter is the loop's, so it is let go
+            // there, in a job after the one that registered it.
+            MainLoop.shared.submit { LoopActor.assumeIsolated { self.release(number) } }
         }
+    }
+
+    private func release(_ number: Int) {
+        guard let waiter, waiter.number == number else { return }
+        self.waiter = nil
+        waiter.continuation.resume()
     }
 
     /// Applies `body`; a waiter hears of it only when `body` says it changed something.
     private func change(_ body: (inout Snapshot) -> Bool) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard body(&state.snapshot) else { return nil }
-            state.generation += 1
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        guard body(&snapshot) else { return }
+        generation += 1
+        if let waiter { release(waiter.number) }
     }
 }
