@@ -76,7 +76,7 @@ import Testing
             daemon.gitbays[0].fail(Self.list, with: .rateLimited(retryAfter: 300))
             try await daemon.advance(until: "the refused poll", polling: 1) { daemon.polls(of: 0).count == 2 }
             let refusedAt = daemon.polls(of: 0)[1].at
-            daemon.storeInKeyring(1)
+            await daemon.storeInKeyring(1)
             try await daemon.advance(until: "account 1's first poll and account 0's next", polling: 2) {
                 !daemon.polls(of: 1).isEmpty && daemon.polls(of: 0).count == 3
             }

@@ -44,9 +44,13 @@ public enum Lifecycle {
     /// Runs the daemon until SIGTERM or SIGINT (exit 0) or a fault it cannot live with, such as
     /// a bad config at start, another gbnotifyd on the bus or a lost bus (exit 1, logged).
     ///
-    /// Here the parts are made and their streams wired together: the signals, the bus, the
-    /// keyring, the relay, the system bus and the desktop's clicks all feed the supervisor's one
-    /// input, and the supervisor feeds the desktop. Every task started here ends with the stop.
+    /// Here the parts are made and wired together: the signals, the bus, the keyring, the relay,
+    /// the system bus and the desktop's clicks all reach the supervisor by a call, and the
+    /// supervisor feeds the desktop. Every task started here ends with the stop.
+    ///
+    /// Isolated to `LoopActor`, as the stages are: the tasks that follow the signals, the bus
+    /// and the keyring run on the loop with them and call them directly.
+    @LoopActor
     public static func run(_ options: Options, environment: [String: String]) async -> Int32 {
         let logger = Logger(level: .info, verbose: options.verbose)
         // No core dump, and no peeking from other processes: either would show every token.
@@ -144,17 +148,17 @@ public enum Lifecycle {
         let readiness = Readiness(SystemdNotifier(environment: environment))
         wiring.append(Task {
             for await wait in keyringWaits {
-                supervisor.inputs.yield(.keyringWaiting("\(wait)"))
+                supervisor.take(.keyringWaiting("\(wait)"))
                 readiness.status("Waiting for the keyring")
             }
         })
-        await desktop?.sendRequests(to: supervisor)
+        desktop?.sendRequests(to: supervisor)
         if let tray {
             wiring.append(Task {
                 for await request in tray.tray.requests {
-                    switch await tray.choice(for: request) {
+                    switch tray.choice(for: request) {
                     case .open(let target, let token)?: desktop?.open(target, activationToken: token)
-                    case .supervisor(let event)?: supervisor.inputs.yield(event)
+                    case .supervisor(let event)?: supervisor.take(event)
                     case nil: logger.info("nothing to open from the tray: no account is polled")
                     }
                 }
@@ -164,7 +168,7 @@ public enum Lifecycle {
             wiring.append(Task {
                 for await change in changes {
                     logger.debug("\(change)")
-                    supervisor.inputs.yield(.keyringChanged)
+                    supervisor.take(.keyringChanged)
                 }
             })
         }
@@ -207,7 +211,7 @@ public enum Lifecycle {
                 end.yield(.startFailed)
                 return
             }
-            let accounts = await supervisor.status().accounts.count
+            let accounts = supervisor.status().accounts.count
             readiness.status("Polling \(accounts) account\(accounts == 1 ? "" : "s")")
         })
 
@@ -215,7 +219,7 @@ public enum Lifecycle {
         waiting: for await ending in endings {
             switch ending {
             case .signal(.reload):
-                supervisor.inputs.yield(.reload(reply: nil))
+                supervisor.take(.reload(reply: nil))
             case .signal(.stop(let number)):
                 logger.info("stopping on signal \(number)")
                 break waiting

@@ -45,7 +45,7 @@ public struct ReloadError: Error, Equatable, CustomStringConvertible {
 /// The daemon's core: the settings, one `AccountPoller` per account in the keyring, the relay
 /// stream, and the status of it all. What the relay stream and the system's watch say comes by
 /// a call (`relayed`, `resumed`, `networkChanged`: all of them run on the loop); the rest comes
-/// on one input (`inputs`, a stream of `SupervisorEvent`s), handled in order by one task: reloads (SIGHUP, `Reload()`,
+/// as a `SupervisorEvent` handed to `take`, by a call too, in the order it happened: reloads (SIGHUP, `Reload()`,
 /// the keyring changing) read the config and the keyring again, start pollers for new accounts,
 /// retire those of accounts that left (or that the config no longer allows), and restart the
 /// rest with their current token (the reloads asked for while one waits for its turn are
@@ -87,11 +87,12 @@ public final class Supervisor: AccountRequests {
     let parts: Parts
     let wallClock: WallClock
     var timeline: Timeline { parts.timeline }
-    /// The one input: whoever has something to say yields it here.
-    public nonisolated let inputs: AsyncStream<SupervisorEvent>.Continuation
-    let events: AsyncStream<SupervisorEvent>
-    /// The task that reads `events`, from `start()` to `stop()`.
-    var reading: Task<Void, Never>?
+    /// What was taken before `start()`, handled there; nil once started.
+    var early: [SupervisorEvent]? = []
+    /// The work the events started (reloads, "Mark read"s, snoozes) and not yet done, by
+    /// number: `stop()` cancels it and waits for it.
+    var work: [Int: Task<Void, Never>] = [:]
+    var workStarted = 0
     /// Accounts poll at the slower `relay-poll-interval` while the relay stream is connected.
     var isRelayConnected = false
 
@@ -159,7 +160,6 @@ public final class Supervisor: AccountRequests {
         wallClock = WallClock(timeline: parts.timeline)
         registrar = AccountManager(
             keyring: keyring, state: state.directory, clientOptions: settings.client, hostname: hostname)
-        (events, inputs) = AsyncStream.makeStream(of: SupervisorEvent.self)
     }
 
     /// Makes sure the state directory is usable (the one thing that cannot fail softly: without
@@ -169,9 +169,10 @@ public final class Supervisor: AccountRequests {
         try state.directory.create()
         logger.notice("gbnotifyd \(GBNotify.version) starting; config \(configPath)")
         for warning in settings.config.warnings { logger.warning("\(configPath): \(warning)") }
-        // Read from the start: what comes while the first reading of the keyring waits for its
+        // Taken from the start: what comes while the first reading of the keyring waits for its
         // user (that it waits, above all) must not wait with it.
-        reading = Task { await self.read() }
+        for event in early ?? [] { handle(event) }
+        early = nil
         await desktop(.config(settings.config))
         await inTurn { supervisor in
             _ = await supervisor.refreshNoise()
@@ -180,41 +181,44 @@ public final class Supervisor: AccountRequests {
         }
     }
 
-    /// Reads the config file and the keyring again, through `inputs`. Throws what could not be
+    /// Reads the config file and the keyring again, in turn (`take`). Throws what could not be
     /// applied, after applying the rest.
-    public nonisolated func reload() async throws(ReloadError) {
-        let problems = await withCheckedContinuation { reply in
-            if case .terminated = inputs.yield(.reload(reply: reply)) { reply.resume(returning: []) }
-        }
+    public func reload() async throws(ReloadError) {
+        let problems = await withCheckedContinuation { reply in take(.reload(reply: reply)) }
         if !problems.isEmpty { throw ReloadError(problems: problems) }
     }
 
-    /// A payload handed to `Deliver`, through `inputs`: a wake-up for the account it names
-    /// (`WakeUp`). Returns the account woken; throws why none was.
-    public nonisolated func deliver(_ payload: String) async throws(PayloadError) -> Account {
-        try await withCheckedContinuation { reply in
-            if case .terminated = inputs.yield(.deliver(payload, reply: reply)) { reply.resume(returning: .failure(.stopping)) }
-        }.get()
+    /// A payload handed to `Deliver` (`take`): a wake-up for the account it names (`WakeUp`).
+    /// Returns the account woken; throws why none was.
+    public func deliver(_ payload: String) async throws(PayloadError) -> Account {
+        try await withCheckedContinuation { reply in take(.deliver(payload, reply: reply)) }.get()
     }
 
-    /// What a click on a notification asks of an account, from the desktop stage: handled in
-    /// its turn with the rest of the input, as a task the stop cancels.
+    /// What a click on a notification asks of an account, from the desktop stage: taken as any
+    /// other event, as work the stop cancels.
     public func asked(_ request: DesktopRequest) {
-        inputs.yield(SupervisorEvent(request))
+        take(SupervisorEvent(request))
     }
 
-    /// The one task that reads the input, with the work it starts (reloads, "Mark read"s) as
-    /// its children: all of it ends with `stop()`.
-    func read() async {
-        await withDiscardingTaskGroup { group in
-            for await event in events {
-                handle(event, in: &group)
+    /// The one way in for what the signals, the bus, the keyring, the tray and the desktop's
+    /// clicks have to say: handled at once, in the order of the calls; what takes time goes on
+    /// as work (`startWork`). Before `start()` it is kept for then; after `stop()` it is
+    /// dropped, and whoever waits for an answer hears that the daemon is stopping.
+    public func take(_ event: SupervisorEvent) {
+        if isStopped {
+            switch event {
+            case .reload(let reply): reply?.resume(returning: [])
+            case .deliver(_, let reply): reply.resume(returning: .failure(.stopping))
+            case .keyringChanged, .keyringWaiting, .markRead, .setWatch, .snooze: break
             }
-            group.cancelAll()
+        } else if early != nil {
+            early?.append(event)
+        } else {
+            handle(event)
         }
     }
 
-    private func handle(_ event: SupervisorEvent, in group: inout DiscardingTaskGroup) {
+    private func handle(_ event: SupervisorEvent) {
         switch event {
         case .reload(let reply):
             // A reload waiting to run serves this one too.
@@ -223,11 +227,11 @@ public final class Supervisor: AccountRequests {
                 return
             }
             nextReloadWaiters = [reply]
-            group.addTask { await self.reloadInTurn() }
+            startWork { await $0.reloadInTurn() }
         case .deliver(let payload, let reply):
             reply.resume(returning: Result { () throws(PayloadError) in try deliverNow(payload) })
         case .keyringChanged:
-            group.addTask { await self.keyringChanged() }
+            startWork { await $0.keyringChanged() }
         case .keyringWaiting(let what):
             keyringIsWaiting(what)
         case .markRead(let account, let ids):
@@ -235,24 +239,40 @@ public final class Supervisor: AccountRequests {
                 logger.warning("\(account.displayName): cannot mark notices read: the account is no longer polled")
                 return
             }
-            group.addTask { await poller.markRead(ids) }
+            startWork { _ in await poller.markRead(ids) }
         case .setWatch(let account, let repository, let change):
             guard let poller = pollers[account.id] else {
                 logger.warning("\(account.displayName): cannot \(change.rawValue) \(repository): the account is no longer polled")
                 return
             }
-            group.addTask { await poller.setWatch(change, of: repository) }
+            startWork { _ in await poller.setWatch(change, of: repository) }
         case .snooze(let end):
-            group.addTask { await self.snooze(until: end) }
+            startWork { await $0.snooze(until: end) }
         }
     }
 
-    /// Stops reading the input and every poller, cancelling requests in flight. Nothing starts
+    /// Runs `body` as work of the supervisor's, which `stop()` cancels and waits for.
+    private func startWork(_ body: @escaping @LoopActor (Supervisor) async -> Void) {
+        workStarted += 1
+        let number = workStarted
+        // Started after this turn of the loop, so it is in `work` before it can end.
+        work[number] = Task {
+            await body(self)
+            work[number] = nil
+        }
+    }
+
+    /// Stops the work in hand and every poller, cancelling requests in flight. Nothing starts
     /// again afterwards.
     public func stop() async {
         isStopped = true
-        inputs.finish()
-        await reading?.value
+        // Whoever asked before a start that never came hears that the daemon is stopping.
+        let waiting = early ?? []
+        early = nil
+        waiting.forEach(take)
+        let inHand = Array(work.values)
+        for task in inHand { task.cancel() }
+        for task in inHand { await task.value }
         keyringRetry?.cancel()
         await stopRelay()
         let running = Array(pollers.values)

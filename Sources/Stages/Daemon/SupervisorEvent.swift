@@ -1,8 +1,8 @@
 import Desktop
 import PushCore
 
-/// Everything that reaches the supervisor, on its one input (`Supervisor.inputs`), in the order
-/// it happened: what the signals, the bus, the keyring and the desktop's clicks have to say.
+/// Everything that reaches the supervisor through its one way in (`Supervisor.take`, a call), in
+/// the order it happened: what the signals, the bus, the keyring and the desktop's clicks have to say.
 /// (The relay stream and the system's watch call it instead: `relayed`, `resumed`,
 /// `networkChanged`.) The supervisor hands plain values on to the pollers and the desktop, and
 /// no stage calls back into it.

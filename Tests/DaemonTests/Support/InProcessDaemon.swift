@@ -154,9 +154,9 @@ final class InProcessDaemon: Sendable {
 
     /// Puts account `index` into the keyring, and tells the daemon that the keyring changed, as
     /// the Secret Service's signals do.
-    func storeInKeyring(_ index: Int) {
+    func storeInKeyring(_ index: Int) async {
         inKeyring.update { _ = $0.insert(index) }
-        supervisor.inputs.yield(.keyringChanged)
+        await supervisor.take(.keyringChanged)
     }
 
     /// Moves the clock on from one wait to the next, each time once the daemon is idle (every
