@@ -128,7 +128,10 @@ struct LockedKeyringTests {
     private func expectChange(
         on connection: DBusConnection, _ what: String, _ action: () async throws -> Void
     ) async throws {
-        let changes = try await KeyringChanges.follow(on: connection)
+        // A stream, so that the deadline's cancellation ends the wait.
+        let (changes, feed) = AsyncStream.makeStream(of: KeyringChange.self)
+        let following = try await KeyringChanges.follow(on: connection) { feed.yield($0) }
+        defer { following.cancel() }
         try await action()
         let changed = try await withDeadline(.seconds(60), "a keyring change: \(what)") {
             var iterator = changes.makeAsyncIterator()

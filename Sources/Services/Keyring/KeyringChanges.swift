@@ -1,5 +1,5 @@
 import DBus
-import Synchronization
+import MainLoop
 
 /// Something in the keyring may have changed: whoever holds accounts from it reads them again.
 /// Which kind of signal said so is only for the log; none says which items changed.
@@ -21,7 +21,7 @@ public enum KeyringChange: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The keyring as a live source: the Secret Service's signals, followed over a connection the
-/// caller holds (the daemon's one), as `KeyringChange`s.
+/// caller holds (the daemon's one), told as `KeyringChange`s by a call on the loop.
 ///
 /// Signals count only from the current owner of `org.freedesktop.secrets`: any peer may send a
 /// signal with these names, and one from elsewhere would only cost a needless read, but there
@@ -29,10 +29,13 @@ public enum KeyringChange: Sendable, Hashable, CustomStringConvertible {
 public enum KeyringChanges {
     static let busName = "org.freedesktop.secrets"
 
-    /// Changes from now on, until the stream is dropped or the connection closes. Throws if the
-    /// bus refuses a subscription. A consumer that lags sees the newest change only: each says
-    /// no more than "read again".
-    public static func follow(on connection: DBusConnection) async throws -> AsyncStream<KeyringChange> {
+    /// Tells `changed` of each change from now on, until the task returned is cancelled or the
+    /// connection closes. Throws if the bus refuses a subscription. Each change says no more
+    /// than "read again".
+    @LoopActor
+    public static func follow(
+        on connection: DBusConnection, changed: @escaping @LoopActor (KeyringChange) -> Void
+    ) async throws -> Task<Void, Never> {
         let rules: [(DBusMatchRule, KeyringChange)] = [
             // ItemCreated, ItemDeleted, ItemChanged.
             (DBusMatchRule(interface: "org.freedesktop.Secret.Collection"), .items),
@@ -52,43 +55,46 @@ public enum KeyringChanges {
         }
         let subscriptions = streams
         let owners = try await connection.watchNameOwner(busName)
-
-        let (changes, continuation) = AsyncStream.makeStream(of: KeyringChange.self, bufferingPolicy: .bufferingNewest(1))
         // The current owner, before any signal is judged by it; the watch's first answer is
         // the same owner again, and no start.
-        let owner = CurrentOwner(try await connection.nameOwner(busName))
-        let followers = Task {
+        let follower = Follower(owner: try await connection.nameOwner(busName), changed: changed)
+        return Task {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    var isFirst = true
-                    for await next in owners {
-                        owner.name.withLock { $0 = next }
-                        if next != nil && !isFirst { continuation.yield(.serviceStarted) }
-                        isFirst = false
-                    }
-                }
+                group.addTask { await follower.follow(owners) }
                 for (signals, change) in subscriptions {
-                    group.addTask {
-                        for await signal in signals where owner.name.withLock({ $0 == signal.sender }) {
-                            continuation.yield(change)
-                        }
-                    }
+                    group.addTask { await follower.follow(signals, as: change) }
                 }
-                // The connection closed, and with it every stream.
+                // Until the connection closes, and with it every stream, or the task is cancelled.
                 await group.waitForAll()
-                continuation.finish()
             }
         }
-        continuation.onTermination = { _ in followers.cancel() }
-        return changes
     }
 }
 
-/// The unique name signals count from, shared by the tasks that follow them.
-private final class CurrentOwner: Sendable {
-    let name: Mutex<String?>
+/// The unique name signals count from, and who hears of a change. Its followers run on the
+/// loop, so the owner they share needs no lock.
+@LoopActor
+private final class Follower {
+    private var owner: String?
+    private let changed: @LoopActor (KeyringChange) -> Void
 
-    init(_ name: String?) {
-        self.name = Mutex(name)
+    init(owner: String?, changed: @escaping @LoopActor (KeyringChange) -> Void) {
+        self.owner = owner
+        self.changed = changed
+    }
+
+    func follow(_ owners: AsyncStream<String?>) async {
+        var isFirst = true
+        for await next in owners {
+            owner = next
+            if next != nil && !isFirst { changed(.serviceStarted) }
+            isFirst = false
+        }
+    }
+
+    func follow(_ signals: AsyncStream<DBusSignal>, as change: KeyringChange) async {
+        for await signal in signals where signal.sender == owner {
+            changed(change)
+        }
     }
 }

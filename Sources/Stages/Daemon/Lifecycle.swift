@@ -164,13 +164,8 @@ public enum Lifecycle {
                 }
             })
         }
-        if let changes = await followTheKeyring(on: connection, logger: logger) {
-            wiring.append(Task {
-                for await change in changes {
-                    logger.debug("\(change)")
-                    supervisor.take(.keyringChanged)
-                }
-            })
+        if let following = await followTheKeyring(on: connection, telling: supervisor, logger: logger) {
+            wiring.append(following)
         }
         do {
             try await BusService.export(supervisor, on: connection, logger: logger)
@@ -290,9 +285,15 @@ public enum Lifecycle {
     /// An account stored, changed or removed by anyone (`secret-tool` too), or a keyring
     /// unlocked, is read at once: no SIGHUP needed. Changes that come while the accounts are
     /// being read are read once more after, not once each.
-    private static func followTheKeyring(on connection: DBusConnection, logger: Logger) async -> AsyncStream<KeyringChange>? {
+    @LoopActor
+    private static func followTheKeyring(
+        on connection: DBusConnection, telling supervisor: Supervisor, logger: Logger
+    ) async -> Task<Void, Never>? {
         do {
-            return try await KeyringChanges.follow(on: connection)
+            return try await KeyringChanges.follow(on: connection) { change in
+                logger.debug("\(change)")
+                supervisor.take(.keyringChanged)
+            }
         } catch {
             logger.warning("cannot follow the keyring's changes (\(error)); accounts are read again on SIGHUP and gbnotifyctl's reloads")
             return nil
