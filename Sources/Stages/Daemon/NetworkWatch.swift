@@ -1,6 +1,6 @@
 import DBus
-import Synchronization
 import Logging
+import MainLoop
 import PushCore
 
 /// NetworkManager's word on the network, over the system bus: its `State` and `Connectivity`
@@ -11,15 +11,15 @@ enum NetworkWatch {
     static let path = "/org/freedesktop/NetworkManager"
     static let interface = "org.freedesktop.NetworkManager"
 
-    /// Follows NetworkManager on `connection`, in the tasks returned; `changed` hears each
-    /// state, the first one too.
+    /// Follows NetworkManager on `connection`, in the tasks returned (on the loop, as the
+    /// supervisor is); `changed` hears each state, the first one too, by a call.
+    @LoopActor
     static func start(
-        on connection: DBusConnection, logger: Logger, changed: @escaping @Sendable (NetworkState) async -> Void
+        on connection: DBusConnection, logger: Logger, changed: @escaping @LoopActor (NetworkState) -> Void
     ) async throws -> [Task<Void, Never>] {
         let owners = try await connection.watchNameOwner(busName)
         let signals = try await connection.signals(matching: DBusMatchRule(path: path))
-        let (states, feed) = AsyncStream.makeStream(of: NetworkState.self)
-        let reading = Reading(feed: feed)
+        let reading = Reading(changed: changed)
         return [
             Task {
                 for await owner in owners {
@@ -49,9 +49,6 @@ enum NetworkWatch {
                     }
                 }
             },
-            Task {
-                for await state in states { await changed(state) }
-            },
         ]
     }
 
@@ -67,39 +64,36 @@ enum NetworkWatch {
     ///
     /// The first values (read with `Get` when NetworkManager appears) and its signals arrive on
     /// two tasks, so an answer to `Get` can be handled after a signal sent later: a value a
-    /// signal gave is never replaced by a first read.
-    private final class Reading: Sendable {
+    /// signal gave is never replaced by a first read. Both tasks run on the loop, so no lock.
+    @LoopActor
+    private final class Reading {
         private struct Values {
             var owner: String?
             var state: UInt32?
             var connectivity: UInt32?
         }
 
-        private let values = Mutex(Values())
-        private let feed: AsyncStream<NetworkState>.Continuation
+        private var values = Values()
+        private let changed: @LoopActor (NetworkState) -> Void
 
-        init(feed: AsyncStream<NetworkState>.Continuation) {
-            self.feed = feed
+        init(changed: @escaping @LoopActor (NetworkState) -> Void) {
+            self.changed = changed
         }
 
-        var owner: String? { values.withLock { $0.owner } }
+        var owner: String? { values.owner }
 
         /// A new owner (nil: none, so the network is unknown); nothing is known of it yet.
         func reset(owner: String?) {
-            values.withLock { values in
-                values = Values(owner: owner)
-                if owner == nil { feed.yield(.unknown) }
-            }
+            values = Values(owner: owner)
+            if owner == nil { changed(.unknown) }
         }
 
         /// Takes what NetworkManager said (`isNews`: in a signal, so newer than anything known)
         /// and hands on the network it makes.
         func learn(state: UInt32?, connectivity: UInt32?, isNews: Bool) {
-            values.withLock { values in
-                if let state, isNews || values.state == nil { values.state = state }
-                if let connectivity, isNews || values.connectivity == nil { values.connectivity = connectivity }
-                feed.yield(NetworkState(networkManagerState: values.state, connectivity: values.connectivity))
-            }
+            if let state, isNews || values.state == nil { values.state = state }
+            if let connectivity, isNews || values.connectivity == nil { values.connectivity = connectivity }
+            changed(NetworkState(networkManagerState: values.state, connectivity: values.connectivity))
         }
     }
 }

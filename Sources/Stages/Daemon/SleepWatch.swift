@@ -1,6 +1,6 @@
 import DBus
-import Synchronization
 import Logging
+import MainLoop
 
 /// systemd-logind's word on sleep, over the system bus: `PrepareForSleep(true)` before the
 /// system suspends, `PrepareForSleep(false)` after it resumed. The daemon holds a delay
@@ -11,14 +11,16 @@ enum SleepWatch {
     static let path = "/org/freedesktop/login1"
     static let interface = "org.freedesktop.login1.Manager"
 
-    /// Follows logind on `connection`, wherever and whenever it runs, in the tasks returned.
+    /// Follows logind on `connection`, wherever and whenever it runs, in the tasks returned (on
+    /// the loop, as the supervisor is).
     ///
     /// - Parameters:
     ///   - beforeSleep: returns once what must be on disk is.
     ///   - afterResume: the system is back.
+    @LoopActor
     static func start(
         on connection: DBusConnection, logger: Logger, beforeSleep: @escaping @Sendable () async -> Void,
-        afterResume: @escaping @Sendable () async -> Void
+        afterResume: @escaping @LoopActor () -> Void
     ) async throws -> [Task<Void, Never>] {
         let owners = try await connection.watchNameOwner(busName)
         let signals = try await connection.signals(matching: DBusMatchRule(path: path, interface: interface, member: "PrepareForSleep"))
@@ -27,7 +29,7 @@ enum SleepWatch {
         return [
             Task {
                 for await name in owners {
-                    owner.set(name)
+                    owner.name = name
                     if name != nil { await inhibitor.take() } else { inhibitor.release() }
                 }
             },
@@ -40,7 +42,7 @@ enum SleepWatch {
                         await beforeSleep()
                         inhibitor.release()
                     } else {
-                        await afterResume()
+                        afterResume()
                         await inhibitor.take()
                     }
                 }
@@ -48,18 +50,19 @@ enum SleepWatch {
         ]
     }
 
-    /// The owner of logind's name, as the name watch last said.
-    private final class Owner: Sendable {
-        private let current = Mutex<String?>(nil)
-        var name: String? { current.withLock { $0 } }
-        func set(_ name: String?) { current.withLock { $0 = name } }
+    /// The owner of logind's name, as the name watch last said; read and written on the loop.
+    @LoopActor
+    private final class Owner {
+        var name: String?
     }
 
-    /// A delay inhibitor lock: a descriptor logind counts while it is open.
-    private final class Inhibitor: Sendable {
+    /// A delay inhibitor lock: a descriptor logind counts while it is open. Taken and let go on
+    /// the loop.
+    @LoopActor
+    private final class Inhibitor {
         private let connection: DBusConnection
         private let logger: Logger
-        private let held = Mutex<DBusFileDescriptor?>(nil)
+        private var held: DBusFileDescriptor?
 
         init(connection: DBusConnection, logger: Logger) {
             self.connection = connection
@@ -78,17 +81,15 @@ enum SleepWatch {
                     logger.warning("logind answered Inhibit without a lock; suspends will not wait for the state to be saved")
                     return
                 }
-                held.withLock { $0 = lock }
+                held = lock
             } catch {
                 logger.warning("logind gave no delay inhibitor (\(error)); suspends will not wait for the state to be saved")
             }
         }
 
         func release() {
-            held.withLock { lock in
-                lock?.close()
-                lock = nil
-            }
+            held?.close()
+            held = nil
         }
     }
 }

@@ -1,5 +1,6 @@
 import DBus
 import Logging
+import MainLoop
 import StateStore
 
 /// What the system bus tells of sleep (systemd-logind) and the network (NetworkManager), handed
@@ -19,13 +20,14 @@ public final class SystemWatch: Sendable {
 
     /// Follows logind and NetworkManager on `bus` (the system bus, or a stand-in for it). Before
     /// a suspend, `state` is written out.
+    @LoopActor
     public static func start(
         telling supervisor: Supervisor, state: StateFiles, on bus: DBusConnection,
         logger: Logger
     ) async throws -> SystemWatch {
         let sleep = try await SleepWatch.start(
-            on: bus, logger: logger, beforeSleep: { await state.flush() }, afterResume: { await supervisor.resumed() })
-        let network = try await NetworkWatch.start(on: bus, logger: logger) { await supervisor.networkChanged($0) }
+            on: bus, logger: logger, beforeSleep: { await state.flush() }, afterResume: { supervisor.resumed() })
+        let network = try await NetworkWatch.start(on: bus, logger: logger) { supervisor.networkChanged($0) }
         return SystemWatch(tasks: sleep + network)
     }
 }
