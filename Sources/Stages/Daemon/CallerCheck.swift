@@ -1,21 +1,25 @@
 import DBus
 import Glibc
 import Logging
+import MainLoop
 import PushCore
-import Synchronization
 
 /// The check on the callers of what steers the daemon (`BusCaller`): `Reload` and `Deliver`, and
 /// the tray item's clicks and menu events. A refused caller gets `AccessDenied`, and the refusal
 /// is logged once per caller connection.
-final class CallerCheck: Sendable {
+///
+/// The bus's method handlers and the tray's admit call it; it runs on the loop, so the callers
+/// it logged need no lock.
+@LoopActor
+final class CallerCheck {
     let connection: DBusConnection
     let logger: Logger
     private let daemonUID = getuid()
     /// The callers already logged as refused; forgotten whole when full, so a caller that
     /// reconnects over and over costs a log line per 256 connections, not memory.
-    private let refused = Mutex<Set<String>>([])
+    private var refused: Set<String> = []
 
-    init(connection: DBusConnection, logger: Logger) {
+    nonisolated init(connection: DBusConnection, logger: Logger) {
         self.connection = connection
         self.logger = logger
     }
@@ -30,10 +34,8 @@ final class CallerCheck: Sendable {
         guard let reason = BusCaller.refusal(
             uid: peer.uid, daemonUID: daemonUID, inFlatpak: peer.isInFlatpak, securityLabel: peer.securityLabel)
         else { return }
-        let first = refused.withLock { refused in
-            if refused.count >= 256 { refused.removeAll() }
-            return refused.insert(call.sender).inserted
-        }
+        if refused.count >= 256 { refused.removeAll() }
+        let first = refused.insert(call.sender).inserted
         if first {
             logger.warning("refused \(call.member) from \(call.sender) (pid \(peer.pid.map(String.init) ?? "unknown")): \(reason)")
         }

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import MainLoop
 
 /// systemd's readiness protocol (sd_notify): `READY=1`, `STATUS=...` and `STOPPING=1` as
 /// datagrams to the `AF_UNIX` socket named in `$NOTIFY_SOCKET`, a path or, with a leading `@`,
@@ -50,19 +50,20 @@ public struct SystemdNotifier: Sendable {
 /// The daemon's readiness as systemd hears it: `READY=1` with the first status, then the
 /// status alone. Ready means serving on the bus; a keyring that waits for its unlock dialog
 /// must not hold that up past systemd's start timeout, so a wait is a status of its own.
-final class Readiness: Sendable {
+///
+/// Told only by `Lifecycle.run` and its tasks, on the loop.
+@LoopActor
+final class Readiness {
     private let notifier: SystemdNotifier?
-    private let isReady = Mutex(false)
+    private var isReady = false
 
     init(_ notifier: SystemdNotifier?) {
         self.notifier = notifier
     }
 
     func status(_ status: String) {
-        let first = isReady.withLock { isReady in
-            defer { isReady = true }
-            return !isReady
-        }
+        let first = !isReady
+        isReady = true
         notifier?.notify((first ? "READY=1\n" : "") + "STATUS=\(status)")
     }
 
