@@ -138,13 +138,8 @@ struct PollRun: Sendable {
             if snapshot.wake != nil, target < due {
                 logger.debug("\(name): woken up; polling in \(RelayStream.words(target - timeline.now))")
             }
-            let (timeline, signal, deadline) = (timeline, signal, target)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await timeline.sleep(until: deadline) }
-                group.addTask { await signal.changed(after: generation) }
-                defer { group.cancelAll() }
-                try await group.next()
-            }
+            // A cancellation ends the wait, and the check above then throws.
+            await signal.changed(after: generation, notAfter: (target, on: timeline))
         }
     }
 

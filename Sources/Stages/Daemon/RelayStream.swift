@@ -139,18 +139,8 @@ final class RelayStream {
             let delay = backoff.delay(afterConnectionLasting: uptime, random: &random)
             logger.warning("relay \(relayName): \(ending); connecting again in \(Self.words(delay))")
             // The wait ends early when the network comes back, goes, or the system resumes.
-            let (timeline, signal, waited) = (timeline, signal, signal.look().generation)
-            do {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await timeline.sleep(for: delay) }
-                    group.addTask { await signal.changed(after: waited) }
-                    defer { group.cancelAll() }
-                    try await group.next()
-                }
-                try Task.checkCancellation()
-            } catch {
-                break
-            }
+            await signal.changed(after: signal.look().generation, notAfter: (timeline.now + delay, on: timeline))
+            if Task.isCancelled { break }
         }
         disconnected()
     }

@@ -27,8 +27,9 @@ final class WakeSignal {
     private var snapshot = Snapshot()
     /// Bumped on every change, so a waiter that looked at an older one returns at once.
     private var generation = 0
-    /// The one waiter, and the number its cancellation names it by.
-    private var waiter: (number: Int, continuation: CheckedContinuation<Void, Never>)?
+    /// The one waiter, the number its cancellation and its deadline name it by, and the alarm of
+    /// its deadline.
+    private var waiter: (number: Int, continuation: CheckedContinuation<Void, Never>, deadline: Timeline.Alarm?)?
     private var waiters = 0
 
     nonisolated init() {}
@@ -66,28 +67,38 @@ final class WakeSignal {
         snapshot.wake = nil
     }
 
-    /// Returns once something changed after `generation`, at once if it has. Cancellation ends
-    /// the wait. One waiter at a time: the account's poll loop.
-    func changed(after generation: Int) async {
+    /// Returns once something changed after `generation`, at once if it has, or at `deadline`
+    /// (a point of `timeline`) when one is given. Cancellation ends the wait. One waiter at a
+    /// time: the account's poll loop, or the relay stream's.
+    func changed(after generation: Int, notAfter deadline: (Duration, on: Timeline)? = nil) async {
+        if let (end, timeline) = deadline, timeline.now >= end { return }
         waiters += 1
         let number = waiters
+        // The deadline's alarm, and a cancel from any thread, let the waiter go on the loop's
+        // thread, in a job after the one that registered it.
+        let release: @Sendable () -> Void = {
+            MainLoop.shared.submit { LoopActor.assumeIsolated { self.release(number) } }
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 // Registered in the same turn of the loop as the check: a change or a cancel
-                // comes before it (and is seen here) or after it (and finds the waiter).
+                // comes before it (and is seen here) or after it (and finds the waiter). The
+                // deadline's alarm is set only now, so it too finds the waiter.
                 if self.generation != generation || Task.isCancelled { return continuation.resume() }
-                waiter = (number, continuation)
+                waiter = (
+                    number, continuation,
+                    deadline.map { end, timeline in timeline.alarm(after: end - timeline.now, release) }
+                )
             }
         } onCancel: {
-            // Whoever cancels may be on any thread; the waiter is the loop's, so it is let go
-            // there, in a job after the one that registered it.
-            MainLoop.shared.submit { LoopActor.assumeIsolated { self.release(number) } }
+            release()
         }
     }
 
     private func release(_ number: Int) {
         guard let waiter, waiter.number == number else { return }
         self.waiter = nil
+        waiter.deadline?.cancel()
         waiter.continuation.resume()
     }
 
