@@ -190,7 +190,7 @@ final class RelayStream {
     private func open(_ request: HTTPRequest) async -> Result<HTTPStream, OpenFailure> {
         let limit = settings.liveness.keepalivePeriod
         let options = StreamOptions(caFile: settings.caFile, tcpKeepalive: limit)
-        let (timeline, signal, generation) = (timeline, signal, signal.look().generation)
+        let generation = signal.look().generation
         return await withTaskGroup(of: Result<HTTPStream, OpenFailure>.self) { group in
             group.addTask {
                 do {
@@ -199,18 +199,22 @@ final class RelayStream {
                     return .failure(OpenFailure(why: "\(error)"))
                 }
             }
-            group.addTask {
-                guard (try? await timeline.sleep(for: limit)) != nil else { return .failure(OpenFailure(why: "stopped")) }
-                return .failure(OpenFailure(why: "no response within \(Self.words(limit)) (one keepalive period); taken for dead"))
-            }
-            group.addTask {
-                await signal.changed(after: generation)
-                return .failure(OpenFailure(why: "the system resumed or the network changed before the relay answered"))
-            }
+            group.addTask { .failure(OpenFailure(why: await self.noAnswer(within: limit, after: generation))) }
             let first = await group.next() ?? .failure(OpenFailure(why: "stopped"))
             group.cancelAll()
             return first
         }
+    }
+
+    /// Why the relay was given up on while its answer was awaited: no answer within `limit`, or
+    /// the system resumed or the network changed after `generation`; "stopped" when cancelled.
+    private func noAnswer(within limit: Duration, after generation: Int) async -> String {
+        await signal.changed(after: generation, notAfter: (timeline.now + limit, on: timeline))
+        if Task.isCancelled { return "stopped" }
+        if signal.look().generation != generation {
+            return "the system resumed or the network changed before the relay answered"
+        }
+        return "no response within \(Self.words(limit)) (one keepalive period); taken for dead"
     }
 
     private func disconnected() {
@@ -227,8 +231,7 @@ final class RelayStream {
         // Each child's work is isolated to the loop, so the heartbeat they share needs no lock.
         return await withTaskGroup(of: String.self) { group in
             group.addTask { await self.readChunks(of: stream, beating: heartbeat) }
-            group.addTask { await self.watchSilence(of: heartbeat) }
-            group.addTask { await self.networkChange(after: generation) }
+            group.addTask { await self.watchSilence(of: heartbeat, andTheNetworkAfter: generation) }
             let ending = await group.next() ?? "stopped"
             group.cancelAll()
             return ending
@@ -253,26 +256,22 @@ final class RelayStream {
         return ending
     }
 
-    /// Returns once no bytes came for two keepalive periods, or the wait is cancelled.
-    private func watchSilence(of heartbeat: Heartbeat) async -> String {
+    /// Returns once no bytes came for two keepalive periods, the system resumed or the network
+    /// came or went after `generation`, or the wait is cancelled.
+    private func watchSilence(of heartbeat: Heartbeat, andTheNetworkAfter generation: Int) async -> String {
         let liveness = settings.liveness
         while true {
             let silence = timeline.now - heartbeat.last
             if liveness.isDead(afterSilence: silence) {
                 return "no bytes for \(Self.words(liveness.silenceLimit)) (two keepalive periods); taken for dead"
             }
-            do {
-                try await timeline.sleep(for: liveness.silenceLimit - silence)
-            } catch {
-                return "stopped"
+            await signal.changed(after: generation, notAfter: (timeline.now + liveness.silenceLimit - silence, on: timeline))
+            if Task.isCancelled { return "stopped" }
+            let (snapshot, now) = signal.look()
+            if now != generation {
+                return snapshot.isOnline ? "the system resumed or the network came back" : "the system is offline"
             }
         }
-    }
-
-    /// Returns once the system resumed or the network came or went after `generation`.
-    private func networkChange(after generation: Int) async -> String {
-        await signal.changed(after: generation)
-        return signal.look().snapshot.isOnline ? "the system resumed or the network came back" : "the system is offline"
     }
 
     // MARK: - Lines
