@@ -11,7 +11,8 @@ final class Cancellation: @unchecked Sendable {
         case task
     }
 
-    /// Set once, before the `GCancellable` is cancelled.
+    /// Set once, before the `GCancellable` is cancelled: by the loop's thread (the deadline's
+    /// alarm) or a cancelling task's thread, and read on the loop's when libsecret answers.
     private let reason = Mutex<Reason?>(nil)
     // @unchecked: a GCancellable is made to be cancelled from any thread.
     let cancellable: UnsafeMutablePointer<GCancellable>

@@ -55,6 +55,8 @@ final class WaitTracker: Sendable {
 
     private let report: KeyringWaitReport?
     private let timeline: Timeline
+    /// Shared by the keyring call's steps and the report's alarm: both on the loop's thread on
+    /// the real clock, the alarm on a pool thread on a test's manual clock.
     private let state = Mutex(State())
 
     init(_ report: KeyringWaitReport?, timeline: Timeline) {

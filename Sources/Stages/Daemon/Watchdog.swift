@@ -15,6 +15,9 @@ public final class Watchdog: Sendable {
     public let period: Duration
     private let notifier: SystemdNotifier
     private let timeline: Timeline
+    /// Shared by `start` and `stop` (the loop's thread, in `Lifecycle`) and the pings, run by
+    /// the alarm: on the loop's thread on the real clock, on a pool thread on a test's manual
+    /// clock (`WatchdogTests`).
     private let schedule = Mutex(Schedule())
     #if DEBUG
     /// A file whose appearance stalls the loop for good, for the tests that systemd restarts a

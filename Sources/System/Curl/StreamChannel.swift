@@ -26,6 +26,9 @@ final class StreamChannel: Sendable {
 
     let limit: Int
     let cancellation = CancellationFlag()
+    /// Shared by the loop's thread, where libcurl's callbacks hand over the head and the
+    /// chunks, and the reading task's thread (the same one in gbnotifyd; a pool thread for a
+    /// reader that is not isolated to the loop, as in the tests).
     private let state = Mutex(State())
 
     init(limit: Int) {

@@ -27,7 +27,8 @@ struct Submission: Sendable {
     }
 }
 
-/// Raised by the waiting task's cancellation handler, read by the loop.
+/// Raised by the waiting task's cancellation handler, on whichever thread cancels the task,
+/// read by the loop's thread.
 final class CancellationFlag: Sendable {
     private let raised = Atomic<Bool>(false)
 

@@ -22,10 +22,13 @@ final class Mailbox: Sendable {
         let core: ConnectionCore
     }
 
+    /// Shared by the loop's thread (attach, finish, the name after a reconnection) and the
+    /// threads of the tasks that submit jobs or wait for the end, which need not be the loop's.
     private let state = Mutex(State())
+    /// Numbers calls and subscriptions for any submitting thread.
     private let ids = Atomic<UInt64>(0)
     /// How many times the loop has served this connection (a socket ready, a timeout, a
-    /// dispatch): the idle test reads it.
+    /// dispatch), counted on the loop's thread; the idle test reads it from its own.
     let wakeUps = Atomic<Int>(0)
     let reconnections: AsyncStream<String>
     private let reconnectionFeed: AsyncStream<String>.Continuation

@@ -62,6 +62,8 @@ public enum DBusValue: Sendable, Hashable {
 /// A file descriptor received in a message, owned by whoever holds this: closed when the last
 /// reference goes (or at `close()`), so holding it holds whatever it stands for (a logind lock).
 public final class DBusFileDescriptor: Sendable, Hashable {
+    /// Closed at most once, whichever thread calls `close()` or drops the last reference: the
+    /// loop's, or a task's on another.
     private let descriptor: Mutex<Int32>
 
     init(taking descriptor: Int32) {

@@ -43,11 +43,16 @@ public final class MainLoop: Sendable {
         var runner = Runner.none
     }
 
+    /// Shared by the loop's thread, which takes the jobs and timers, and any thread that hands
+    /// one over: a task's executor, a cancelling thread, a GLib worker's callback, a test's thread.
     private let queue = Mutex(Queue())
+    /// Numbers alarms for whichever thread sets one (`alarm`), the loop's or another.
     private let alarms = Atomic<UInt64>(0)
-    /// A trim of the heap is due (`trimHeapSoon`).
+    /// A trim of the heap is due (`trimHeapSoon`): set by the thread that asks, cleared by the
+    /// loop's thread in the alarm.
     private let trimDue = Atomic<Bool>(false)
-    /// The thread that iterates the context, once one does.
+    /// The thread that iterates the context, once one does: written by that thread, read by
+    /// every thread that asks `isCurrentThread`.
     private let loopThread = Atomic<UInt>(0)
     /// A timer on CLOCK_BOOTTIME, which counts the time the system spends suspended: a task's
     /// sleep whose deadline passed during a suspend ends at the resume, not a whole wait later.

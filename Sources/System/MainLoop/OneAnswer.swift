@@ -12,6 +12,8 @@ public final class OneAnswer<Value: Sendable>: Sendable {
         case taken
     }
 
+    /// Shared by the answering thread (the loop's, for a reply) and the waiter's, or a
+    /// cancelling thread's, whichever answers first.
     private let state = Mutex(State.open)
 
     public init() {}

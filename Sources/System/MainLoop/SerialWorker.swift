@@ -13,6 +13,8 @@ public final class SerialWorker: Sendable {
     }
 
     private let name: String
+    /// Shared by the threads that hand jobs over (the loop's, in the daemon) and the worker's
+    /// thread, which takes them.
     private let queue = Mutex(Queue())
 
     /// `name` is the thread's, as `ps -L` and /proc show it (at most 15 bytes).
