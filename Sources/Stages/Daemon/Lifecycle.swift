@@ -113,9 +113,12 @@ public enum Lifecycle {
             }
         })
         // The keyring waits as long as the user takes over its dialogs; a wait is said in
-        // `status` meanwhile.
-        let (keyringWaits, reportKeyringWait) = AsyncStream.makeStream(of: KeyringWait.self)
-        let keyring = Keyring(reportingWaits: KeyringWaitReport(after: .seconds(1)) { reportKeyringWait.yield($0) })
+        // `status` meanwhile. The report comes from an alarm, on the loop's thread, and is
+        // handed on in a job of the loop's own, outside the keyring's call.
+        let keyringWaits = KeyringWaitsTold()
+        let keyring = Keyring(reportingWaits: KeyringWaitReport(after: .seconds(1)) { wait in
+            MainLoop.shared.submit { LoopActor.assumeIsolated { keyringWaits.tell(wait) } }
+        })
         let stateFiles = StateFiles(state)
         let desktop: Desktop?
         do {
@@ -146,12 +149,10 @@ public enum Lifecycle {
             state: stateFiles, desktop: sink,
             logger: logger, hostname: AccountManager.localHostname, keyring: keyring, parts: Supervisor.Parts(events: events))
         let readiness = Readiness(SystemdNotifier(environment: environment))
-        wiring.append(Task {
-            for await wait in keyringWaits {
-                supervisor.take(.keyringWaiting("\(wait)"))
-                readiness.status("Waiting for the keyring")
-            }
-        })
+        keyringWaits.to = { wait in
+            supervisor.take(.keyringWaiting("\(wait)"))
+            readiness.status("Waiting for the keyring")
+        }
         desktop?.sendRequests(to: supervisor)
         if let tray {
             wiring.append(Task {
@@ -319,6 +320,17 @@ public enum Lifecycle {
             logger.warning("cannot follow sleep and the network on the system bus: \(error)")
             return [bus]
         }
+    }
+
+    /// Where the keyring's waits are told, once the supervisor exists: the keyring is made before
+    /// it (the supervisor reads the accounts through it), and only the supervisor's calls wait.
+    @LoopActor
+    private final class KeyringWaitsTold {
+        var to: (KeyringWait) -> Void = { _ in }
+
+        nonisolated init() {}
+
+        func tell(_ wait: KeyringWait) { to(wait) }
     }
 
     /// What ends the daemon, or (a reload) is read while waiting for that.
