@@ -79,16 +79,18 @@ public enum Lifecycle {
         let watchdog = Watchdog(environment: environment)
         watchdog?.start()
 
-        // Read from here on: a SIGTERM during start-up still stops cleanly.
+        // Taken from here on, and read once the supervisor exists: a SIGTERM or a SIGHUP during
+        // start-up waits for that, and still stops cleanly or reloads.
+        let requests: AsyncCompactMapSequence<AsyncStream<Int32>, SignalRequest>?
+        do {
+            requests = try SignalRequest.requests()
+        } catch {
+            logger.warning("\(error); SIGTERM and SIGHUP are not handled")
+            requests = nil
+        }
         let (endings, end) = AsyncStream.makeStream(of: Ending.self)
         var wiring: [Task<Void, Never>] = []
         defer { wiring.forEach { $0.cancel() } }
-        do {
-            let requests = try SignalRequest.requests()
-            wiring.append(Task { for await request in requests { end.yield(.signal(request)) } })
-        } catch {
-            logger.warning("\(error); SIGTERM and SIGHUP are not handled")
-        }
 
         let connection: DBusConnection
         do {
@@ -149,6 +151,16 @@ public enum Lifecycle {
             state: stateFiles, desktop: sink,
             logger: logger, hostname: AccountManager.localHostname, keyring: keyring, parts: Supervisor.Parts(events: events))
         let readiness = Readiness(SystemdNotifier(environment: environment))
+        if let requests {
+            wiring.append(Task {
+                for await request in requests {
+                    switch request {
+                    case .reload: supervisor.take(.reload(reply: nil))
+                    case .stop(let number): end.yield(.stopSignal(number))
+                    }
+                }
+            })
+        }
         keyringWaits.to = { wait in
             supervisor.take(.keyringWaiting("\(wait)"))
             readiness.status("Waiting for the keyring")
@@ -214,9 +226,7 @@ public enum Lifecycle {
         var exitStatus: Int32 = 0
         waiting: for await ending in endings {
             switch ending {
-            case .signal(.reload):
-                supervisor.take(.reload(reply: nil))
-            case .signal(.stop(let number)):
+            case .stopSignal(let number):
                 logger.info("stopping on signal \(number)")
                 break waiting
             case .busLost:
@@ -333,9 +343,10 @@ public enum Lifecycle {
         func tell(_ wait: KeyringWait) { to(wait) }
     }
 
-    /// What ends the daemon, or (a reload) is read while waiting for that.
+    /// What ends the daemon.
     private enum Ending: Sendable {
-        case signal(SignalRequest)
+        /// SIGTERM or SIGINT.
+        case stopSignal(Int32)
         case busLost
         case nameTaken(String, owner: String?)
         case startFailed
