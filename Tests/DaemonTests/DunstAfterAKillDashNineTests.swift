@@ -14,7 +14,47 @@ import Testing
 /// gbnotifyd can hear it, nor that it closed.
 @Suite(.serialized, .desktop(.dunst))
 struct DunstAfterAKillDashNineTests {
+    let checks = DunstAfterAKillDashNineChecks()
+
     @Test func aClickOnWhatTheDeadDaemonShowedReachesNobodyAndOnWhatTheNewOneReplacedReachesIt() async throws {
+        try await checks.aClickOnWhatTheDeadDaemonShowedReachesNobodyAndOnWhatTheNewOneReplacedReachesIt()
+    }
+
+    @Test func aForgedGnomeShellClickOnAnAdoptedNotificationOpensNothing() async throws {
+        try await checks.aForgedGnomeShellClickOnAnAdoptedNotificationOpensNothing()
+    }
+}
+
+/// The same on dunst 1.12 (Debian 13's, from the root scripts/debian13-root builds), the session's
+/// bus, dunst and the test's dunstctl all the root's: it does as 1.9 does.
+@Suite(.serialized, .desktop(.dunst, release: .debian13))
+struct Dunst112AfterAKillDashNineTests {
+    let checks = DunstAfterAKillDashNineChecks()
+
+    /// The server these checks see is the root's dunst, not the host's 1.9.
+    @Test func theServerIsDunst112() async throws {
+        let reply = try await SharedDesktop.session().withConnection { connection in
+            try await connection.call(
+                destination: NotificationsInterface.name, path: NotificationsInterface.path,
+                interface: NotificationsInterface.name, member: "GetServerInformation")
+        }
+        #expect(reply.first?.stringValue == "dunst")
+        #expect(reply.dropFirst(2).first?.stringValue?.hasPrefix("1.12") == true, "\(reply)")
+    }
+
+    @Test func aClickOnWhatTheDeadDaemonShowedReachesNobodyAndOnWhatTheNewOneReplacedReachesIt() async throws {
+        try await checks.aClickOnWhatTheDeadDaemonShowedReachesNobodyAndOnWhatTheNewOneReplacedReachesIt()
+    }
+
+    @Test func aForgedGnomeShellClickOnAnAdoptedNotificationOpensNothing() async throws {
+        try await checks.aForgedGnomeShellClickOnAnAdoptedNotificationOpensNothing()
+    }
+}
+
+/// The checks of DunstAfterAKillDashNineTests and Dunst112AfterAKillDashNineTests, each on its
+/// suite's session.
+struct DunstAfterAKillDashNineChecks {
+    func aClickOnWhatTheDeadDaemonShowedReachesNobodyAndOnWhatTheNewOneReplacedReachesIt() async throws {
         let session = try SharedDesktop.session()
         let monitor = try await BusMonitor(on: session)
         do {
@@ -42,7 +82,7 @@ struct DunstAfterAKillDashNineTests {
                 // there (dunst 1.9 closes it only when it expires, 10 s after it was shown, and
                 // its dunstctl reaches no other position), so the test closes it before the next.
                 for clicks in 1...2 {
-                    let clicked = try await session.run(["dunstctl", "action", "0"])
+                    let clicked = try await session.run(session.inDesktop(["dunstctl", "action", "0"]))
                     try #require(clicked.status == 0, "dunstctl: \(clicked.stderr)")
                     let messages = try await monitor.wait(for: "click \(clicks)") { $0.named("ActionInvoked").count == clicks }
                     let id = try #require(messages.named("ActionInvoked").last?.firstUInt32)
@@ -75,7 +115,7 @@ struct DunstAfterAKillDashNineTests {
     /// A peer that owns `org.gnome.Shell` while dunst serves cannot click for the user: GNOME
     /// Shell's broadcast of a click, the only one a notification adopted after a kill -9 gets
     /// there, counts only while GNOME Shell is the notification server (issue 24, item 5).
-    @Test func aForgedGnomeShellClickOnAnAdoptedNotificationOpensNothing() async throws {
+    func aForgedGnomeShellClickOnAnAdoptedNotificationOpensNothing() async throws {
         let session = try SharedDesktop.session()
         try await DaemonOnDesktop.run { desktop in
             let (_, adopted) = try await desktop.show(repo: "krz/a", number: 1)

@@ -273,6 +273,10 @@ struct Xfce4NotifydTests {
     @Test func aNoticeReadElsewhereIsWithdrawn() async throws {
         try await checks.aNoticeReadElsewhereIsWithdrawn()
     }
+
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace()
+    }
 }
 
 /// xfce4-notifyd 0.9 (Debian 13's, from the root scripts/debian13-root builds): the same checks.
@@ -302,6 +306,10 @@ struct Xfce4Notifyd09Tests {
 
     @Test func aNoticeReadElsewhereIsWithdrawn() async throws {
         try await checks.aNoticeReadElsewhereIsWithdrawn()
+    }
+
+    @Test func afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace() async throws {
+        try await checks.afterAKillDashNineTheNextDaemonReplacesWhatTheLastShowedInPlace()
     }
 }
 

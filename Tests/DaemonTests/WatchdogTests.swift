@@ -6,20 +6,22 @@ import PushCore
 import TestSupport
 import Testing
 
-/// systemd's watchdog (issue 44): pings at half of `WATCHDOG_USEC` from the main loop, none
-/// unless asked, none from a stalled loop, and the unit's `WatchdogSec=` restarting a daemon
-/// whose loop stalled, with nothing lost or shown twice.
+/// systemd's watchdog (issue 44): pings from the main loop, riding on its wake-ups and from a
+/// timer of its own at half of `WATCHDOG_USEC` when none came, none unless asked, none from a
+/// stalled loop, and the unit's `WatchdogSec=` restarting a daemon whose loop stalled, with
+/// nothing lost or shown twice.
 @Suite struct WatchdogTests {
     private static func socketPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-\(UUID().uuidString)").path
     }
 
-    @Test func pingsEveryHalfIntervalOnTheDaemonsClockUntilStopped() async throws {
+    /// An idle loop: nothing wakes it, so the watchdog's own timer pings, every half interval.
+    @Test func anIdleLoopIsPingedFromTheWatchdogsTimerEveryHalfIntervalUntilStopped() async throws {
         let path = Self.socketPath()
         let socket = try NotifySocket(path: path)
         let clock = ManualClock()
         let watchdog = try #require(
-            Watchdog(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "7000000"], timeline: Timeline(clock)))
+            Watchdog(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "7000000"], timeline: Timeline(clock), ridingOn: nil))
         #expect(watchdog.period == .milliseconds(3500))
 
         watchdog.start()
@@ -33,6 +35,49 @@ import Testing
             #expect(try await socket.receive() == "WATCHDOG=1")
         }
         try await clock.waitForSleepers(1)
+        watchdog.stop()
+        try await clock.waitUntilNothingSleeps()
+        #expect(await socket.datagram(within: .zero) == nil)
+    }
+
+    /// A loop woken more often than the interval: each wake-up a quarter interval or more after
+    /// the last ping carries the next, and puts the watchdog's own timer off, so the timer never
+    /// comes due; once the wake-ups stop, it pings half an interval after the last.
+    @Test func wakeUpsCarryThePingsAndTheWatchdogsTimerNeverFiresWhileTheyCome() async throws {
+        let path = Self.socketPath()
+        let socket = try NotifySocket(path: path)
+        let clock = ManualClock()
+        let watchdog = try #require(
+            Watchdog(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "6000000"], timeline: Timeline(clock), ridingOn: nil))
+        #expect(watchdog.period == .seconds(3) && watchdog.spacing == .milliseconds(1500))
+
+        watchdog.start()
+        #expect(try await socket.receive() == "WATCHDOG=1")
+        var last = Duration.zero
+        try await clock.waitForSleeps(endingAt: [last + watchdog.period])
+        var pings = 1
+        // A wake-up every 1.1 s for 22 s: seven periods, and never 3 s without a ping.
+        for _ in 1...20 {
+            clock.advance(by: .milliseconds(1100))
+            // The timer was not due: had it been, the advance would have ended its sleep.
+            #expect(clock.pendingSleeps == 1)
+            watchdog.loopWoke()
+            let now = clock.now.offset
+            if now - last >= watchdog.spacing {
+                #expect(try await socket.receive() == "WATCHDOG=1")
+                pings += 1
+                last = now
+            }
+            // The timer is where the last ping put it: half an interval after it.
+            try await clock.waitForSleeps(endingAt: [last + watchdog.period])
+        }
+        #expect(pings == 11)
+        #expect(await socket.datagram(within: .zero) == nil)
+
+        // The wake-ups stop: the timer pings, half an interval after the last ping.
+        clock.advance(by: last + watchdog.period - clock.now.offset)
+        #expect(try await socket.receive() == "WATCHDOG=1")
+        try await clock.waitForSleeps(endingAt: [last + watchdog.period * 2])
         watchdog.stop()
         try await clock.waitUntilNothingSleeps()
         #expect(await socket.datagram(within: .zero) == nil)
@@ -108,6 +153,13 @@ import Testing
             let started = try await systemd.systemctl(["start", "gbnotifyd.service"])
             #expect(started.status == 0, "\(started.stderr)")
             let first = try await systemd.property("MainPID", of: "gbnotifyd.service")
+            // The drop-in sets SWIFT_BACKTRACE, as a developer's manager environment may: the
+            // unit takes it out, so the runtime's backtracer, which would print the memory at
+            // the registers into the journal, catches no crash signal.
+            let procStatus = try String(contentsOfFile: "/proc/\(first)/status", encoding: .utf8)
+            let caughtLine = try #require(procStatus.split(separator: "\n").first { $0.hasPrefix("SigCgt:") })
+            let caught = try #require(UInt64(caughtLine.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+            #expect(caught & (UInt64(1) << (SIGSEGV - 1)) == 0, "SIGSEGV is caught: \(caughtLine)")
             try await waitFor("the first poll", timeout: .seconds(60)) { Self.lines(of: log, saying: "\(name): 200 ok, 2 new").count == 1 }
 
             #expect(FileManager.default.createFile(atPath: stallFile, contents: nil))
@@ -142,7 +194,7 @@ import Testing
     }
 
     /// The unit as `make install` writes it, and a drop-in that shortens its times, gives it the
-    /// test's session, and writes why each run ended (`SERVICE_RESULT`, `EXIT_CODE`,
+    /// test's session (and a SWIFT_BACKTRACE the unit must take out), and writes why each run ended (`SERVICE_RESULT`, `EXIT_CODE`,
     /// `EXIT_STATUS`) to `endings`.
     private func installUnit(
         in systemd: UserSystemd, environment: [String: String], stallFile: String, log: String, endings: String
@@ -154,6 +206,7 @@ import Testing
         var passed = environment.filter { ["DBUS_SESSION_BUS_ADDRESS", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME"].contains($0.key) }
         passed.merge(SystemBusStandin.noSystemBus) { $1 }
         passed["GBNOTIFYD_TEST_STALL_FILE"] = stallFile
+        passed["SWIFT_BACKTRACE"] = "enable=yes,interactive=no"
         let dropIn = systemd.unitDirectory + "/gbnotifyd.service.d"
         try FileManager.default.createDirectory(atPath: dropIn, withIntermediateDirectories: true)
         let settings = ["[Service]", "WatchdogSec=10s", "RestartSec=1s", "StandardOutput=append:\(log)", "StandardError=append:\(log)",

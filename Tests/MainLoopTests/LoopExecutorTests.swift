@@ -128,6 +128,29 @@ import Testing
         #expect(ran.recorded == [2])
     }
 
+    /// A wake-up hook runs on the loop's thread at its wake-ups, and not once taken out. Each
+    /// job below is handed over after the one before ran, so the loop polled (and woke) in
+    /// between: a hook there when the first was handed over has run by the time the second has.
+    @Test func aWakeUpHookRunsOnTheLoopsThreadAtItsWakeUpsUntilTakenOut() async {
+        let calls = Atomic<Int>(0)
+        let elsewhere = Atomic<Int>(0)
+        let hook = MainLoop.shared.afterEachWakeUp {
+            calls.add(1, ordering: .relaxed)
+            if !MainLoop.shared.isCurrentThread { elsewhere.add(1, ordering: .relaxed) }
+        }
+        await MainLoop.shared.run {}
+        await MainLoop.shared.run {}
+        #expect(calls.load(ordering: .relaxed) >= 1)
+        MainLoop.shared.removeWakeUpHook(hook)
+        // A wake-up that took the hooks before it was taken out has run it by the end of this job.
+        await MainLoop.shared.run {}
+        let removed = calls.load(ordering: .relaxed)
+        await MainLoop.shared.run {}
+        await MainLoop.shared.run {}
+        #expect(calls.load(ordering: .relaxed) == removed)
+        #expect(elsewhere.load(ordering: .relaxed) == 0)
+    }
+
     @Test func submittedJobsRunInOrderOnTheLoopsThread() async {
         let order = Recorder()
         for index in 0..<100 {

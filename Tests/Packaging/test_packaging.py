@@ -133,7 +133,7 @@ class Unit(unittest.TestCase):
         daemon = self.prefix / "bin/gbnotifyd"
         unit = (self.prefix / "lib/systemd/user/gbnotifyd.service").read_text()
         self.assertIn(f"\nExecStart={daemon}\n", unit)
-        for line in ["Type=notify", "BusName=org.gitbay.Notify1", "Restart=on-failure", "WatchdogSec=60s", "WatchdogSignal=SIGKILL", "NoNewPrivileges=yes", "LimitCORE=0",
+        for line in ["Type=notify", "BusName=org.gitbay.Notify1", "Restart=on-failure", "WatchdogSec=90s", "WatchdogSignal=SIGKILL", "UnsetEnvironment=SWIFT_BACKTRACE", "NoNewPrivileges=yes", "LimitCORE=0",
                      "PartOf=graphical-session.target", "After=graphical-session.target",
                      "WantedBy=graphical-session.target"]:
             self.assertIn(f"\n{line}\n", unit)

@@ -119,6 +119,15 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
+    /// Returns once the pending sleeps are exactly those ending at `offsets` (from the clock's
+    /// start): the code under test has put its waits where the test expects, and no other.
+    public func waitForSleeps(endingAt offsets: [Duration], timeout: Duration = .seconds(20)) async throws {
+        let expected = offsets.sorted()
+        try await waitForPendingSleeps("sleeps ending at \(expected)", timeout: timeout) { deadlines in
+            deadlines.map(\.offset).sorted() == expected
+        }
+    }
+
     private func waitForPendingSleeps(
         _ what: String, timeout: Duration, until isReached: @escaping @Sendable ([Instant]) -> Bool
     ) async throws {

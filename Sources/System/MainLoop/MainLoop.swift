@@ -48,6 +48,9 @@ public final class MainLoop: Sendable {
     private let queue = Mutex(Queue())
     /// Numbers alarms for whichever thread sets one (`alarm`), the loop's or another.
     private let alarms = Atomic<UInt64>(0)
+    /// What runs after each of the loop's polls (`afterEachWakeUp`), with the id that takes it out:
+    /// added and removed by any thread (the watchdog's `start`, `stop`), run by the loop's thread.
+    private let wakeUpHooks = Mutex<[(id: UInt64, body: @Sendable () -> Void)]>([])
     /// A trim of the heap is due (`trimHeapSoon`): set by the thread that asks, cleared by the
     /// loop's thread in the alarm.
     private let trimDue = Atomic<Bool>(false)
@@ -75,6 +78,13 @@ public final class MainLoop: Sendable {
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
         g_source_set_name(source, "gbnotify jobs")
         g_source_attach(source, nil)
+        // GLib's own poll, then the hooks: each return of it is a wake-up of the loop, whatever
+        // woke it. GLib calls it without the context's lock held.
+        g_main_context_set_poll_func(nil) { descriptors, count, timeout in
+            let ready = g_poll(descriptors, count, timeout)
+            MainLoop.shared.woke()
+            return ready
+        }
     }
 
     /// Runs `job` on the loop's thread after the jobs handed over before it. Never runs it
@@ -165,6 +175,27 @@ public final class MainLoop: Sendable {
             }
             if removed { arm(&queue) }
         }
+    }
+
+    /// Runs `body` on the loop's thread each time the loop wakes (a source ready, a timer due, a
+    /// job handed over), before it dispatches what woke it, until `removeWakeUpHook` takes it
+    /// out. What must happen while the loop runs, and no more often than it runs (systemd's
+    /// watchdog pings), rides on the wake-ups the loop has anyway rather than adding its own.
+    /// It runs on every wake-up: keep it to a clock read and a comparison until it has work.
+    public func afterEachWakeUp(_ body: @escaping @Sendable () -> Void) -> UInt64 {
+        let id = alarms.add(1, ordering: .relaxed).newValue
+        wakeUpHooks.withLock { $0.append((id, body)) }
+        return id
+    }
+
+    /// Takes out the hook `id`; a wake-up already under way may still run it once.
+    public func removeWakeUpHook(_ id: UInt64) {
+        wakeUpHooks.withLock { $0.removeAll { $0.id == id } }
+    }
+
+    fileprivate func woke() {
+        // A copy of the array is a retain, not an allocation: a hook may add or remove hooks.
+        for hook in wakeUpHooks.withLock({ $0 }) { hook.body() }
     }
 
     /// Whether a timer on the continuous clock is due within `window`, for the tests that a

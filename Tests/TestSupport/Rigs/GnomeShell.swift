@@ -160,19 +160,23 @@ public struct GnomeShell: Sendable {
         }
     }
 
-    /// Moves the pointer off the banner showing `id`, then onto it (GNOME expands a banner only
-    /// when the pointer comes in, not for one that popped up under it), and waits until the
-    /// banner is as `ready` wants it.
+    /// Has the shell move the pointer off the banners and onto the banner showing `id` in the
+    /// frame it shows (GNOME expands a banner only when the pointer comes in, not for one that
+    /// popped up under it), and waits until the banner is as `ready` wants it.
     @discardableResult
     private func hoverBanner(
         _ id: UInt32, timeout: Duration, until ready: @escaping @Sendable (Banner) -> Bool
     ) async throws -> Banner {
-        let shown = try await waitForBanner(timeout: timeout) { $0.id == id && $0.isShown }
-        guard let area = shown.area else { throw DesktopSession.Failure(description: "the banner went: \(shown)") }
-        // The bottom middle of the 1280x800 screen: no banner, no hot corner there.
-        try await pointerMove(to: ScreenPoint(x: 640, y: 790))
-        try await pointerMove(to: area.center)
+        let _: Bool = try await probe("holdBanner(\(id), null)")
         return try await waitForBanner(timeout: timeout) { $0.id == id && $0.isShown && ready($0) }
+    }
+
+    /// From now on, once a banner whose title starts with `prefix` is shown, the shell moves
+    /// the pointer onto it in the frame it is first painted there, and so holds it on screen:
+    /// unheld, GNOME hides a banner 4 s after it showed once the user is active, and a wait for
+    /// it on a busy machine could miss those 4 s and never see it.
+    public func holdBanner(titledFrom prefix: String) async throws {
+        let _: Bool = try await probe("holdBanner(null, \(try Self.javaScript(prefix)))")
     }
 
     /// Clutter's virtual pointer moves to `point`, as a mouse would.

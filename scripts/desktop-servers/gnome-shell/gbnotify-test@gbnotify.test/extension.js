@@ -131,6 +131,20 @@ function pointerClick(x, y) {
     return { x, y };
 }
 
+// Runs `attempt` now and after each painted frame until it returns true: what it looks at is
+// then laid out as drawn, never mid-layout.
+function untilDone(attempt) {
+    if (attempt())
+        return;
+    const painted = global.stage.connect('after-paint', () => {
+        if (attempt())
+            global.stage.disconnect(painted);
+        else
+            global.stage.queue_redraw();
+    });
+    global.stage.queue_redraw();
+}
+
 const probe = {
     // The shell's own modules, for the rigs' other probes (TrayHost's of the AppIndicator
     // extension), which reach them the same way on 43 and 48.
@@ -203,15 +217,30 @@ const probe = {
             Gio.DBus.session.emit_signal(null, probePath, readyName, 'Clicked', new GLib.Variant('(ii)', [x, y]));
             return true;
         };
-        if (!attempt()) {
-            const painted = global.stage.connect('after-paint', () => {
-                if (attempt())
-                    global.stage.disconnect(painted);
-                else
-                    global.stage.queue_redraw();
-            });
-            global.stage.queue_redraw();
-        }
+        untilDone(attempt);
+        return JSON.stringify(true);
+    },
+
+    // Once the banner of `id` (or, with `id` null, one whose title starts with `prefix`) is
+    // shown, the pointer moves off the banners, then onto it, in the frame it is first painted
+    // there: the shell then keeps it on screen and expands it (it does so only for a pointer that
+    // comes in, not for one resting where a banner appears). Unheld, it hides 4 s after it
+    // showed once the user is active. Returns at once.
+    holdBanner(id, prefix) {
+        untilDone(() => {
+            const b = banner();
+            if (!b || Main.messageTray._notificationState !== 2)
+                return false;
+            if (id !== null ? serverId(b.notification) !== id : !b.titleLabel.get_text().startsWith(prefix))
+                return false;
+            const where = area(b);
+            if (!where)
+                return false;
+            // The bottom middle of the screen: no banner, no hot corner there.
+            pointerMove(Math.floor(global.stage.width / 2), global.stage.height - 10);
+            pointerMove(where.x + Math.floor(where.width / 2), where.y + Math.floor(where.height / 2));
+            return true;
+        });
         return JSON.stringify(true);
     },
 
