@@ -132,3 +132,9 @@ struct Gnome48TrayTests {
         try await scenarios.theItemSurvivesTheHostsRestart()
     }
 }
+
+extension GnomeTrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}

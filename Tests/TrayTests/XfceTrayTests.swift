@@ -100,3 +100,9 @@ struct Xfce420TrayTests {
         try await scenarios.doctorNamesTheHost("wrapper-2.0")
     }
 }
+
+extension XfceTrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}
