@@ -106,3 +106,9 @@ struct Plasma6TrayTests {
         try await scenarios.doctorNamesTheHost("kded6")
     }
 }
+
+extension PlasmaTrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}
