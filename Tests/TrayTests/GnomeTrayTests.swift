@@ -138,3 +138,9 @@ extension GnomeTrayTests {
         try await scenarios.aBacklogIsListed()
     }
 }
+
+extension Gnome48TrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}

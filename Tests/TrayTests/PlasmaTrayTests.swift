@@ -112,3 +112,9 @@ extension PlasmaTrayTests {
         try await scenarios.aBacklogIsListed()
     }
 }
+
+extension Plasma6TrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}

@@ -106,3 +106,9 @@ extension XfceTrayTests {
         try await scenarios.aBacklogIsListed()
     }
 }
+
+extension Xfce420TrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}
