@@ -16,14 +16,13 @@ struct ShowCommand: Command {
             ACCOUNT is USER@HOST as 'account list' prints it, or the instance URL; the item is read
             with that account's token from that account's instance (the gitbay CLI, by contrast,
             talks to its own default instance). At a terminal the view stays until q: arrows, j/k,
-            PgUp/PgDn and g/G scroll, \(ViewKeys.markRead.keys) marks the item's notices read on its
-            instance, \(ViewKeys.open.keys) opens it in the browser, \(ViewKeys.reload.keys) reloads, q
-            quits. On an issue or a merge request, \(ViewKeys.reply.keys) writes a reply in $VISUAL
-            (else $EDITOR, else vi) and posts it as 'gbnotifyctl reply' does: a draft kept for the
-            item (a reply that could not be posted) is said, and the editor starts from it;
-            \(ViewKeys.thumbsUp.keys) reacts +1 (again: takes it back); \(ViewKeys.react.keys) opens a
-            picker of every reaction the instance knows, each set with its digit or, when it is
-            yours, taken back. Errors are drawn and wait for q too. When standard output is not a
+            PgUp/PgDn and g/G scroll, \(ViewKeys.markRead.keys) marks the item's notices read on its instance,
+            \(ViewKeys.open.keys) opens it in the browser, \(ViewKeys.reload.keys) reloads, q quits. On an issue or a merge request,
+            \(ViewKeys.reply.keys) writes a reply in $VISUAL (else $EDITOR, else vi) and posts it as 'gbnotifyctl
+            reply' does: a draft kept for the item (a reply that could not be posted) is said, and
+            the editor starts from it; \(ViewKeys.thumbsUp.keys) reacts +1 (again: takes it back); \(ViewKeys.react.keys) opens a picker
+            of every reaction the instance knows, each set with its digit or, when it is yours,
+            taken back. Errors are drawn and wait for q too. When standard output is not a
             terminal the item is printed as plain text, COLUMNS wide (80 by default); colours
             follow NO_COLOR.
             """,
@@ -88,10 +87,11 @@ struct InboxCommand: Command {
         discussion: """
             Each account's inbox is read from its own instance with its own token, up to 200 rows
             each. At a terminal the view stays until q: arrows, j/k, PgUp/PgDn and g/G move the
-            selection, Enter shows the selected item (q or Esc goes back), r marks it read, o opens
-            it in the browser, R reloads. When standard output is not a terminal the inbox is
-            printed as plain text, COLUMNS wide (80 by default); colours follow NO_COLOR. Exits
-            with status 1 when an account's inbox could not be read.
+            selection, \(ViewKeys.view.keys) shows the selected item (q or Esc goes back; there the
+            keys of 'show' work), \(ViewKeys.markRead.keys) marks it read, \(ViewKeys.open.keys) opens it in the browser, \(ViewKeys.reload.keys) reloads.
+            When standard output is not a terminal the inbox is printed as plain text, COLUMNS
+            wide (80 by default); colours follow NO_COLOR. Exits with status 1 when an account's
+            inbox could not be read.
             """,
         options: [json]
     )
