@@ -16,6 +16,10 @@ struct XfceTrayDaemonTests {
         try await TrayDaemonScenarios.aSnoozeFromTheMenuHoldsPopupsUntilResumeThenOneSummaryShows()
     }
 
+    @Test func whatWasUnreadBeforeTheStartIsListedInTheMenu() async throws {
+        try await TrayDaemonScenarios.whatWasUnreadBeforeTheStartIsListedInTheMenu()
+    }
+
     /// When the last snooze runs out, the menu's Resume greys out by itself: no poll, no
     /// choice in the menu, only the time.
     @Test func resumeIsOfferedWhileSnoozedAndGreysOutWhenTheSnoozeRunsOut() async throws {
@@ -136,6 +140,35 @@ enum TrayDaemonScenarios {
             try await host.choose(position: 6, label: "Resume notifications", service: service)
             try await desktop.daemon.waitForEvent("the snooze ended") { $0 == .snoozed(until: nil) }
             try await desktop.daemon.waitForSummary(of: 1)
+        }
+    }
+
+    /// Five notices come at once (one summary notification), then the daemon restarts on the
+    /// unchanged inbox: its first poll reads the list whole rather than a 304, and the menu
+    /// lists all five, each opening its item, not a count.
+    static func whatWasUnreadBeforeTheStartIsListedInTheMenu() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            var rows: [Int] = []
+            for number in 1...5 {
+                rows.append(try await desktop.standin.addNotification(
+                    for: desktop.account.username, repo: "krz/gitbay", kind: "issue", actor: "eve", summary: "opened issue #\(number)",
+                    path: "krz/gitbay/issues/\(number)"))
+            }
+            desktop.poll()
+            try await desktop.daemon.waitForPoll(of: desktop.account, saying: "200 ok, 5 new")
+            let first = desktop.daemon
+            first.send(SIGTERM)
+            #expect(try await first.waitForExit() == 0)
+
+            let again = try desktop.start()
+            try await again.waitForPoll(of: desktop.account, saying: "200 ok")
+            let (host, service) = (TrayHost(desktop.session), try await daemonService(on: desktop.session))
+            let item = try await host.waitForItem(of: service, titled: title("5 unread on \(desktop.name)", on: desktop.session))
+            try await host.openMenu(of: item, service: service)
+            // Newest first: the fifth row down is the oldest.
+            try await host.choose(position: 5, label: "krz/gitbay — eve opened issue #1", service: service)
+            #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/1")])
+            #expect(again.lines(containing: "304 not modified").isEmpty)
         }
     }
 

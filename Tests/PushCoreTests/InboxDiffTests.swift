@@ -26,6 +26,17 @@ import Testing
         #expect(cycle.unread == .exact(3))
     }
 
+    /// What the tray lists: every unread row of the page, newest first, whether a summary only
+    /// counts them or not; the read and broken ones are not among them.
+    @Test func theUnreadRowsAreThePagesNewestFirstNewOrNot() {
+        let page = InboxPage(items: [Self.row(12), Self.row(11, readAt: "2026-09-20T11:00:00Z"), Self.row(9), Self.row(-3), Self.row(4)], next: nil)
+        let first = InboxDiff.evaluate(page: page, highWater: nil)
+        #expect(first.unreadRows.map(\.id) == [12, 9, 4])
+        let later = InboxDiff.evaluate(page: page, highWater: 10)
+        #expect(later.notices == [.item(Self.row(12))])
+        #expect(later.unreadRows.map(\.id) == [12, 9, 4])
+    }
+
     @Test func firstSightOfAFullPageSaysAtLeast() {
         let cycle = InboxDiff.evaluate(page: Self.page(Self.newestFirst(101...150)), highWater: nil)
         #expect(cycle.notices == [.summary(count: 50, isAtLeast: true, rowIDs: Array(101...150), isFirstSight: true)])

@@ -95,13 +95,18 @@ import Testing
         #expect(model.show(state) == [])
     }
 
-    @Test func aCountChangeThatTheMenuDoesNotShowLeavesTheLayout() {
+    /// The menu counts what it does not list, so a new count is a new layout, and the same rows
+    /// with the same count are none.
+    @Test func aCountChangeChangesTheLineOfWhatIsNotListed() {
         var model = TrayModel()
         _ = model.show(TrayState(shelves: [Self.shelf(unread: 30, [Self.row(2)])]))
+        #expect(Self.labels(model.layout()).contains("29 more unread on cmc@gitbay.org"))
         let revision = model.revision
         let changes = model.show(TrayState(shelves: [Self.shelf(unread: 31, [Self.row(2)])]))
-        #expect(changes == [.title, .toolTip, .icon])
-        #expect(model.revision == revision)
+        #expect(changes == [.title, .toolTip, .icon, .layout])
+        #expect(model.revision == revision + 1)
+        #expect(Self.labels(model.layout()).contains("30 more unread on cmc@gitbay.org"))
+        #expect(model.show(TrayState(shelves: [Self.shelf(unread: 31, [Self.row(2)])])) == [])
     }
 
     @Test func aNewNoticeChangesTheLayoutAndItsRevision() {
@@ -130,7 +135,7 @@ import Testing
 
     @Test func oneAccountsMenu() {
         var model = TrayModel()
-        _ = model.show(TrayState(shelves: [Self.shelf(unread: 3, [Self.row(12), Self.row(9, repo: "krz/docs", actor: "bo", summary: "built #9")])]))
+        _ = model.show(TrayState(shelves: [Self.shelf(unread: 2, [Self.row(12), Self.row(9, repo: "krz/docs", actor: "bo", summary: "built #9")])]))
         #expect(Self.labels(model.layout()) == [
             "krz/gitbay — ann opened issue #12", "krz/docs — bo built #9", "Mark all read", "--",
             "Snooze for 1 hour", "Snooze until tomorrow 08:00", "(Resume notifications)", "--", "Open inbox",
@@ -145,6 +150,24 @@ import Testing
             "(bob@example.com)", "krz/gitbay — ann opened issue #4", "Mark all read", "--",
             "Snooze for 1 hour", "Snooze until tomorrow 08:00", "Resume notifications", "--", "Open inbox",
         ])
+    }
+
+    /// The count line stays for what the menu has no room for: under the rows listed, it says
+    /// how many more; it opens the account's inbox. With every row listed, there is none.
+    @Test func whatDoesNotFitIsCountedUnderTheRows() throws {
+        var model = TrayModel()
+        let rows = (1...15).reversed().map { Self.row(Int64($0)) }
+        _ = model.show(TrayState(shelves: [Self.shelf(unread: 27, rows), Self.shelf(Self.bob, unread: 60, [Self.row(3)])]))
+        let labels = Self.labels(model.layout())
+        #expect(labels.filter { $0.contains("unread") } == ["17 more unread on cmc@gitbay.org", "59 more unread on bob@example.com"])
+        #expect(labels.firstIndex(of: "17 more unread on cmc@gitbay.org") == labels.firstIndex(of: "krz/gitbay — ann opened issue #6").map { $0 + 1 })
+        let more = try #require(model.lastLayout?.items.first { $0.label == "17 more unread on cmc@gitbay.org" })
+        #expect(model.request(forItem: more.id, activationToken: "t") == .open(PushTarget(account: Self.cmc, destination: nil), activationToken: "t"))
+
+        _ = model.show(TrayState(shelves: [TrayState.Shelf(account: Self.cmc, unread: .needsDashboard(atLeast: 50), newest: rows)]))
+        #expect(Self.labels(model.layout()).contains("40+ more unread on cmc@gitbay.org"))
+        _ = model.show(TrayState(shelves: [Self.shelf(unread: 10, Array(rows.prefix(10)))]))
+        #expect(!Self.labels(model.layout()).contains { $0.contains("unread") })
     }
 
     @Test func theNewestTenAreListed() {
@@ -247,13 +270,13 @@ import Testing
 
     @Test func theInboxFollowsUpdates() {
         var inbox = TrayInbox()
-        inbox.take(ScreenBookTests.update(Self.cmc, [Self.row(1), Self.row(2)]))
+        inbox.take(ScreenBookTests.update(Self.cmc, [Self.row(1), Self.row(2)]), rules: .none)
         #expect(inbox.state.shelves.map { $0.newest.map(\.id) } == [[2, 1]])
-        inbox.take(ScreenBookTests.update(Self.bob, [Self.row(5)]))
-        inbox.take(ScreenBookTests.update(Self.cmc, [Self.row(3)], unread: 2, read: .marked([1])))
+        inbox.take(ScreenBookTests.update(Self.bob, [Self.row(5)]), rules: .none)
+        inbox.take(ScreenBookTests.update(Self.cmc, [Self.row(3)], unread: 2, read: .marked([1])), rules: .none)
         #expect(inbox.state.shelves.map { $0.newest.map(\.id) } == [[3, 2], [5]])
         #expect(inbox.state.total == 3)
-        inbox.take(ScreenBookTests.update(Self.cmc, unread: 0))
+        inbox.take(ScreenBookTests.update(Self.cmc, unread: 0), rules: .none)
         #expect(inbox.state.shelves[0].newest.isEmpty)
         inbox.keep(only: [Self.cmc])
         #expect(inbox.state.shelves.map(\.account) == [Self.cmc])
@@ -264,9 +287,43 @@ import Testing
     @Test func theInboxKeepsABoundedShelf() {
         var inbox = TrayInbox()
         let rows = (1...200).map { Self.row(Int64($0)) }
-        inbox.take(ScreenBookTests.update(Self.cmc, rows))
+        inbox.take(ScreenBookTests.update(Self.cmc, rows), rules: .none)
         #expect(inbox.state.shelves[0].newest.count == TrayInbox.keptPerAccount)
         #expect(inbox.state.shelves[0].newest.first?.id == 200)
+    }
+
+    /// What was unread before the daemon started: the first poll sums it up in one notification,
+    /// and the tray lists its rows, the newest ten, with the rest counted under them.
+    @Test func aBacklogAtTheFirstPollIsListed() {
+        let page = InboxPage(items: (1...14).reversed().map { Self.row(Int64($0)) }, next: nil)
+        let cycle = InboxDiff.evaluate(page: page, highWater: nil)
+        #expect(cycle.notices.count == 1)
+        var inbox = TrayInbox()
+        inbox.take(AccountUpdate(account: Self.cmc, notices: cycle.notices, unread: cycle.unread, read: cycle.read,
+                                 unreadRows: cycle.unreadRows), rules: .none)
+        var model = TrayModel()
+        _ = model.show(inbox.state)
+        let labels = Self.labels(model.layout())
+        #expect(Array(labels.prefix(11)) == (5...14).reversed().map { "krz/gitbay — ann opened issue #\($0)" } + ["4 more unread on cmc@gitbay.org"])
+
+        // A later poll that finds the same rows, and more new ones than are shown one by one.
+        let next = InboxDiff.evaluate(page: InboxPage(items: (1...20).reversed().map { Self.row(Int64($0)) }, next: nil), highWater: cycle.highWater)
+        inbox.take(AccountUpdate(account: Self.cmc, notices: next.notices, unread: next.unread, read: next.read,
+                                 unreadRows: next.unreadRows), rules: .none)
+        #expect(inbox.state.shelves[0].newest.map(\.id) == Array((1...20).reversed()))
+    }
+
+    /// A row the rules keep off the screen is not listed, whether it came new or in a backlog;
+    /// it is still counted.
+    @Test func rowsTheRulesHideAreNotListed() throws {
+        let rules = try ScreenBookNoiseTests.rules("[rule bots]\nactor = *-bot\nshow = none\n")
+        var inbox = TrayInbox()
+        let rows = [Self.row(3, actor: "ci-bot"), Self.row(2), Self.row(1, actor: "ci-bot")]
+        inbox.take(AccountUpdate(account: Self.cmc, notices: [.item(rows[0])], unread: .exact(3), unreadRows: rows), rules: rules)
+        #expect(inbox.state.shelves[0].newest.map(\.id) == [2])
+        var model = TrayModel()
+        _ = model.show(inbox.state)
+        #expect(Self.labels(model.layout()).contains("2 more unread on cmc@gitbay.org"))
     }
 }
 

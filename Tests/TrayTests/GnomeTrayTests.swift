@@ -132,3 +132,15 @@ struct Gnome48TrayTests {
         try await scenarios.theItemSurvivesTheHostsRestart()
     }
 }
+
+extension GnomeTrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}
+
+extension Gnome48TrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}

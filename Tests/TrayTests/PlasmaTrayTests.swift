@@ -106,3 +106,15 @@ struct Plasma6TrayTests {
         try await scenarios.doctorNamesTheHost("kded6")
     }
 }
+
+extension PlasmaTrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}
+
+extension Plasma6TrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}

@@ -100,3 +100,15 @@ struct Xfce420TrayTests {
         try await scenarios.doctorNamesTheHost("wrapper-2.0")
     }
 }
+
+extension XfceTrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}
+
+extension Xfce420TrayTests {
+    @Test func aBacklogIsListed() async throws {
+        try await scenarios.aBacklogIsListed()
+    }
+}

@@ -25,7 +25,7 @@ import TestSupport
         #expect(screen.contains { $0.hasPrefix(" ── 1 comment, 1 event ──") })
         #expect(screen.contains("   Reproduced on main."))
         #expect(screen.contains { $0.hasPrefix(" · alba added the label bug · ") })
-        #expect(screen.last?.hasPrefix("↑↓ PgUp PgDn g G scroll · r mark read · + react +1 · o open in browser · R reload · q quit") == true)
+        #expect(screen.last?.hasPrefix("↑↓ PgUp PgDn g G scroll · r mark read · c reply · e react · o open in browser · R reload · q quit") == true)
         try await pane.send("q")
         let exit = try await pane.waitForExit()
         #expect(exit.status == 0)

@@ -29,7 +29,7 @@ _gbnotifyctl() {
         "relay login") offer="--help" ;;
         "relay logout") offer="--help" ;;
         "status") offer="--json --help" ;;
-        "show") offer="--json --help" ;;
+        "show") offer="--json --reply --help" ;;
         "inbox") offer="--json --help" ;;
         "test") offer="--help" ;;
         "open") offer="--help" ;;

@@ -57,6 +57,7 @@ complete -c gbnotifyctl -n '__fish_seen_subcommand_from status' -l json -d 'Prin
 complete -c gbnotifyctl -n '__fish_seen_subcommand_from status' -s h -l help -d 'Show this help.'
 
 complete -c gbnotifyctl -n '__fish_seen_subcommand_from show' -l json -d 'Print the item\'s data as the API gave it.'
+complete -c gbnotifyctl -n '__fish_seen_subcommand_from show' -l reply -d 'Open the reply\'s editor as soon as the issue or merge request is shown (a terminal is needed).'
 complete -c gbnotifyctl -n '__fish_seen_subcommand_from show' -s h -l help -d 'Show this help.'
 
 complete -c gbnotifyctl -n '__fish_seen_subcommand_from inbox' -l json -d 'Print [{"account", "instance", "inbox"}] with each inbox\'s data as the API gave it (or "error").'

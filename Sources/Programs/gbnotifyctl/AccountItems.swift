@@ -4,6 +4,7 @@ import Glibc
 import Keyring
 import Opener
 import PushCore
+import StateStore
 import TerminalView
 import MainLoop
 
@@ -114,6 +115,38 @@ actor AccountItems: ViewSource {
         case .failed(let program, let reason, _, _):
             throw Self.browserProblem(program, "cannot start it: \(reason)")
         }
+    }
+
+    // MARK: - Replies
+
+    func draft(on destination: NotificationDestination, of account: Account) async throws(ReadProblem) -> DraftRecord.Draft? {
+        do {
+            return try Setup.stateDirectory().loadDrafts().record.draft(of: account, for: destination.path)
+        } catch {
+            throw ReadProblem(.failed, "Cannot read the kept drafts", "\(error)")
+        }
+    }
+
+    /// The editor, as `gbnotifyctl reply` runs it.
+    func compose(_ template: String) async -> ComposedReply {
+        await ReplyEditor(environment: settings.environment).compose(template)
+    }
+
+    func reply(
+        _ comment: CommentText, file: String, offered: Bool, on destination: NotificationDestination, of account: Account
+    ) async -> ReplyOutcome {
+        let state: StateDirectory
+        let kept: DraftRecord.Draft?
+        let client: GitbayClient
+        do {
+            state = try Setup.stateDirectory()
+            kept = try state.loadDrafts().record.draft(of: account, for: destination.path)
+            client = try await self.client(for: account)
+        } catch {
+            return ReplyOutcome(isPosted: false, lines: ["not posted to \(destination.shortName): \(error)", "the text is still in \(file)"])
+        }
+        return await ReplySending(account: account, destination: destination, state: state)
+            .send(comment, with: client, kept: kept, offered: offered, editorFile: file)
     }
 
     // MARK: - Requests

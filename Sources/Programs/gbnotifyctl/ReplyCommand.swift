@@ -6,6 +6,7 @@ import LocalTime
 import PushCore
 import StateStore
 import SystemCalls
+import TerminalView
 
 /// `gbnotifyctl reply ACCOUNT PATH [--message TEXT | --file -]`: a comment on an issue or a
 /// merge request, with the account's own token on its own instance.
@@ -84,10 +85,12 @@ struct ReplyCommand: Command {
         case .editor:
             if let kept { Console.error("gbnotifyctl: your draft of \(Self.when(kept.savedAt)) is in the editor (kept because \(kept.reason))") }
             let editor = ReplyEditor(environment: ProcessInfo.processInfo.environment)
-            switch try await editor.compose(CommentText.editorTemplate(
-                for: destination, account: account.displayName, draft: kept?.text ?? "")) {
+            switch await editor.compose(CommentText.editorTemplate(for: destination, account: account.displayName, draft: kept?.text ?? "")) {
             case .cancelled:
-                Console.error("gbnotifyctl: the reply is empty; nothing was sent")
+                Console.error("gbnotifyctl: \(CommentTextError.empty)")
+                return ExitStatus.failure
+            case .failed(let words):
+                Console.error("gbnotifyctl: \(words)")
                 return ExitStatus.failure
             case .text(let written, let file):
                 text = written
@@ -103,56 +106,12 @@ struct ReplyCommand: Command {
         }
 
         let client = try await source.client(for: account)
-        let report = await client.postComment(comment, on: destination, as: account.username) { Double(SystemZone.now()) }
-        let name = destination.shortName
-        switch report {
-        case .posted, .postedUnanswered:
-            if case .postedUnanswered(let reason) = report {
-                Console.error("gbnotifyctl: no answer came (\(reason)), but the thread has the reply")
-            }
-            print("Replied to \(name) as \(account.displayName).")
-            // The editor offered the draft, so what was posted is what became of it; beside a
-            // text from elsewhere it stays.
-            if kept != nil, editorFile != nil {
-                try state.updateDrafts { $0.drop(of: account, for: destination.path) }
-            } else if kept != nil {
-                Console.error("gbnotifyctl: a draft for \(name) is still kept; 'gbnotifyctl reply \(account.reference) \(destination.path)' offers it")
-            }
-            editorFile.map { _ = unlink($0) }
-            return ExitStatus.success
-        case .notPosted(let reason):
-            Console.error("gbnotifyctl: not posted to \(name): \(reason)")
-            return keep(comment.text, reason: "\(reason)", of: account, in: state, editorFile: editorFile)
-        case .unknown(let reason, let checkFailed):
-            Console.error("""
-                gbnotifyctl: no answer came from \(account.instance.displayName) (\(reason)), and the thread could not be \
-                read to tell whether the reply was posted (\(checkFailed)). Look before sending it again: \
-                gbnotifyctl show \(account.reference) \(destination.path)
-                """)
-            return keep(comment.text, reason: "it may have been posted; look at the thread before sending it again", of: account,
-                        in: state, editorFile: editorFile)
-        }
-    }
-
-    /// Keeps `text` as the item's draft; says so, or where the text is when it cannot be kept.
-    private func keep(_ text: String, reason: String, of account: Account, in state: StateDirectory, editorFile: String?) -> Int32 {
-        let draft = DraftRecord.Draft(account: account, path: destination.path, text: text, savedAt: SystemZone.now(), reason: reason)
-        do {
-            guard try state.updateDrafts({ $0.keep(draft) }).result else {
-                Console.error("gbnotifyctl: the drafts are full (\(DraftRecord.maximumDrafts)); \(Self.whereTheTextIs(editorFile))")
-                return ExitStatus.failure
-            }
-        } catch {
-            Console.error("gbnotifyctl: the draft could not be kept (\(error)); \(Self.whereTheTextIs(editorFile))")
-            return ExitStatus.failure
-        }
-        editorFile.map { _ = unlink($0) }
-        Console.error("gbnotifyctl: the reply is kept as a draft; 'gbnotifyctl reply \(account.reference) \(destination.path)' offers it again")
-        return ExitStatus.failure
-    }
-
-    private static func whereTheTextIs(_ editorFile: String?) -> String {
-        editorFile.map { "the text is still in \($0)" } ?? "the text was not kept"
+        let outcome = await ReplySending(account: account, destination: destination, state: state)
+            .send(comment, with: client, kept: kept, offered: editorFile != nil, editorFile: editorFile)
+        var lines = outcome.lines[...]
+        if outcome.isPosted, let said = lines.popFirst() { print(said) }
+        for line in lines { Console.error("gbnotifyctl: \(line)") }
+        return outcome.isPosted ? ExitStatus.success : ExitStatus.failure
     }
 
     /// Standard input, up to one byte over the limit so that a longer text is refused, not cut.

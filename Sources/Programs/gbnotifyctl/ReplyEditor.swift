@@ -4,17 +4,13 @@ import MainLoop
 import PushCore
 import Spawn
 import SystemCalls
+import TerminalView
 
 /// Writing a reply in the user's editor, as `git commit` does: a private temporary file with a
 /// template, the editor on this terminal, then the file read back. A file whose text cannot be
 /// sent (too long, the editor failed) stays where it is, named in the error: nothing typed is
 /// lost.
 struct ReplyEditor {
-    enum Outcome {
-        case text(String, file: String)
-        case cancelled
-    }
-
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
@@ -25,7 +21,16 @@ struct ReplyEditor {
 
     let environment: [String: String]
 
-    func compose(_ template: String) async throws(Failure) -> Outcome {
+    /// What the user wrote on `template`; a failure says what went wrong and where the text is.
+    func compose(_ template: String) async -> ComposedReply {
+        do {
+            return try await run(template)
+        } catch {
+            return .failed(error.description)
+        }
+    }
+
+    private func run(_ template: String) async throws(Failure) -> ComposedReply {
         let file = try makeFile(template)
         let argv: [String]
         do {

@@ -16,45 +16,64 @@ struct ShowCommand: Command {
             ACCOUNT is USER@HOST as 'account list' prints it, or the instance URL; the item is read
             with that account's token from that account's instance (the gitbay CLI, by contrast,
             talks to its own default instance). At a terminal the view stays until q: arrows, j/k,
-            PgUp/PgDn and g/G scroll, r marks the item's notices read on its instance, + reacts +1
-            on an issue or merge request (again: takes it back), o opens it in the browser, R reloads,
-            q quits. Errors are drawn and wait for q too. When standard
-            output is not a terminal the item is printed as plain text, COLUMNS wide (80 by
-            default); colours follow NO_COLOR.
+            PgUp/PgDn and g/G scroll, \(ViewKeys.markRead.keys) marks the item's notices read on its instance,
+            \(ViewKeys.open.keys) opens it in the browser, \(ViewKeys.reload.keys) reloads, q quits. On an issue or a merge request,
+            \(ViewKeys.reply.keys) writes a reply in $VISUAL (else $EDITOR, else vi) and posts it as 'gbnotifyctl
+            reply' does: a draft kept for the item (a reply that could not be posted) is said, and
+            the editor starts from it; \(ViewKeys.thumbsUp.keys) reacts +1 (again: takes it back); \(ViewKeys.react.keys) opens a picker
+            of every reaction the instance knows, each set with its digit or, when it is yours,
+            taken back. Errors are drawn and wait for q too. When standard output is not a
+            terminal the item is printed as plain text, COLUMNS wide (80 by default); colours
+            follow NO_COLOR.
             """,
-        options: [json]
+        options: [json, reply]
     )
     static let json = Option("--json", help: "Print the item's data as the API gave it.")
+    static let reply = Option(
+        "--reply", help: "Open the reply's editor as soon as the issue or merge request is shown (a terminal is needed).")
 
     let account: String
     let destination: NotificationDestination
     let json: Bool
+    let reply: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         json = arguments.flag(Self.json)
+        reply = arguments.flag(Self.reply)
         account = try arguments.positional(SharedPositionals.account)
         let path = try arguments.positional(SharedPositionals.item)
         guard let destination = NotificationDestination(path: path) else {
             throw UsageError("'\(path.displaySafe(truncatedTo: 200))' names no item; use OWNER/REPO/issues/N, OWNER/REPO/mrs/N or OWNER/REPO/builds/N")
         }
-        self.destination = destination
+        if reply {
+            guard !json else { throw UsageError("--reply opens the view's editor; it does not go with --json") }
+            self.destination = try ReplyCommand.discussion(parsing: path, verb: "reply")
+        } else {
+            self.destination = destination
+        }
     }
 
     func run() async throws -> Int32 {
         let view = ViewCommand()
-        let (reference, destination) = (account, destination)
+        let (reference, destination, reply) = (account, destination, reply)
         if json {
             return await view.printJSON { source throws(ReadProblem) in
                 try await source.itemJSON(destination, of: try await source.account(reference))
             }
         }
         guard view.isInteractive else {
+            if reply {
+                Console.error("gbnotifyctl: --reply needs a terminal; 'gbnotifyctl reply' replies without one")
+                return ExitStatus.failure
+            }
             return await view.printPlain { source, width, now throws(ReadProblem) in
                 let details = try await source.item(destination, of: try await source.account(reference))
                 return (PlainText.item(details, width: width, now: now), true)
             }
         }
-        return await view.run { size, now in ViewState.item(account: reference, destination: destination, size: size, now: now) }
+        return await view.run { size, now in
+            ViewState.item(account: reference, destination: destination, size: size, now: now, reply: reply)
+        }
     }
 }
 
@@ -68,10 +87,11 @@ struct InboxCommand: Command {
         discussion: """
             Each account's inbox is read from its own instance with its own token, up to 200 rows
             each. At a terminal the view stays until q: arrows, j/k, PgUp/PgDn and g/G move the
-            selection, Enter shows the selected item (q or Esc goes back), r marks it read, o opens
-            it in the browser, R reloads. When standard output is not a terminal the inbox is
-            printed as plain text, COLUMNS wide (80 by default); colours follow NO_COLOR. Exits
-            with status 1 when an account's inbox could not be read.
+            selection, \(ViewKeys.view.keys) shows the selected item (q or Esc goes back; there the
+            keys of 'show' work), \(ViewKeys.markRead.keys) marks it read, \(ViewKeys.open.keys) opens it in the browser, \(ViewKeys.reload.keys) reloads.
+            When standard output is not a terminal the inbox is printed as plain text, COLUMNS
+            wide (80 by default); colours follow NO_COLOR. Exits with status 1 when an account's
+            inbox could not be read.
             """,
         options: [json]
     )

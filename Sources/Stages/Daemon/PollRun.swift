@@ -219,9 +219,9 @@ struct PollRun: Sendable {
 
     /// One poll; nil when it was cancelled before an answer came.
     private func poll(_ memory: inout PollMemory) async -> Polled? {
-        // The stored ETag is only worth sending with the unread count that goes with it: a 304
-        // must still be able to give the desktop a count after a restart.
-        let etag = memory.record.unread == nil ? nil : memory.record.listETag
+        // A process's first poll reads the list whole, stored ETag or not: the tray lists the
+        // unread rows it holds, which a 304 after a restart would not give back.
+        let etag = memory.presentedUnread == nil ? nil : memory.record.listETag
         let result: APIResult
         do {
             result = try await client.send(.notificationsList(limit: nil, cursor: nil), ifNoneMatch: etag)
@@ -232,9 +232,6 @@ struct PollRun: Sendable {
         switch result {
         case .notModified:
             // No body, nothing parsed, nothing written (unless an earlier write failed).
-            if memory.presentedUnread == nil, let unread = memory.record.unread {
-                await hand(AccountUpdate(account: account, unread: .exact(unread)), &memory)
-            }
             if memory.isUnsaved { await write(&memory) }
             return Polled(outcome: .notModified, words: result.statusWords)
         case .success(_, let newETag):
@@ -262,7 +259,8 @@ struct PollRun: Sendable {
         if case .needsDashboard = unread {
             unread = unread.resolved(dashboardUnread: await dashboardUnread())
         }
-        await hand(AccountUpdate(account: account, notices: cycle.notices, unread: unread, read: cycle.read), &memory)
+        await hand(AccountUpdate(
+            account: account, notices: cycle.notices, unread: unread, read: cycle.read, unreadRows: cycle.unreadRows), &memory)
         // Shown first, saved second: a kill -9 between the two shows these notices once more
         // after the restart (the old mark is still on disk), while the other order could lose
         // them for good. At least once, never lost.

@@ -33,7 +33,7 @@ final class TrayStage {
     func hand(_ news: DesktopNews) async {
         switch news {
         case .update(let update):
-            inbox.take(shown(update))
+            inbox.take(update, rules: rules)
         case .accounts(let polled):
             accounts = polled
             inbox.keep(only: polled)
@@ -81,16 +81,6 @@ final class TrayStage {
         case .resume:
             return .supervisor(.snooze(until: nil))
         }
-    }
-
-    /// A notice the rules keep off the screen (`show = none`) is not listed either; a silent
-    /// one is.
-    private func shown(_ update: AccountUpdate) -> AccountUpdate {
-        let notices = update.notices.filter { notice in
-            guard case .item(let row) = notice else { return true }
-            return rules.evaluate(row, of: update.account).show != .none
-        }
-        return AccountUpdate(account: update.account, notices: notices, unread: update.unread, read: update.read)
     }
 }
 

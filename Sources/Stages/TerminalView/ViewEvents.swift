@@ -21,6 +21,14 @@ public enum ViewEffect: Sendable, Equatable {
     case open(PushTarget)
     /// Set the reaction on the item (or, with `remove`, take it back).
     case react(screen: Int, account: Account, destination: NotificationDestination, reaction: String, remove: Bool)
+    /// Read the reply kept for the item when it could not be posted.
+    case loadDraft(screen: Int, account: Account, destination: NotificationDestination)
+    /// Hand the terminal to the user's editor on `template`, and take it back when it is done.
+    case compose(screen: Int, template: String)
+    /// Post the reply, once; kept as the item's draft when it is not posted. `offered`: the
+    /// editor started from the kept draft.
+    case reply(
+        screen: Int, account: Account, destination: NotificationDestination, comment: CommentText, file: String, offered: Bool)
 }
 
 /// What happens to the view: a key, a resize, or the answer to an effect.
@@ -34,4 +42,7 @@ public enum ViewEvent: Sendable, Equatable {
     case opened(Result<String, ReadProblem>)
     /// `failure` nil when it was done.
     case reacted(screen: Int, reaction: String, remove: Bool, failure: ReadProblem?)
+    case draftLoaded(screen: Int, Result<DraftRecord.Draft?, ReadProblem>)
+    case composed(screen: Int, ComposedReply)
+    case replied(screen: Int, ReplyOutcome)
 }

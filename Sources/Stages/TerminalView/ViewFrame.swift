@@ -13,8 +13,15 @@ extension ViewState {
         } else {
             nil
         }
+        // The reaction picker covers the bottom of the body.
+        let picker: [StyledLine] = if case .item(let item) = screen.kind, item.isPicking { pickerLines(item) } else { [] }
+        let pickerStart = bodyHeight - min(picker.count, bodyHeight)
         for offset in 0..<bodyHeight {
             let index = screen.scroll + offset
+            if offset >= pickerStart {
+                frame.append((StyledLine(" ") + picker[offset - pickerStart]).fitted(to: columns))
+                continue
+            }
             let content = index < screen.lines.count ? screen.lines[index] : StyledLine()
             if index == selectedLine {
                 let selected = Style(reverse: true)
@@ -64,25 +71,30 @@ extension ViewState {
             case .done: .colored(.green)
             case .failed: .colored(.red, bold: true)
             case .underWay: .plain
+            case .offer: .colored(.yellow, bold: true)
             }
             return StyledLine(message.text, style)
         }
-        let back = screens.count > 1 ? "q back" : "q quit"
+        let back = screens.count > 1 ? ViewKeys.back : ViewKeys.quit
+        let keys: [ViewKey]
         switch screen.kind {
+        case .item(let item) where item.isPicking:
+            keys = [ViewKeys.choose, ViewKeys.cancel]
         case .item(let item):
             switch item.content {
-            case .loading: return StyledLine("Loading… · \(back)", .dim)
-            case .failed where item.account == nil: return StyledLine("R reload · \(back)", .dim)
-            case .failed: return StyledLine("R reload · o open in browser · \(back)", .dim)
-            case .loaded(.build): return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · o open in browser · R reload · \(back)", .dim)
-            case .loaded: return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · + react +1 · o open in browser · R reload · \(back)", .dim)
+            case .loading: return StyledLine("Loading… · \(ViewKeys.line([back]))", .dim)
+            case .failed where item.account == nil: keys = [ViewKeys.reload, back]
+            case .failed: keys = [ViewKeys.reload, ViewKeys.open, back]
+            case .loaded(.build): keys = [ViewKeys.scroll, ViewKeys.markRead, ViewKeys.open, ViewKeys.reload, back]
+            case .loaded: keys = [ViewKeys.scroll, ViewKeys.markRead, ViewKeys.reply, ViewKeys.react, ViewKeys.open, ViewKeys.reload, back]
             }
         case .inbox(let inbox):
             switch inbox.content {
-            case .loading: return StyledLine("Loading… · \(back)", .dim)
-            case .failed: return StyledLine("R reload · \(back)", .dim)
-            case .loaded: return StyledLine("↑↓ select · Enter view · r mark read · o open in browser · R reload · \(back)", .dim)
+            case .loading: return StyledLine("Loading… · \(ViewKeys.line([back]))", .dim)
+            case .failed: keys = [ViewKeys.reload, back]
+            case .loaded: keys = [ViewKeys.select, ViewKeys.view, ViewKeys.markRead, ViewKeys.open, ViewKeys.reload, back]
             }
         }
+        return StyledLine(ViewKeys.line(keys), .dim)
     }
 }

@@ -46,7 +46,7 @@ public enum ViewLoop {
         // Signals are handled before the terminal changes: none may leave it raw.
         let input: TerminalInput
         do {
-            input = try TerminalInput { continuation.yield(.input($0)) }
+            input = try Running.input(continuation)
         } catch {
             report("\(error)")
             return 1
@@ -61,13 +61,13 @@ public enum ViewLoop {
             return 1
         }
         var loop = Running(
-            terminal: terminal, source: source, renderer: FrameRenderer(colors: options.colors), options: options,
+            terminal: terminal, input: input, source: source, renderer: FrameRenderer(colors: options.colors), options: options,
             continuation: continuation)
         let status = await loop.run(start, events: events)
         loop.cancelEffects()
-        input.stop()
+        loop.input.stop()
         terminal.restore()
-        input.releaseSignals()
+        loop.input.releaseSignals()
         continuation.finish()
         return status
     }
@@ -82,6 +82,8 @@ public enum ViewLoop {
     /// The loop's own state: the view, the key decoder, the effects under way.
     private struct Running {
         let terminal: RawTerminal
+        /// A new one each time the terminal comes back from the editor.
+        var input: TerminalInput
         let source: any ViewSource
         let renderer: FrameRenderer
         let options: Options
@@ -92,12 +94,15 @@ public enum ViewLoop {
         var escapeAlarm: Timeline.Alarm?
         /// Cancelled when the view ends; at a person's pace of keys, they never pile up.
         var effects: [Task<Void, Never>] = []
+        /// An effect that needs the terminal (the editor), run by the loop itself between events.
+        var handOver: ViewEffect?
 
         init(
-            terminal: RawTerminal, source: any ViewSource, renderer: FrameRenderer, options: Options,
+            terminal: RawTerminal, input: TerminalInput, source: any ViewSource, renderer: FrameRenderer, options: Options,
             continuation: AsyncStream<Event>.Continuation
         ) {
             self.terminal = terminal
+            self.input = input
             self.source = source
             self.renderer = renderer
             self.options = options
@@ -150,9 +155,34 @@ public enum ViewLoop {
                     perform(state.handle(viewEvent))
                 }
                 if let status = state.exitStatus { return status }
+                if let effect = handOver {
+                    handOver = nil
+                    guard await handTerminal(effect, to: &state) else { return Self.hungUp }
+                    clear = true
+                }
                 guard draw(state, clear: clear) else { return Self.hungUp }
             }
             return Self.hungUp
+        }
+
+        static func input(_ continuation: AsyncStream<Event>.Continuation) throws(TerminalInput.Failure) -> TerminalInput {
+            try TerminalInput { continuation.yield(.input($0)) }
+        }
+
+        /// Runs `effect` (the editor) with the terminal handed over: as it was found, nothing
+        /// read from it and no signal taken meanwhile; then the view again, at the terminal's
+        /// size now. What ^C, ^\ and ^Z sent meanwhile was the editor's, and is dropped. False
+        /// when the terminal cannot be had back.
+        mutating func handTerminal(_ effect: ViewEffect, to state: inout ViewState) async -> Bool {
+            input.pause()
+            terminal.restore()
+            let answer = await Self.answer(effect, from: source)
+            TerminalInput.discardPending([SIGINT, SIGQUIT, SIGTSTP])
+            guard let input = try? Self.input(continuation), (try? terminal.enter()) != nil else { return false }
+            self.input = input
+            perform(state.handle(answer))
+            perform(state.handle(.resized(currentSize())))
+            return true
         }
 
         /// The status when the terminal went away: as if by SIGHUP.
@@ -188,6 +218,10 @@ public enum ViewLoop {
 
         mutating func perform(_ requested: [ViewEffect]) {
             for effect in requested {
+                if case .compose = effect {
+                    handOver = effect
+                    continue
+                }
                 let (source, continuation) = (self.source, self.continuation)
                 effects.append(Task {
                     continuation.yield(.view(await Self.answer(effect, from: source)))
@@ -234,6 +268,17 @@ public enum ViewLoop {
                 } catch {
                     return .opened(.failure(error))
                 }
+            case .loadDraft(let screen, let account, let destination):
+                do throws(ReadProblem) {
+                    return .draftLoaded(screen: screen, .success(try await source.draft(on: destination, of: account)))
+                } catch {
+                    return .draftLoaded(screen: screen, .failure(error))
+                }
+            case .compose(let screen, let template):
+                return .composed(screen: screen, await source.compose(template))
+            case .reply(let screen, let account, let destination, let comment, let file, let offered):
+                return .replied(
+                    screen: screen, await source.reply(comment, file: file, offered: offered, on: destination, of: account))
             case .react(let screen, let account, let destination, let reaction, let remove):
                 do throws(ReadProblem) {
                     _ = try await source.react(reaction, remove: remove, on: destination, of: account)

@@ -20,6 +20,16 @@ public protocol ViewSource: Sendable {
     /// Sets `reaction` on the item with the account's token, or with `remove` takes it back;
     /// what the server says it did.
     func react(_ reaction: String, remove: Bool, on destination: NotificationDestination, of account: Account) async throws(ReadProblem) -> ReactionResult
+    /// The reply kept for the item when it could not be posted, if there is one.
+    func draft(on destination: NotificationDestination, of account: Account) async throws(ReadProblem) -> DraftRecord.Draft?
+    /// The user writes a reply in their editor, starting from `template`; the terminal is the
+    /// editor's until it returns.
+    func compose(_ template: String) async -> ComposedReply
+    /// Posts `comment` once with the account's token; kept as the item's draft when it is not
+    /// posted, and `file` (the editor's) removed once the text is safe.
+    func reply(
+        _ comment: CommentText, file: String, offered: Bool, on destination: NotificationDestination, of account: Account
+    ) async -> ReplyOutcome
 }
 
 extension ViewSource {

@@ -11,8 +11,8 @@ extension NotificationDestination {
 public struct ViewState {
     /// Set when the view is to end: 0 for `q`, 130 for ^C.
     public private(set) var exitStatus: Int32?
-    private(set) var screens: [Screen]
-    private(set) var message: Message?
+    var screens: [Screen]
+    var message: Message?
     private(set) var size: TerminalSize
     /// Seconds since the epoch, for ages; the moment the view started.
     private let now: Double
@@ -24,6 +24,8 @@ public struct ViewState {
             case failed
             /// Something under way; the answer replaces it.
             case underWay
+            /// Something the user may do now (a kept draft to send).
+            case offer
         }
 
         let text: String
@@ -56,6 +58,12 @@ public struct ViewState {
         var account: Account?
         let destination: NotificationDestination
         var content: Content<ItemDetails> = .loading
+        /// The reply kept for it when one could not be posted, offered by the reply key.
+        var draft: DraftRecord.Draft?
+        /// The reaction picker is open.
+        var isPicking = false
+        /// The editor opens as soon as the item and its draft are read (`show --reply`).
+        var replyAtOnce = false
     }
 
     struct InboxScreen {
@@ -69,12 +77,13 @@ public struct ViewState {
 
     // MARK: - Starting
 
-    /// The view of one item: `gbnotifyctl show ACCOUNT PATH`.
+    /// The view of one item: `gbnotifyctl show ACCOUNT PATH`; with `reply`, the reply's editor
+    /// opens once the item is read (`show --reply`).
     public static func item(
-        account: String, destination: NotificationDestination, size: TerminalSize, now: Double
+        account: String, destination: NotificationDestination, size: TerminalSize, now: Double, reply: Bool = false
     ) -> (ViewState, [ViewEffect]) {
         var state = ViewState(size: size, now: now)
-        let effect = state.push(.item(ItemScreen(accountName: account, destination: destination)))
+        let effect = state.push(.item(ItemScreen(accountName: account, destination: destination, replyAtOnce: reply)))
         return (state, [effect])
     }
 
@@ -112,7 +121,10 @@ public struct ViewState {
             }
             screens[index].kind = .item(item)
             finishLoading(index)
-            return []
+            // An issue or a merge request may have a reply kept for it.
+            guard let account = item.account, case .loaded(let details) = item.content else { return [] }
+            if case .build = details { return [] }
+            return [.loadDraft(screen: id, account: account, destination: item.destination)]
         case .inboxLoaded(let id, let result):
             guard let index = screens.firstIndex(where: { $0.id == id }), case .inbox(var inbox) = screens[index].kind else { return [] }
             switch result {
@@ -131,19 +143,21 @@ public struct ViewState {
             message = Message(text: "Could not open it: \(problem)", kind: .failed)
             return []
         case .reacted(let id, let reaction, let remove, let failure):
-            guard let index = screens.firstIndex(where: { $0.id == id }), case .item(let item) = screens[index].kind else { return [] }
-            if let failure {
-                message = Message(text: "Could not react: \(failure)", kind: .failed)
-                return []
-            }
-            let done = remove ? "Took back \(reaction) on" : "Reacted \(reaction) on"
-            message = Message(text: "\(done) \(item.destination.shortName)", kind: .done)
-            return [loadEffect(index)]
+            return reacted(screen: id, reaction: reaction, remove: remove, failure: failure)
+        case .draftLoaded(let id, let result):
+            return draftLoaded(screen: id, result)
+        case .composed(let id, let written):
+            return composed(screen: id, written)
+        case .replied(let id, let outcome):
+            return replied(screen: id, outcome)
         }
     }
 
     private mutating func handle(_ key: Key) -> [ViewEffect] {
-        guard !screens.isEmpty else { return [] }
+        guard let top = screens.indices.last else { return [] }
+        if case .item(let item) = screens[top].kind, item.isPicking, key != .control("c") {
+            return pick(key, on: top)
+        }
         switch key {
         case .control("c"):
             exitStatus = 130
@@ -152,23 +166,27 @@ public struct ViewState {
             exitStatus = 0
         case .escape, .left, .backspace, .character("h"):
             if screens.count > 1 { return pop() }
-        case .character("R"):
-            return [reload(screens.count - 1)]
-        case .character("o"):
+        case ViewKeys.reload.key:
+            return [reload(top)]
+        case ViewKeys.open.key:
             guard let target = currentTarget() else {
                 message = Message(text: "Nothing to open yet", kind: .failed)
                 return []
             }
             return [.open(target)]
-        case .character("r"):
+        case ViewKeys.markRead.key:
             guard let (account, path) = currentItemPath() else {
                 message = Message(text: "Nothing to mark read", kind: .failed)
                 return []
             }
             message = Message(text: "Marking \(Self.name(of: path)) read…", kind: .underWay)
             return [.markRead(account: account, path: path)]
-        case .character("+"):
-            return toggleThumbsUp()
+        case ViewKeys.thumbsUp.key:
+            return toggle(Self.keyReaction)
+        case ViewKeys.react.key:
+            openPicker()
+        case ViewKeys.reply.key:
+            return startReply()
         case .enter, .right, .character("l"):
             return openSelectedRow()
         case .up, .character("k"): move(.by(-1))
@@ -207,7 +225,7 @@ public struct ViewState {
         return loadEffect(index)
     }
 
-    private func loadEffect(_ index: Int) -> ViewEffect {
+    func loadEffect(_ index: Int) -> ViewEffect {
         let screen = screens[index]
         switch screen.kind {
         case .item(let item):
@@ -220,27 +238,6 @@ public struct ViewState {
     private mutating func finishLoading(_ index: Int) {
         if message?.kind == .underWay { message = nil }
         relayout(index)
-    }
-
-    /// The reaction `+` sets on the item shown, or takes back when the account already gave it.
-    static let keyReaction = "+1"
-
-    /// `+` on a loaded issue or merge request.
-    private mutating func toggleThumbsUp() -> [ViewEffect] {
-        guard let index = screens.indices.last, case .item(let item) = screens[index].kind, let account = item.account,
-              case .loaded(let details) = item.content
-        else { return [] }
-        let reactions: [Reaction]
-        switch details {
-        case .issue(let issue): reactions = issue.discussion.reactions
-        case .mergeRequest(let mr): reactions = mr.discussion.reactions
-        case .build:
-            message = Message(text: "A build takes no reaction", kind: .failed)
-            return []
-        }
-        let remove = reactions.contains { $0.reaction == Self.keyReaction && $0.me }
-        message = Message(text: remove ? "Taking back \(Self.keyReaction)…" : "Reacting \(Self.keyReaction)…", kind: .underWay)
-        return [.react(screen: screens[index].id, account: account, destination: item.destination, reaction: Self.keyReaction, remove: remove)]
     }
 
     /// Enter on an inbox row: its item, from its own account.
@@ -311,64 +308,6 @@ public struct ViewState {
     /// `krz/gitbay#12` for a path that names an item, else the path.
     static func name(of path: String) -> String {
         NotificationDestination(path: path)?.shortName ?? path
-    }
-
-    // MARK: - Scrolling and selection
-
-    /// Body lines on screen: all but the title and status lines.
-    var bodyHeight: Int { max(size.rows - 2, 0) }
-
-    private var page: Int { max(bodyHeight - 1, 1) }
-
-    /// The content's width: the screen less a column of margin each side.
-    private var contentWidth: Int { max(size.columns - 2, 1) }
-
-    private enum Movement {
-        case by(Int)
-        case start
-        case end
-    }
-
-    /// Moves the inbox's selection, or scrolls an item.
-    private mutating func move(_ movement: Movement) {
-        guard let index = screens.indices.last else { return }
-        if case .inbox(var inbox) = screens[index].kind, !inbox.rows.isEmpty {
-            let target = switch movement {
-            case .by(let delta): inbox.selected + delta
-            case .start: 0
-            case .end: inbox.rows.count - 1
-            }
-            inbox.selected = min(max(target, 0), inbox.rows.count - 1)
-            screens[index].kind = .inbox(inbox)
-            reveal(index)
-            return
-        }
-        switch movement {
-        case .by(let delta): scroll(index, to: screens[index].scroll + delta)
-        case .start: scroll(index, to: 0)
-        case .end: scroll(index, to: screens[index].lines.count)
-        }
-    }
-
-    private mutating func scroll(_ index: Int, to line: Int) {
-        let last = max(screens[index].lines.count - bodyHeight, 0)
-        screens[index].scroll = min(max(line, 0), last)
-    }
-
-    /// Scrolls the inbox so that the selected row shows, with its account's heading when it
-    /// is the account's first row.
-    private mutating func reveal(_ index: Int) {
-        guard case .inbox(let inbox) = screens[index].kind, inbox.rows.indices.contains(inbox.selected) else {
-            scroll(index, to: screens[index].scroll)
-            return
-        }
-        let row = inbox.rows[inbox.selected]
-        let isFirstOfAccount = inbox.selected == 0 || inbox.rows[inbox.selected - 1].account != row.account
-        let top = isFirstOfAccount ? max(row.line - 1, 0) : row.line
-        var scroll = screens[index].scroll
-        if top < scroll { scroll = top }
-        if row.line >= scroll + bodyHeight { scroll = row.line - bodyHeight + 1 }
-        self.scroll(index, to: scroll)
     }
 
     private mutating func relayout(_ index: Int) {

@@ -70,6 +70,24 @@ public final class TerminalInput: Sendable {
         MainLoop.shared.submit { reading.source?.cancel() }
     }
 
+    /// Nothing is read from the terminal and no signal is taken after this, and the signals stay
+    /// blocked: while another program has the terminal (the editor), what it is sent waits in
+    /// the kernel, for `discardPending` or the next `TerminalInput`.
+    public func pause() {
+        stop()
+        signalReader.cancel()
+    }
+
+    /// Drops what of `numbers` came while nothing took them: setting a signal's action to
+    /// ignore discards it when it is pending, blocked or not (POSIX); the action is then put
+    /// back.
+    public static func discardPending(_ numbers: [Int32]) {
+        for number in numbers {
+            let action = signal(number, SIG_IGN)
+            signal(number, action)
+        }
+    }
+
     /// Gives the signals back their default actions; after `stop()`.
     public func releaseSignals() {
         signalReader.cancel()

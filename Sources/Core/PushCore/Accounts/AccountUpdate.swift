@@ -9,11 +9,18 @@ public struct AccountUpdate: Sendable, Equatable {
     public let unread: UnreadCount
     /// Rows known to be read now (elsewhere, or here): their notifications go.
     public let read: ReadRows
+    /// The unread rows the poll read, newest first, new or not (`InboxCycle.unreadRows`); empty
+    /// when no list was read. Unlike `notices`, they include what a summary only counts.
+    public let unreadRows: [InboxItem]
 
-    public init(account: Account, notices: [InboxCycle.Notice] = [], unread: UnreadCount, read: ReadRows = .none) {
+    public init(
+        account: Account, notices: [InboxCycle.Notice] = [], unread: UnreadCount, read: ReadRows = .none,
+        unreadRows: [InboxItem] = []
+    ) {
         self.account = account
         self.notices = notices
         self.unread = unread
         self.read = read
+        self.unreadRows = unreadRows
     }
 }

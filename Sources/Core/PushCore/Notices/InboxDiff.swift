@@ -62,6 +62,7 @@ public enum InboxDiff {
             highWater: max(highWater ?? 0, newestID),
             unread: unreadCount,
             read: .unreadPage(Set(unread.map(\.id)), isComplete: isComplete),
+            unreadRows: Array(unread.reversed()),
             ignoredRows: ignoredRows
         )
     }
@@ -88,6 +89,8 @@ public struct InboxCycle: Equatable, Sendable {
     public let unread: UnreadCount
     /// Which rows the page proves read, for withdrawing notifications of rows read elsewhere.
     public let read: ReadRows
+    /// The page's unread rows, newest first, new or not: what the tray lists, old ones too.
+    public let unreadRows: [InboxItem]
     /// Rows dropped as broken (id not positive, a repeated id) or stale (already read), for the
     /// log.
     public let ignoredRows: Int

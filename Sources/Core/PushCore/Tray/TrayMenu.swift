@@ -92,6 +92,12 @@ public struct TrayMenu: Sendable, Equatable {
         return "\(repository) — \(row.actor) \(row.summary)"
     }
 
+    /// The line for the unread rows an account's section does not list: "27 unread on
+    /// cmc@gitbay.org" alone, "17 more unread on cmc@gitbay.org" under the rows it lists.
+    static func unlistedLabel(_ count: String, on account: Account, belowRows: Bool) -> String {
+        belowRows ? "\(count) more unread on \(account.displayName)" : "\(count) unread on \(account.displayName)"
+    }
+
     /// Text from outside as a dbusmenu label: one line, bounded, underscores doubled.
     public static func labelText(_ text: String) -> String {
         text.displaySafe(truncatedTo: maximumLabelLength).replacingUnderscores()
@@ -113,7 +119,8 @@ extension String {
 enum TrayItemKey: Hashable, Sendable {
     case heading(Account)
     case notice(Account, Int64)
-    /// "N unread on ACCOUNT" when no row is listed: opens that account's inbox.
+    /// "N unread on ACCOUNT", or "N more unread" under the rows listed: what the menu has no
+    /// room for (or the rules keep off it); opens that account's inbox.
     case unreadCount(Account)
     case markAllRead(Account)
     case accountSeparator(Account)
@@ -131,8 +138,8 @@ struct TrayMenuFacts: Equatable, Sendable {
     struct Section: Equatable, Sendable {
         let account: Account
         let rows: [InboxItem]
-        /// The count shown when no row is listed; nil when rows are.
-        let unreadWithoutRows: String?
+        /// The unread rows not listed ("17", "40+"); nil when every one is.
+        let unlisted: String?
     }
 
     let sections: [Section]
@@ -142,10 +149,10 @@ struct TrayMenuFacts: Equatable, Sendable {
     init(_ state: TrayState) {
         sections = state.shelves.map { shelf in
             let rows = Array(shelf.newest.prefix(TrayMenu.noticesPerAccount))
-            let count = shelf.unread.badgeCount
+            let unlisted = shelf.unread.badgeCount - rows.count
             return Section(
                 account: shelf.account, rows: rows,
-                unreadWithoutRows: rows.isEmpty && count > 0 ? "\(count)\(shelf.unread.isAtLeast ? "+" : "")" : nil)
+                unlisted: unlisted > 0 ? "\(unlisted)\(shelf.unread.isAtLeast ? "+" : "")" : nil)
         }
         namesAccounts = state.shelves.count > 1
         isSnoozed = state.isSnoozed
@@ -194,8 +201,8 @@ struct TrayMenuFacts: Equatable, Sendable {
                 let target = PushTarget(account: account, destination: NotificationDestination(path: row.path))
                 entries.append(Entry(.notice(account, row.id), TrayMenu.labelText(TrayMenu.label(of: row)), .open(target)))
             }
-            if let count = section.unreadWithoutRows {
-                let label = TrayMenu.labelText("\(count) unread on \(account.displayName)")
+            if let count = section.unlisted {
+                let label = TrayMenu.labelText(TrayMenu.unlistedLabel(count, on: account, belowRows: !section.rows.isEmpty))
                 entries.append(Entry(.unreadCount(account), label, .open(PushTarget(account: account, destination: nil))))
             }
             if !section.rows.isEmpty {

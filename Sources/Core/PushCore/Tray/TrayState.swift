@@ -38,9 +38,9 @@ public struct TrayState: Sendable, Equatable {
 }
 
 /// The tray's state kept from what the desktop stage already hears, the same `AccountUpdate`s
-/// its notifications come from: new rows join their account's shelf, rows read anywhere
-/// leave it, and the latest unread count replaces the last one. Rows the daemon never saw as
-/// rows (what a start sums up as "27 unread") are counted, not listed.
+/// its notifications come from: the unread rows a poll read join their account's shelf, new or
+/// not (what a start or a burst sums up as "27 unread" is listed too), rows read anywhere leave
+/// it, and the latest unread count replaces the last one.
 public struct TrayInbox: Sendable, Equatable {
     /// Rows kept per account: more than the menu lists, so that reading some elsewhere still
     /// leaves the next ones to list, and bounded, whatever an inbox holds.
@@ -50,19 +50,22 @@ public struct TrayInbox: Sendable, Equatable {
 
     public init() {}
 
-    public mutating func take(_ update: AccountUpdate) {
-        let rows = update.notices.compactMap { notice -> InboxItem? in
+    /// Takes an update; a row the rules keep off the screen (`show = none`) is not listed
+    /// either, a silent one is.
+    public mutating func take(_ update: AccountUpdate, rules: RuleSet) {
+        let noticed = update.notices.compactMap { notice -> InboxItem? in
             if case .item(let row) = notice { row } else { nil }
         }
         let index = state.shelves.firstIndex { $0.account == update.account }
         let held = index.map { state.shelves[$0].newest } ?? []
         var byID: [Int64: InboxItem] = [:]
-        for row in held + rows where !update.read.contains(row.id) {
+        for row in held + noticed + update.unreadRows where !update.read.contains(row.id) {
             byID[row.id] = row
         }
         // Nothing unread means nothing to list, whatever the rows said.
-        let newest = update.unread.badgeCount == 0
-            ? [] : Array(byID.values.sorted { $0.id > $1.id }.prefix(Self.keptPerAccount))
+        let newest = update.unread.badgeCount == 0 ? [] : Array(
+            byID.values.filter { rules.evaluate($0, of: update.account).show != .none }
+                .sorted { $0.id > $1.id }.prefix(Self.keptPerAccount))
         let shelf = TrayState.Shelf(account: update.account, unread: update.unread, newest: newest)
         if let index {
             state.shelves[index] = shelf

@@ -1,0 +1,155 @@
+import PushCore
+
+/// The view's answers on an issue or a merge request: a reply written in the user's editor and
+/// posted once (a kept draft offered again), and reactions, +1 at once or any of the instance's
+/// from the picker, each set or taken back.
+extension ViewState {
+    /// The reaction `+` sets on the item shown, or takes back when the account already gave it.
+    static let keyReaction = "+1"
+
+    /// The item on top when it is a loaded issue or merge request of a known account; else says
+    /// why `what` cannot be done to it.
+    private mutating func discussion(for what: String) -> (index: Int, item: ItemScreen, account: Account, reactions: [Reaction])? {
+        guard let index = screens.indices.last, case .item(let item) = screens[index].kind, let account = item.account,
+              case .loaded(let details) = item.content
+        else { return nil }
+        switch details {
+        case .issue(let issue): return (index, item, account, issue.discussion.reactions)
+        case .mergeRequest(let mr): return (index, item, account, mr.discussion.reactions)
+        case .build:
+            message = Message(text: "A build takes no \(what)", kind: .failed)
+            return nil
+        }
+    }
+
+    // MARK: - Reactions
+
+    /// Sets `reaction` on the item shown, or takes it back when the account gave it.
+    mutating func toggle(_ reaction: String) -> [ViewEffect] {
+        guard let (index, item, account, reactions) = discussion(for: "reaction") else { return [] }
+        let remove = reactions.contains { $0.reaction == reaction && $0.me }
+        message = Message(text: remove ? "Taking back \(reaction)…" : "Reacting \(reaction)…", kind: .underWay)
+        return [.react(screen: screens[index].id, account: account, destination: item.destination, reaction: reaction, remove: remove)]
+    }
+
+    /// The reaction key: the picker of every reaction the instance knows.
+    mutating func openPicker() {
+        guard let (index, item, _, _) = discussion(for: "reaction") else { return }
+        var picking = item
+        picking.isPicking = true
+        screens[index].kind = .item(picking)
+    }
+
+    /// A key while the picker is open: a digit reacts, anything else closes it.
+    mutating func pick(_ key: Key, on index: Int) -> [ViewEffect] {
+        guard case .item(var item) = screens[index].kind else { return [] }
+        item.isPicking = false
+        screens[index].kind = .item(item)
+        guard case .character(let character) = key, let number = character.wholeNumberValue,
+              Reaction.names.indices.contains(number - 1)
+        else { return [] }
+        return toggle(Reaction.names[number - 1])
+    }
+
+    /// The picker's lines: each reaction with its digit, its count, and whether it is yours.
+    func pickerLines(_ item: ItemScreen) -> [StyledLine] {
+        guard case .loaded(let details) = item.content else { return [] }
+        let given: [Reaction] = switch details {
+        case .issue(let issue): issue.discussion.reactions
+        case .mergeRequest(let mr): mr.discussion.reactions
+        case .build: []
+        }
+        var lines = [StyledLine("React to \(item.destination.shortName):", Style(bold: true))]
+        for (offset, name) in Reaction.names.enumerated() {
+            var line = StyledLine("  \(offset + 1)  ", .colored(.yellow))
+            line.append(name + String(repeating: " ", count: max(10 - name.count, 0)))
+            if let reaction = given.first(where: { $0.reaction == name }) {
+                line.append("×\(reaction.count)", .dim)
+                if reaction.me { line.append(" (you: \(offset + 1) takes it back)", .dim) }
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    mutating func reacted(screen id: Int, reaction: String, remove: Bool, failure: ReadProblem?) -> [ViewEffect] {
+        guard let index = screens.firstIndex(where: { $0.id == id }), case .item(let item) = screens[index].kind else { return [] }
+        if let failure {
+            message = Message(text: "Could not react: \(failure)", kind: .failed)
+            return []
+        }
+        let done = remove ? "Took back \(reaction) on" : "Reacted \(reaction) on"
+        message = Message(text: "\(done) \(item.destination.shortName)", kind: .done)
+        return [loadEffect(index)]
+    }
+
+    // MARK: - Replies
+
+    /// The reply key: the editor, started from the kept draft when there is one.
+    mutating func startReply() -> [ViewEffect] {
+        guard let (index, item, account, _) = discussion(for: "reply") else { return [] }
+        let template = CommentText.editorTemplate(for: item.destination, account: account.displayName, draft: item.draft?.text ?? "")
+        return [.compose(screen: screens[index].id, template: template)]
+    }
+
+    mutating func draftLoaded(screen id: Int, _ result: Result<DraftRecord.Draft?, ReadProblem>) -> [ViewEffect] {
+        guard let index = screens.firstIndex(where: { $0.id == id }), case .item(var item) = screens[index].kind else { return [] }
+        switch result {
+        case .success(let draft):
+            item.draft = draft
+            if let draft, message == nil {
+                message = Message(
+                    text: "Your reply could not be posted (\(draft.reason)) and is kept: \(ViewKeys.reply.keys) edits and sends it",
+                    kind: .offer)
+            }
+        case .failure(let problem):
+            message = Message(text: "Could not read the kept drafts: \(problem)", kind: .failed)
+        }
+        let replyNow = item.replyAtOnce
+        item.replyAtOnce = false
+        screens[index].kind = .item(item)
+        return replyNow && index == screens.count - 1 ? startReply() : []
+    }
+
+    mutating func composed(screen id: Int, _ composed: ComposedReply) -> [ViewEffect] {
+        guard let index = screens.firstIndex(where: { $0.id == id }), case .item(let item) = screens[index].kind,
+              let account = item.account
+        else { return [] }
+        switch composed {
+        case .cancelled:
+            message = Message(text: "\(CommentTextError.empty)".capitalizedFirst, kind: .failed)
+            return []
+        case .failed(let words):
+            message = Message(text: words.capitalizedFirst, kind: .failed)
+            return []
+        case .text(let text, let file):
+            let comment: CommentText
+            do {
+                comment = try CommentText(text)
+            } catch {
+                message = Message(text: "\(error)".capitalizedFirst + " (the text is kept in \(file))", kind: .failed)
+                return []
+            }
+            message = Message(text: "Posting the reply to \(item.destination.shortName)…", kind: .underWay)
+            return [.reply(
+                screen: id, account: account, destination: item.destination, comment: comment, file: file, offered: item.draft != nil)]
+        }
+    }
+
+    mutating func replied(screen id: Int, _ outcome: ReplyOutcome) -> [ViewEffect] {
+        guard let index = screens.firstIndex(where: { $0.id == id }), case .item(let item) = screens[index].kind,
+              let account = item.account
+        else { return [] }
+        message = Message(text: outcome.lines.joined(separator: "; ").capitalizedFirst, kind: outcome.isPosted ? .done : .failed)
+        // Read again: the thread with the reply in it, and the draft as it is now.
+        return [loadEffect(index), .loadDraft(screen: id, account: account, destination: item.destination)]
+    }
+}
+
+extension String {
+    /// "The reply…" from "the reply…": a sentence of its own on the status line.
+    fileprivate var capitalizedFirst: String {
+        guard let first else { return self }
+        return first.uppercased() + dropFirst()
+    }
+}
