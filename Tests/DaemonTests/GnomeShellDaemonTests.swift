@@ -100,7 +100,7 @@ struct GnomeShellDaemonChecks {
             // 43 gives the notification and its source our app_icon; 48 the source alone.
             #expect(shown.sourceIcon.map { $0.hasSuffix(Self.buildTreeIcon) } == true, "\(shown.sourceIcon ?? "no icon")")
             #expect(shown.icon == (session.release == .debian12 ? shown.sourceIcon : nil))
-            #expect(shown.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.muteAction])
+            #expect(shown.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.replyAction, NotificationContent.reactAction])
 
             // A second notice of the repository replaces the first in place.
             let (second, replaced) = try await desktop.show(actor: "ana", summary: "commented on issue #12")
@@ -296,7 +296,8 @@ struct GnomeShellPointerDaemonChecks {
     }
 
     func aRealPointerClickOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt() async throws {
-        try await DaemonOnDesktop.run { desktop in
+        // Mute among GNOME's three buttons.
+        try await DaemonOnDesktop.run(config: "poll-interval = 3600\nbuttons = mark-read, mute\n") { desktop in
             let (row, id) = try await desktop.show(repo: "krz/noisy", number: 5)
             try await gnome.pointerClickButton("Mute", on: id)
             try await desktop.daemon.waitForMute(of: "krz/noisy", on: desktop.account)

@@ -242,6 +242,12 @@ public final class Supervisor: AccountRequests {
                 return
             }
             group.addTask { await poller.setWatch(change, of: repository) }
+        case .answer(let account, let answer):
+            guard let poller = pollers[account.id] else {
+                logger.warning("\(account.displayName): cannot answer on \(answer.destination.shortName): the account is no longer polled")
+                return
+            }
+            group.addTask { await poller.answer(answer) }
         case .snooze(let end):
             group.addTask { await self.snooze(until: end) }
         }
