@@ -1,8 +1,10 @@
 import DBus
 import DesktopSuites
 import Foundation
+import GitbayClient
 import Glibc
 import PushCore
+import StateStore
 import TestSupport
 import Testing
 
@@ -52,6 +54,18 @@ struct PlasmaDaemonTests {
     @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
         try await checks.withTwoAccountsEachNotificationSaysWhichAccount()
     }
+
+    @Test func aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid() async throws {
+        try await checks.aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid()
+    }
+
+    @Test func aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce() async throws {
+        try await checks.aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce()
+    }
+
+    @Test func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
+        try await checks.aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords()
+    }
 }
 
 /// The same on KDE Plasma 6.3 (Debian 13's, from the root scripts/debian13-root builds).
@@ -94,6 +108,18 @@ struct Plasma6DaemonTests {
     @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
         try await checks.withTwoAccountsEachNotificationSaysWhichAccount()
     }
+
+    @Test func aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid() async throws {
+        try await checks.aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid()
+    }
+
+    @Test func aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce() async throws {
+        try await checks.aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce()
+    }
+
+    @Test func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
+        try await checks.aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords()
+    }
 }
 
 /// The checks of PlasmaDaemonTests and Plasma6DaemonTests, each on its suite's session.
@@ -124,7 +150,9 @@ struct PlasmaDaemonChecks {
             #expect(held.appName == NotificationContent.appName)
             #expect(held.appIcon == AppIcon.name)
             #expect(held.icon == nil && held.hasImage)
-            #expect(held.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.inlineReplyAction, NotificationContent.reactAction])
+            // Plasma draws the inline-reply action as its text field, not among the buttons.
+            #expect(held.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.reactAction])
+            #expect(held.hasReplyAction)
             let shown = try await badge.plasma(showing: 1)
             #expect(shown.count == 1 && shown.countVisible)
 
@@ -320,5 +348,94 @@ struct PlasmaDaemonChecks {
 
     func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
         try await DaemonOnDesktop.expectEachNotificationToSayItsAccount()
+    }
+
+    // MARK: - Answers typed into the popup (issue 45)
+
+    /// Issue krz/gitbay#12 on the stand-in, for a comment to land on; its notice on screen.
+    private func issueOnScreen(_ desktop: DaemonOnDesktop) async throws -> (row: Int, notification: UInt32) {
+        try await desktop.standin.addItem(.issue, repo: "krz/gitbay", data: #"{"number": 12, "title": "Crash", "state": "open", "author": "alice"}"#)
+        return try await desktop.show(repo: "krz/gitbay", number: 12)
+    }
+
+    private func commentRequests(_ desktop: DaemonOnDesktop) async throws -> [Standin.LoggedRequest] {
+        try await desktop.standin.requests().filter { $0.argv?.starts(with: ["issue", "comment"]) == true }
+    }
+
+    /// The comments the stand-in holds on krz/gitbay#12, as `issue show` answers them.
+    private func comments(_ desktop: DaemonOnDesktop) async throws -> [ItemComment] {
+        let client = GitbayClient(instance: desktop.account.instance, token: try APIToken(desktop.tokens[0]))
+        let issue = try #require(NotificationDestination(path: "krz/gitbay/issues/12"))
+        return try ItemDetails.decode(try await client.send(.show(issue)), as: .issue).comments
+    }
+
+    private func said(_ desktop: DaemonOnDesktop, _ said: AnswerSaid) async throws {
+        try await desktop.daemon.waitForEvent("\(said) told") { $0 == .answered(desktop.account, said) }
+    }
+
+    func aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, id) = try await issueOnScreen(desktop)
+            let held = try #require(try await plasma.notifications().first { $0.id == id })
+            #expect(held.hasReplyAction)
+            #expect(held.replyPlaceholder == "Reply to krz/gitbay#12")
+            #expect(held.replySubmitLabel == "Send")
+
+            try await plasma.replyInline("Looks good to me — shipping it.", on: id)
+            try await said(desktop, .replied(path: "krz/gitbay/issues/12"))
+            let sent = try await commentRequests(desktop)
+            #expect(sent.map(\.argv) == [["issue", "comment", "krz/gitbay", "12", "--file", "-"]])
+            #expect(sent.map(\.stdin) == ["Looks good to me — shipping it."])
+            #expect(try await comments(desktop).map(\.body) == ["Looks good to me — shipping it."])
+            // Marked read as Mark read does, the answered notification withdrawn, and said.
+            #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
+            #expect(try await desktop.readAt(row) != nil)
+            try await desktop.waitUntilGone(id)
+            let replied = try await plasma.notifications().filter { $0.title == "Replied to krz/gitbay#12" }
+            #expect(replied.count == 1)
+        }
+    }
+
+    /// The instance posts the comment, and its answer is cut on the way back: the daemon reads
+    /// the thread, finds the text, and says it was posted; it never sends it again.
+    func aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, id) = try await issueOnScreen(desktop)
+            try await desktop.standin.addFault(.init(.truncate(bytes: 0), match: .init(argvPrefix: ["issue", "comment"])))
+            try await plasma.replyInline("Posted, but you will not hear it from me.", on: id)
+            try await said(desktop, .replied(path: "krz/gitbay/issues/12"))
+            let sent = try await commentRequests(desktop)
+            #expect(sent.map(\.fault) == ["truncate"])
+            // No answer came: the thread was read to tell.
+            let requests = try await desktop.standin.requests().compactMap(\.argv)
+            #expect(requests.contains(["issue", "show", "krz/gitbay", "12"]))
+            #expect(try await comments(desktop).map(\.body) == ["Posted, but you will not hear it from me."])
+            #expect(try await desktop.readAt(row) != nil)
+            #expect(!FileManager.default.fileExists(atPath: desktop.home.stateDirectory + "/drafts.json"))
+        }
+    }
+
+    /// An archived repository refuses the comment: nothing posted, the text kept as a draft that
+    /// `gbnotifyctl reply` offers again, a notification saying why, and the notice still unread.
+    func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            try await desktop.standin.addRepository("krz/gitbay", archived: true)
+            let (row, id) = try await issueOnScreen(desktop)
+            try await plasma.replyInline("Too late for this one?", on: id)
+            let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
+                if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
+            }
+            #expect(try await comments(desktop).isEmpty)
+            #expect(try await commentRequests(desktop).map(\.status) == [403])
+            #expect(try await desktop.readAt(row) == nil)
+            let drafts = try StateDirectory(path: desktop.home.stateDirectory).loadDrafts().record.drafts
+            #expect(drafts.map(\.text) == ["Too late for this one?"])
+            #expect(drafts.map(\.path) == ["krz/gitbay/issues/12"])
+            #expect(drafts.map(\.account) == [desktop.account])
+            let notice = try await plasma.notifications().filter { $0.title == "Your reply to krz/gitbay#12 was not posted" }
+            #expect(notice.count == 1)
+            #expect(notice.first?.body.contains("gbnotifyctl reply \(desktop.account.reference) krz/gitbay/issues/12 offers it again") == true)
+            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.hasPrefix("the instance refused it")) }
+        }
     }
 }
