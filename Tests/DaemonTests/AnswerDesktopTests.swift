@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import PushCore
 import TestSupport
 import Testing
@@ -59,5 +60,41 @@ extension DesktopTests {
             }
             #expect(try await Self.shown(after: before) == ["Could not react 👍 to krz/gone#4", "krz/gone"])
         }
+    }
+}
+
+/// "Reply…" on dunst, which has no text field: gbnotifyctl reply in the user's terminal (tmux
+/// here), the text written in the editor (a script), posted once on the notice's instance.
+extension DesktopTests {
+    @Test func replyOpensTheReplyInTheTerminalWithTheEditorAndPostsItOnce() async throws {
+        let tmux = try await Tmux.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-reply-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let terminal = directory.appendingPathComponent("terminal").path
+        let editor = directory.appendingPathComponent("editor").path
+        try "#!/bin/sh\nprintf 'Written in the editor.\\n# a line the editor template drops\\n' > \"$1\"\n"
+            .write(toFile: editor, atomically: true, encoding: .utf8)
+        chmod(editor, 0o755)
+        let pane = try tmux.terminal(at: terminal)
+        let config = try Config.parse("terminal = \(terminal) env VISUAL=\(editor)\n")
+        do {
+            try await Self.run(startConfig: config) { world in
+                try await world.standin.addItem(.issue, repo: "krz/gitbay", data: Self.issue(12, "Crash"))
+                try await world.show()
+                try await Dunst.choose(NotificationContent.replyAction)
+                #expect(try await pane.waitForExit().status == 0)
+                #expect(try pane.arguments() == [
+                    "env", "VISUAL=\(editor)", Program.built("gbnotifyctl"), "reply", world.account.reference, "krz/gitbay/issues/12",
+                ])
+                let comments = try await world.standin.requests().filter { $0.argv?.starts(with: ["issue", "comment"]) == true }
+                #expect(comments.map(\.stdin) == ["Written in the editor."])
+                #expect(comments.map(\.status) == [200])
+            }
+        } catch {
+            await tmux.stop()
+            throw error
+        }
+        await tmux.stop()
     }
 }
