@@ -59,6 +59,10 @@ struct PlasmaDaemonTests {
         try await checks.aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid()
     }
 
+    @Test func aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted() async throws {
+        try await checks.aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted()
+    }
+
     @Test func aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce() async throws {
         try await checks.aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce()
     }
@@ -111,6 +115,10 @@ struct Plasma6DaemonTests {
 
     @Test func aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid() async throws {
         try await checks.aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid()
+    }
+
+    @Test func aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted() async throws {
+        try await checks.aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted()
     }
 
     @Test func aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce() async throws {
@@ -393,6 +401,29 @@ struct PlasmaDaemonChecks {
             try await desktop.waitUntilGone(id)
             let replied = try await plasma.notifications().filter { $0.title == "Replied to krz/gitbay#12" }
             #expect(replied.count == 1)
+        }
+    }
+
+    /// As a user does it: Reply pressed with a real pointer, the text typed on the (XTest)
+    /// keyboard into the field that takes the button's place, Return to send.
+    func aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, _) = try await issueOnScreen(desktop)
+            try await screen.pointerClickButton("Reply", onPopupTitled: "krz/gitbay")
+            // The field comes with its Send button (AT-SPI says nothing when it is drawn).
+            try await withDeadline(.seconds(30), "the popup's text field") {
+                while try await !screen.popups().contains(where: { $0.title == "krz/gitbay" && $0.buttons.contains { $0.label == "Send" } }) {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            let typed = try await session.run(["xdotool", "type", "--delay", "20", "Typed on the keyboard."])
+            #expect(typed.status == 0, "\(typed.stderr)")
+            let sent = try await session.run(["xdotool", "key", "Return"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            try await said(desktop, .replied(path: "krz/gitbay/issues/12"))
+            #expect(try await comments(desktop).map(\.body) == ["Typed on the keyboard."])
+            #expect(try await commentRequests(desktop).count == 1)
+            #expect(try await desktop.readAt(row) != nil)
         }
     }
 
