@@ -70,6 +70,11 @@ struct PlasmaDaemonTests {
     @Test func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
         try await checks.aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords()
     }
+
+    @Test(arguments: PlasmaDaemonChecks.Refusal.allCases)
+    func aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(_ refusal: PlasmaDaemonChecks.Refusal) async throws {
+        try await checks.aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(refusal)
+    }
 }
 
 /// The same on KDE Plasma 6.3 (Debian 13's, from the root scripts/debian13-root builds).
@@ -127,6 +132,11 @@ struct Plasma6DaemonTests {
 
     @Test func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
         try await checks.aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords()
+    }
+
+    @Test(arguments: PlasmaDaemonChecks.Refusal.allCases)
+    func aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(_ refusal: PlasmaDaemonChecks.Refusal) async throws {
+        try await checks.aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(refusal)
     }
 }
 
@@ -424,6 +434,64 @@ struct PlasmaDaemonChecks {
             #expect(try await comments(desktop).map(\.body) == ["Typed on the keyboard."])
             #expect(try await commentRequests(desktop).count == 1)
             #expect(try await desktop.readAt(row) != nil)
+        }
+    }
+
+    /// What the instance answers a comment it does not post (gitbay-api.md's refusals), and the
+    /// plain words the notification starts with.
+    enum Refusal: String, CaseIterable, Sendable {
+        case noSuchItem, rateLimited, tooManyWrites, readOnlyToken, tokenRejected
+
+        var fault: Standin.Fault? {
+            let json = ["Content-Type": "application/json"]
+            return switch self {
+            case .noSuchItem: nil
+            case .rateLimited:
+                .init(.status(429, body: #"{"protocol_version":1,"error":"rate limited; retry in 7s"}"#, headers: json.merging(["Retry-After": "7"]) { $1 }), match: Self.comment)
+            case .tooManyWrites:
+                .init(.status(403, body: #"{"protocol_version":1,"exit_code":4,"error":"too many writes: at most 30 a minute; retry in 20s"}"#, headers: json.merging(["Retry-After": "20"]) { $1 }), match: Self.comment)
+            case .readOnlyToken:
+                .init(.status(403, body: #"{"protocol_version":1,"exit_code":4,"error":"this token is read-only; issue comment modifies state"}"#, headers: json), match: Self.comment)
+            case .tokenRejected:
+                .init(.status(401, body: #"{"protocol_version":1,"error":"invalid or expired token"}"#, headers: json.merging(["WWW-Authenticate": #"Bearer realm="gitbay api""#]) { $1 }), match: Self.comment)
+            }
+        }
+
+        static let comment = Standin.Fault.Match(argvPrefix: ["issue", "comment"])
+
+        var words: String {
+            switch self {
+            case .noSuchItem: "no such item, or one this account may not read"
+            case .rateLimited: "too many writes for now; try again in 7 s"
+            case .tooManyWrites: "too many writes for now; try again in 20 s"
+            case .readOnlyToken: "the token is read-only and cannot post"
+            case .tokenRejected: "the token was rejected (HTTP 401"
+            }
+        }
+    }
+
+    /// Each refusal: nothing posted, nothing sent again, the text kept as a draft, the notice
+    /// unread, and the notification's words say why.
+    func aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(_ refusal: Refusal) async throws {
+        try await DaemonOnDesktop.run { desktop in
+            if refusal != .noSuchItem {
+                try await desktop.standin.addItem(.issue, repo: "krz/gitbay", data: #"{"number": 12, "title": "Crash", "state": "open", "author": "alice"}"#)
+            }
+            if let fault = refusal.fault { try await desktop.standin.addFault(fault) }
+            let (row, id) = try await desktop.show(repo: "krz/gitbay", number: 12)
+            try await plasma.replyInline("Kept, whatever the answer.", on: id)
+            let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
+                if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
+            }
+            guard case .answered(_, .replyKept(_, let reason))? = told.last else { return }
+            #expect(reason.hasPrefix(refusal.words), "\(reason)")
+            #expect(try await commentRequests(desktop).count == 1)
+            #expect(try await desktop.readAt(row) == nil)
+            let drafts = try StateDirectory(path: desktop.home.stateDirectory).loadDrafts().record.drafts
+            #expect(drafts.map(\.text) == ["Kept, whatever the answer."])
+            #expect(drafts.first?.reason == reason)
+            let said = try await plasma.notifications().first { $0.title == "Your reply to krz/gitbay#12 was not posted" }
+            #expect(said?.body.hasPrefix(refusal.words) == true, "\(said?.body ?? "not shown")")
         }
     }
 
