@@ -54,14 +54,19 @@ private func check(_ saved: ScreenBook.Saved) {
             break
         case .muted(let repository, _):
             invariant(NotificationDestination.repository(parsing: repository) != nil, "muted \(repository)")
+        case .said(let said, _):
+            let item = NotificationDestination(path: said.path)
+            invariant(item != nil && item?.kind != .build, "an answer on \(said.path)")
         }
     }
 
     // Taken over, as the daemon does at start, and then worked on.
     var book = ScreenBook(limit: 3, adopting: saved, serverOwner: saved.serverOwner)
-    let capabilities = NotificationCapabilities(bodyMarkup: true, actions: true)
+    let capabilities = NotificationCapabilities(bodyMarkup: true, actions: true, inlineReply: true)
     for entry in book.entries {
-        _ = NotificationContent.entry(entry, capabilities: capabilities, namesAccount: true)
+        let content = NotificationContent.entry(entry, capabilities: capabilities, namesAccount: true)
+        let buttons = stride(from: 0, to: content.actions.count, by: 2).filter { content.actions[$0] != NotificationContent.openAction }
+        invariant(buttons.count <= ServerQuirks.defaultButtonsShown, "\(buttons.count) buttons")
     }
     let huge = InboxCycle.Notice.summary(count: .max, isAtLeast: true, rowIDs: [.max], isFirstSight: false)
     for account in Set(saved.entries.map(\.account)) {

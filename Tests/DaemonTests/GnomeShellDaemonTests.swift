@@ -31,6 +31,10 @@ struct GnomeShellDaemonTests {
         try await checks.markReadMarksTheRowReadOnTheStandinThroughTheAccountsAPI()
     }
 
+    @Test func thumbsUpReactsOnTheStandinMarksTheRowReadAndSaysSo() async throws {
+        try await checks.thumbsUpReactsOnTheStandinMarksTheRowReadAndSaysSo()
+    }
+
     @Test func fiveRepositoriesOverTwoPollsAndTenRelayWakeUpsLoseNothing() async throws {
         try await checks.fiveRepositoriesOverTwoPollsAndTenRelayWakeUpsLoseNothing()
     }
@@ -67,6 +71,10 @@ struct GnomeShell48CommonDaemonTests {
         try await checks.markReadMarksTheRowReadOnTheStandinThroughTheAccountsAPI()
     }
 
+    @Test func thumbsUpReactsOnTheStandinMarksTheRowReadAndSaysSo() async throws {
+        try await checks.thumbsUpReactsOnTheStandinMarksTheRowReadAndSaysSo()
+    }
+
 
 
     @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
@@ -100,7 +108,7 @@ struct GnomeShellDaemonChecks {
             // 43 gives the notification and its source our app_icon; 48 the source alone.
             #expect(shown.sourceIcon.map { $0.hasSuffix(Self.buildTreeIcon) } == true, "\(shown.sourceIcon ?? "no icon")")
             #expect(shown.icon == (session.release == .debian12 ? shown.sourceIcon : nil))
-            #expect(shown.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.muteAction])
+            #expect(shown.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.replyAction, NotificationContent.reactAction])
 
             // A second notice of the repository replaces the first in place.
             let (second, replaced) = try await desktop.show(actor: "ana", summary: "commented on issue #12")
@@ -131,6 +139,26 @@ struct GnomeShellDaemonChecks {
             // The launch is told after the browser started: wait for it, then count.
             try await desktop.daemon.waitForOpenings(2)
             #expect(desktop.daemon.events.value.count { if case .opened = $0 { true } else { false } } == 2)
+        }
+    }
+
+    /// "👍" through the banner's own button handler: +1 on the stand-in, the row read, and
+    /// "Reacted 👍 to krz/gitbay#12" with Undo shown in its place.
+    func thumbsUpReactsOnTheStandinMarksTheRowReadAndSaysSo() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            try await desktop.standin.addItem(.issue, repo: "krz/gitbay", data: #"{"number": 12, "title": "Crash", "state": "open", "author": "alice"}"#)
+            let (row, id) = try await desktop.show()
+            try await gnome.waitForBanner { $0.id == id && $0.isShown }
+            try await gnome.pressButton("👍", on: id)
+            try await desktop.daemon.waitForEvent("the reaction told") {
+                $0 == .answered(desktop.account, .reacted(path: "krz/gitbay/issues/12", reaction: "+1"))
+            }
+            let reactions = try await desktop.standin.requests().filter { $0.argv?.starts(with: ["issue", "react"]) == true }
+            #expect(reactions.map(\.argv) == [["issue", "react", "krz/gitbay", "12", "+1"]])
+            #expect(reactions.map(\.status) == [200])
+            #expect(try await desktop.readAt(row) != nil)
+            let said = try await gnome.waitForNotifications { $0.contains { $0.title == "Reacted 👍 to krz/gitbay#12" } }
+            #expect(said.first { $0.title == "Reacted 👍 to krz/gitbay#12" }?.actions.map(\.label) == ["Undo"])
         }
     }
 
@@ -296,7 +324,8 @@ struct GnomeShellPointerDaemonChecks {
     }
 
     func aRealPointerClickOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt() async throws {
-        try await DaemonOnDesktop.run { desktop in
+        // Mute among GNOME's three buttons.
+        try await DaemonOnDesktop.run(config: "poll-interval = 3600\nbuttons = mark-read, mute\n") { desktop in
             let (row, id) = try await desktop.show(repo: "krz/noisy", number: 5)
             // The "Muted" banner is held by the pointer from the frame it shows: the wait for it
             // below cannot miss it (unheld, it is gone 4 s after it came).

@@ -38,7 +38,7 @@ import Testing
             #expect(shown.notification.summary == "krz/gitbay")
             // The server takes markup: the text is escaped, so it shows as sent.
             #expect(shown.notification.body == "eve said &lt;b&gt;hi&lt;/b&gt; &amp; left")
-            #expect(shown.notification.actions.map(\.key) == ["default", "mark-read", "mute"])
+            #expect(shown.notification.actions.map(\.key) == ["default", "mark-read", "reply", "react"])
             #expect(shown.replacing == nil)
             let told = daemon.events.value.compactMap { told -> [Int64]? in
                 guard case .shown(daemon.accounts[0], .group(let group), shown.id, nil) = told.event else { return nil }

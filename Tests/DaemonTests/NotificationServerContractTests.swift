@@ -63,6 +63,7 @@ struct NotificationServerContractTests {
             case .action(let id, let key): "action \(key) on \(name(id))"
             case .activationToken(let id, _): "activation token for \(name(id))"
             case .closed(let id, let reason): "closed \(name(id)), reason \(reason)"
+            case .replied(let id, let text): "reply \(text) on \(name(id))"
             case .serverChanged: "server changed"
             }
         }

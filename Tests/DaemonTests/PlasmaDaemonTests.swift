@@ -1,8 +1,10 @@
 import DBus
 import DesktopSuites
 import Foundation
+import GitbayClient
 import Glibc
 import PushCore
+import StateStore
 import TestSupport
 import Testing
 
@@ -52,6 +54,27 @@ struct PlasmaDaemonTests {
     @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
         try await checks.withTwoAccountsEachNotificationSaysWhichAccount()
     }
+
+    @Test func aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid() async throws {
+        try await checks.aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid()
+    }
+
+    @Test func aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted() async throws {
+        try await checks.aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted()
+    }
+
+    @Test func aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce() async throws {
+        try await checks.aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce()
+    }
+
+    @Test func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
+        try await checks.aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords()
+    }
+
+    @Test(arguments: PlasmaDaemonChecks.Refusal.allCases)
+    func aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(_ refusal: PlasmaDaemonChecks.Refusal) async throws {
+        try await checks.aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(refusal)
+    }
 }
 
 /// The same on KDE Plasma 6.3 (Debian 13's, from the root scripts/debian13-root builds).
@@ -94,6 +117,27 @@ struct Plasma6DaemonTests {
     @Test func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
         try await checks.withTwoAccountsEachNotificationSaysWhichAccount()
     }
+
+    @Test func aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid() async throws {
+        try await checks.aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid()
+    }
+
+    @Test func aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted() async throws {
+        try await checks.aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted()
+    }
+
+    @Test func aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce() async throws {
+        try await checks.aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce()
+    }
+
+    @Test func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
+        try await checks.aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords()
+    }
+
+    @Test(arguments: PlasmaDaemonChecks.Refusal.allCases)
+    func aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(_ refusal: PlasmaDaemonChecks.Refusal) async throws {
+        try await checks.aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(refusal)
+    }
 }
 
 /// The checks of PlasmaDaemonTests and Plasma6DaemonTests, each on its suite's session.
@@ -124,7 +168,9 @@ struct PlasmaDaemonChecks {
             #expect(held.appName == NotificationContent.appName)
             #expect(held.appIcon == AppIcon.name)
             #expect(held.icon == nil && held.hasImage)
-            #expect(held.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.muteAction])
+            // Plasma draws the inline-reply action as its text field, not among the buttons.
+            #expect(held.actions.map(\.key) == ["default", NotificationContent.markReadAction, NotificationContent.reactAction])
+            #expect(held.hasReplyAction)
             let shown = try await badge.plasma(showing: 1)
             #expect(shown.count == 1 && shown.countVisible)
 
@@ -186,7 +232,8 @@ struct PlasmaDaemonChecks {
     }
 
     func aRealPointerOnMuteMutesTheRepositoryAndOneOnUndoUnmutesIt() async throws {
-        try await DaemonOnDesktop.run { desktop in
+        // Mute among the three buttons a server not known to show more is handed.
+        try await DaemonOnDesktop.run(config: "poll-interval = 3600\nbuttons = mark-read, mute\n") { desktop in
             let (row, _) = try await desktop.show(repo: "krz/noisy", number: 5)
             try await screen.pointerClickButton("Mute", onPopupTitled: "krz/noisy")
             try await desktop.daemon.waitForMute(of: "krz/noisy", on: desktop.account)
@@ -319,5 +366,175 @@ struct PlasmaDaemonChecks {
 
     func withTwoAccountsEachNotificationSaysWhichAccount() async throws {
         try await DaemonOnDesktop.expectEachNotificationToSayItsAccount()
+    }
+
+    // MARK: - Answers typed into the popup (issue 45)
+
+    /// Issue krz/gitbay#12 on the stand-in, for a comment to land on; its notice on screen.
+    private func issueOnScreen(_ desktop: DaemonOnDesktop) async throws -> (row: Int, notification: UInt32) {
+        try await desktop.standin.addItem(.issue, repo: "krz/gitbay", data: #"{"number": 12, "title": "Crash", "state": "open", "author": "alice"}"#)
+        return try await desktop.show(repo: "krz/gitbay", number: 12)
+    }
+
+    private func commentRequests(_ desktop: DaemonOnDesktop) async throws -> [Standin.LoggedRequest] {
+        try await desktop.standin.requests().filter { $0.argv?.starts(with: ["issue", "comment"]) == true }
+    }
+
+    /// The comments the stand-in holds on krz/gitbay#12, as `issue show` answers them.
+    private func comments(_ desktop: DaemonOnDesktop) async throws -> [ItemComment] {
+        let client = GitbayClient(instance: desktop.account.instance, token: try APIToken(desktop.tokens[0]))
+        let issue = try #require(NotificationDestination(path: "krz/gitbay/issues/12"))
+        return try ItemDetails.decode(try await client.send(.show(issue)), as: .issue).comments
+    }
+
+    private func said(_ desktop: DaemonOnDesktop, _ said: AnswerSaid) async throws {
+        try await desktop.daemon.waitForEvent("\(said) told") { $0 == .answered(desktop.account, said) }
+    }
+
+    func aReplyTypedIntoThePopupIsPostedOnceTheNoticeReadAndItIsSaid() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, id) = try await issueOnScreen(desktop)
+            let held = try #require(try await plasma.notifications().first { $0.id == id })
+            #expect(held.hasReplyAction)
+            #expect(held.replyPlaceholder == "Reply to krz/gitbay#12")
+            #expect(held.replySubmitLabel == "Send")
+
+            try await plasma.replyInline("Looks good to me — shipping it.", on: id)
+            try await said(desktop, .replied(path: "krz/gitbay/issues/12"))
+            let sent = try await commentRequests(desktop)
+            #expect(sent.map(\.argv) == [["issue", "comment", "krz/gitbay", "12", "--file", "-"]])
+            #expect(sent.map(\.stdin) == ["Looks good to me — shipping it."])
+            #expect(try await comments(desktop).map(\.body) == ["Looks good to me — shipping it."])
+            // Marked read as Mark read does, the answered notification withdrawn, and said.
+            #expect(try await desktop.markReadRequests() == [["notifications", "read", String(row)]])
+            #expect(try await desktop.readAt(row) != nil)
+            try await desktop.waitUntilGone(id)
+            let replied = try await plasma.notifications().filter { $0.title == "Replied to krz/gitbay#12" }
+            #expect(replied.count == 1)
+        }
+    }
+
+    /// As a user does it: Reply pressed with a real pointer, the text typed on the (XTest)
+    /// keyboard into the field that takes the button's place, Return to send.
+    func aReplyTypedOnTheKeyboardIntoThePopupsFieldIsPosted() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, _) = try await issueOnScreen(desktop)
+            try await screen.pointerClickButton("Reply", onPopupTitled: "krz/gitbay")
+            // The field comes with its Send button (AT-SPI says nothing when it is drawn).
+            try await withDeadline(.seconds(30), "the popup's text field") {
+                while try await !screen.popups().contains(where: { $0.title == "krz/gitbay" && $0.buttons.contains { $0.label == "Send" } }) {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            let typed = try await session.run(["xdotool", "type", "--delay", "20", "Typed on the keyboard."])
+            #expect(typed.status == 0, "\(typed.stderr)")
+            let sent = try await session.run(["xdotool", "key", "Return"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            try await said(desktop, .replied(path: "krz/gitbay/issues/12"))
+            #expect(try await comments(desktop).map(\.body) == ["Typed on the keyboard."])
+            #expect(try await commentRequests(desktop).count == 1)
+            #expect(try await desktop.readAt(row) != nil)
+        }
+    }
+
+    /// What the instance answers a comment it does not post (gitbay-api.md's refusals), and the
+    /// plain words the notification starts with.
+    enum Refusal: String, CaseIterable, Sendable {
+        case noSuchItem, rateLimited, tooManyWrites, readOnlyToken, tokenRejected
+
+        var fault: Standin.Fault? {
+            let json = ["Content-Type": "application/json"]
+            return switch self {
+            case .noSuchItem: nil
+            case .rateLimited:
+                .init(.status(429, body: #"{"protocol_version":1,"error":"rate limited; retry in 7s"}"#, headers: json.merging(["Retry-After": "7"]) { $1 }), match: Self.comment)
+            case .tooManyWrites:
+                .init(.status(403, body: #"{"protocol_version":1,"exit_code":4,"error":"too many writes: at most 30 a minute; retry in 20s"}"#, headers: json.merging(["Retry-After": "20"]) { $1 }), match: Self.comment)
+            case .readOnlyToken:
+                .init(.status(403, body: #"{"protocol_version":1,"exit_code":4,"error":"this token is read-only; issue comment modifies state"}"#, headers: json), match: Self.comment)
+            case .tokenRejected:
+                .init(.status(401, body: #"{"protocol_version":1,"error":"invalid or expired token"}"#, headers: json.merging(["WWW-Authenticate": #"Bearer realm="gitbay api""#]) { $1 }), match: Self.comment)
+            }
+        }
+
+        static let comment = Standin.Fault.Match(argvPrefix: ["issue", "comment"])
+
+        var words: String {
+            switch self {
+            case .noSuchItem: "no such item, or one this account may not read"
+            case .rateLimited: "too many writes for now; try again in 7 s"
+            case .tooManyWrites: "too many writes for now; try again in 20 s"
+            case .readOnlyToken: "the token is read-only and cannot post"
+            case .tokenRejected: "the token was rejected (HTTP 401"
+            }
+        }
+    }
+
+    /// Each refusal: nothing posted, nothing sent again, the text kept as a draft, the notice
+    /// unread, and the notification's words say why.
+    func aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(_ refusal: Refusal) async throws {
+        try await DaemonOnDesktop.run { desktop in
+            if refusal != .noSuchItem {
+                try await desktop.standin.addItem(.issue, repo: "krz/gitbay", data: #"{"number": 12, "title": "Crash", "state": "open", "author": "alice"}"#)
+            }
+            if let fault = refusal.fault { try await desktop.standin.addFault(fault) }
+            let (row, id) = try await desktop.show(repo: "krz/gitbay", number: 12)
+            try await plasma.replyInline("Kept, whatever the answer.", on: id)
+            let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
+                if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
+            }
+            guard case .answered(_, .replyKept(_, let reason))? = told.last else { return }
+            #expect(reason.hasPrefix(refusal.words), "\(reason)")
+            #expect(try await commentRequests(desktop).count == 1)
+            #expect(try await desktop.readAt(row) == nil)
+            let drafts = try StateDirectory(path: desktop.home.stateDirectory).loadDrafts().record.drafts
+            #expect(drafts.map(\.text) == ["Kept, whatever the answer."])
+            #expect(drafts.first?.reason == reason)
+            let said = try await plasma.notifications().first { $0.title == "Your reply to krz/gitbay#12 was not posted" }
+            #expect(said?.body.hasPrefix(refusal.words) == true, "\(said?.body ?? "not shown")")
+        }
+    }
+
+    /// The instance posts the comment, and its answer is cut on the way back: the daemon reads
+    /// the thread, finds the text, and says it was posted; it never sends it again.
+    func aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, id) = try await issueOnScreen(desktop)
+            try await desktop.standin.addFault(.init(.truncate(bytes: 0), match: .init(argvPrefix: ["issue", "comment"])))
+            try await plasma.replyInline("Posted, but you will not hear it from me.", on: id)
+            try await said(desktop, .replied(path: "krz/gitbay/issues/12"))
+            let sent = try await commentRequests(desktop)
+            #expect(sent.map(\.fault) == ["truncate"])
+            // No answer came: the thread was read to tell.
+            let requests = try await desktop.standin.requests().compactMap(\.argv)
+            #expect(requests.contains(["issue", "show", "krz/gitbay", "12"]))
+            #expect(try await comments(desktop).map(\.body) == ["Posted, but you will not hear it from me."])
+            #expect(try await desktop.readAt(row) != nil)
+            #expect(!FileManager.default.fileExists(atPath: desktop.home.stateDirectory + "/drafts.json"))
+        }
+    }
+
+    /// An archived repository refuses the comment: nothing posted, the text kept as a draft that
+    /// `gbnotifyctl reply` offers again, a notification saying why, and the notice still unread.
+    func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            try await desktop.standin.addRepository("krz/gitbay", archived: true)
+            let (row, id) = try await issueOnScreen(desktop)
+            try await plasma.replyInline("Too late for this one?", on: id)
+            let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
+                if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
+            }
+            #expect(try await comments(desktop).isEmpty)
+            #expect(try await commentRequests(desktop).map(\.status) == [403])
+            #expect(try await desktop.readAt(row) == nil)
+            let drafts = try StateDirectory(path: desktop.home.stateDirectory).loadDrafts().record.drafts
+            #expect(drafts.map(\.text) == ["Too late for this one?"])
+            #expect(drafts.map(\.path) == ["krz/gitbay/issues/12"])
+            #expect(drafts.map(\.account) == [desktop.account])
+            let notice = try await plasma.notifications().filter { $0.title == "Your reply to krz/gitbay#12 was not posted" }
+            #expect(notice.count == 1)
+            #expect(notice.first?.body.contains("gbnotifyctl reply \(desktop.account.reference) krz/gitbay/issues/12 offers it again") == true)
+            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.hasPrefix("the instance refused it")) }
+        }
     }
 }

@@ -27,11 +27,12 @@ import Testing
         NotificationContent.group(group([row]), capabilities: capabilities)
     }
 
-    @Test func oneNoticeShowsRepositoryActorAndSummaryWithBothActions() {
+    @Test func oneNoticeShowsRepositoryActorAndSummaryWithItsButtons() {
         let content = Self.item(Self.row())
         #expect(content.summary == "krz/gitbay")
         #expect(content.body == "ana opened issue #12")
-        #expect(content.actions == ["default", "Open", "mark-read", "Mark read", "mute", "Mute"])
+        #expect(content.actions == ["default", "Open", "mark-read", "Mark read", "reply", "Reply…", "react", "👍"])
+        #expect(content.inlineReply == nil)
         #expect(content.category == "x-gitbay.issue")
         #expect(content.urgency == .normal)
     }

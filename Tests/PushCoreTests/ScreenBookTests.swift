@@ -37,6 +37,7 @@ import Testing
             case .summary(let summary): "\(entry.account.username) \(summary.wording) \(summary.count)"
             case .tokenRejected: "\(entry.account.username) token"
             case .muted(let repository, _): "\(entry.account.username) muted \(repository)"
+            case .said(let said, _): "\(entry.account.username) said \(said)"
             }
         }
     }

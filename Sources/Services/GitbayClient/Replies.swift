@@ -12,13 +12,14 @@ public enum ReplyReport: Sendable, Equatable {
     case unknown(reason: String, checkFailed: String)
 }
 
-extension GitbayClient {
+extension GitbayTransport {
     /// Posts `text` as a comment of `username`'s on `destination` (`issue|mr comment ... --file
-    /// -`), sent once, on a connection of its own (`TransferOptions.freshConnection`). Where no
+    /// -`), sent once (`GitbayClient` sends it on a connection of its own,
+    /// `TransferOptions.freshConnection`). Where no
     /// answer tells, the thread is read (`issue|mr show`) for the text by `username` since it
     /// was sent; nothing is ever sent twice. `now` is seconds since the epoch.
     public func postComment(
-        _ text: CommentText, on destination: NotificationDestination, as username: String, now: () -> Double
+        _ text: CommentText, on destination: NotificationDestination, as username: String, now: @Sendable () -> Double
     ) async -> ReplyReport {
         let sentAt = now()
         switch CommentDelivery(await attempt(.comment(destination), stdin: text.text)) {

@@ -13,7 +13,8 @@ extension Notification {
             },
             desktopEntry: NotificationContent.desktopEntry, category: content.category,
             urgency: content.urgency == .low ? .low : .normal,
-            sound: content.sound, staysUntilDismissed: content.staysUntilDismissed)
+            sound: content.sound, staysUntilDismissed: content.staysUntilDismissed,
+            inlineReply: content.inlineReply.map { InlineReply(placeholder: $0.placeholder, submitLabel: $0.submitLabel) })
     }
 
     /// The icon every notification names (`AppIcon.choose`): the installed file, or the source

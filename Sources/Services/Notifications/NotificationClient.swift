@@ -34,10 +34,13 @@ public enum NotificationEvent: Sendable, Equatable {
     /// owner at the start.
     case serverChanged(owner: String?)
 
+    /// The text typed into the notification's text field (the `inline-reply` action) and sent.
+    case replied(id: UInt32, text: String)
+
     /// The notification it is about; nil for a change of server.
     public var notificationID: UInt32? {
         switch self {
-        case .action(let id, _), .activationToken(let id, _), .closed(let id, _): id
+        case .action(let id, _), .activationToken(let id, _), .closed(let id, _), .replied(let id, _): id
         case .serverChanged: nil
         }
     }
@@ -75,6 +78,24 @@ public final class NotificationClient: NotificationServer {
     public static let interface = "org.freedesktop.Notifications"
     /// How long any one call may go unanswered.
     public static let callTimeout = Duration.seconds(4)
+
+    /// The members of the interface that gbnotify calls or hears, each named once.
+    enum Member: String {
+        case notify = "Notify"
+        case closeNotification = "CloseNotification"
+        case getCapabilities = "GetCapabilities"
+        case getServerInformation = "GetServerInformation"
+        case actionInvoked = "ActionInvoked"
+        case activationToken = "ActivationToken"
+        case notificationClosed = "NotificationClosed"
+        /// KDE's and swaync's: the text of the `inline-reply` field, `(id, text)`.
+        case notificationReplied = "NotificationReplied"
+    }
+
+    /// The hints of the text field of the `inline-reply` action (KDE's names, which swaync reads
+    /// too).
+    static let replyPlaceholderHint = "x-kde-reply-placeholder-text"
+    static let replySubmitHint = "x-kde-reply-submit-button-text"
 
     public let events: AsyncStream<NotificationEvent>
     private let connection: DBusConnection
@@ -118,11 +139,12 @@ public final class NotificationClient: NotificationServer {
     public static func event(_ signal: DBusSignal) -> NotificationEvent? {
         let arguments = signal.arguments
         guard arguments.count == 2, let id = arguments[0].uint32Value else { return nil }
-        switch signal.member {
-        case "ActionInvoked": return arguments[1].stringValue.map { .action(id: id, key: $0) }
-        case "ActivationToken": return arguments[1].stringValue.map { .activationToken(id: id, token: $0) }
-        case "NotificationClosed": return arguments[1].uint32Value.map { .closed(id: id, reason: $0) }
-        default: return nil
+        switch Member(rawValue: signal.member) {
+        case .actionInvoked: return arguments[1].stringValue.map { .action(id: id, key: $0) }
+        case .activationToken: return arguments[1].stringValue.map { .activationToken(id: id, token: $0) }
+        case .notificationClosed: return arguments[1].uint32Value.map { .closed(id: id, reason: $0) }
+        case .notificationReplied: return arguments[1].stringValue.map { .replied(id: id, text: $0) }
+        case .notify, .closeNotification, .getCapabilities, .getServerInformation, nil: return nil
         }
     }
 
@@ -132,12 +154,12 @@ public final class NotificationClient: NotificationServer {
 
     /// The capability names the server advertises; nil when no server answers.
     public func serverCapabilities() async -> [String]? {
-        try? await call("GetCapabilities").first?.stringArrayValue
+        try? await call(.getCapabilities).first?.stringArrayValue
     }
 
     /// The server's name, vendor and version; nil when no server answers.
     public func serverInformation() async -> ServerInformation? {
-        guard let reply = try? await call("GetServerInformation"), reply.count == 4,
+        guard let reply = try? await call(.getServerInformation), reply.count == 4,
               let name = reply[0].stringValue, let vendor = reply[1].stringValue, let version = reply[2].stringValue
         else { return nil }
         return ServerInformation(name: name, vendor: vendor, version: version)
@@ -163,8 +185,12 @@ public final class NotificationClient: NotificationServer {
         } else {
             hints["suppress-sound"] = .bool(true)
         }
+        if let field = notification.inlineReply {
+            hints[Self.replyPlaceholderHint] = .string(field.placeholder)
+            hints[Self.replySubmitHint] = .string(field.submitLabel)
+        }
         let reply = try await call(
-            "Notify",
+            .notify,
             [
                 .string(appName), .uint32(replacing ?? 0), .string(notification.icon), .string(notification.summary),
                 .string(notification.body), .stringArray(notification.actions.flatMap { [$0.key, $0.label] }),
@@ -180,13 +206,13 @@ public final class NotificationClient: NotificationServer {
     /// Withdraws a notification; one the server already closed is no error to it. Never starts
     /// a server by D-Bus activation: one that is not running shows nothing to withdraw.
     public func close(_ id: UInt32) async throws(NotificationError) {
-        _ = try await call("CloseNotification", [.uint32(id)], startingService: false)
+        _ = try await call(.closeNotification, [.uint32(id)], startingService: false)
     }
 
-    private func call(_ member: String, _ arguments: [DBusValue] = [], startingService: Bool = true) async throws(NotificationError) -> [DBusValue] {
+    private func call(_ member: Member, _ arguments: [DBusValue] = [], startingService: Bool = true) async throws(NotificationError) -> [DBusValue] {
         do {
             return try await connection.call(
-                destination: Self.busName, path: Self.path, interface: Self.interface, member: member, arguments: arguments,
+                destination: Self.busName, path: Self.path, interface: Self.interface, member: member.rawValue, arguments: arguments,
                 timeout: Self.callTimeout, startingService: startingService)
         } catch let error as DBusError {
             throw NotificationError(name: error.name, message: error.message)
@@ -233,10 +259,22 @@ public struct Notification: Sendable, Equatable {
     public var sound: String?
     /// Never expires, and `resident`: it stays until the user dismisses it.
     public var staysUntilDismissed: Bool
+    /// The text field's placeholder and submit label, where the actions have `inline-reply`.
+    public var inlineReply: InlineReply?
+
+    public struct InlineReply: Sendable, Equatable {
+        public let placeholder: String
+        public let submitLabel: String
+
+        public init(placeholder: String, submitLabel: String) {
+            self.placeholder = placeholder
+            self.submitLabel = submitLabel
+        }
+    }
 
     public init(
         summary: String, body: String, icon: String, actions: [Action], desktopEntry: String?, category: String?,
-        urgency: Urgency, sound: String?, staysUntilDismissed: Bool
+        urgency: Urgency, sound: String?, staysUntilDismissed: Bool, inlineReply: InlineReply? = nil
     ) {
         self.summary = summary
         self.body = body
@@ -247,6 +285,7 @@ public struct Notification: Sendable, Equatable {
         self.urgency = urgency
         self.sound = sound
         self.staysUntilDismissed = staysUntilDismissed
+        self.inlineReply = inlineReply
     }
 }
 

@@ -89,4 +89,14 @@ public struct Opener: Sendable {
             target, config: config, activationToken: activationToken, browser: browser,
             programDirectory: RunningProgram.directory, isInstalled: { RunningProgram.isInstalled($0, environment: environment) })
     }
+
+    /// `ClickLaunch.forReply` with this process's view of the system, as `launch(for:)`.
+    public static func replyLaunch(
+        to destination: NotificationDestination, of account: Account, config: Config, activationToken: String?,
+        environment: [String: String]
+    ) -> ClickLaunch {
+        ClickLaunch.forReply(
+            to: destination, of: account, config: config, activationToken: activationToken,
+            programDirectory: RunningProgram.directory, isInstalled: { RunningProgram.isInstalled($0, environment: environment) })
+    }
 }

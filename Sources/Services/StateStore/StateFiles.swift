@@ -63,6 +63,16 @@ public final class StateFiles: Sendable {
         try await worker.run { () throws(StateError) in try self.directory.updateNoise(change).warning }
     }
 
+    /// Keeps a reply that could not be posted (`drafts.json`), under the directory's lock: false
+    /// when the record is full and it was not kept; with the warning, if any, about a record
+    /// that had to be set aside.
+    public func keepDraft(_ draft: DraftRecord.Draft) async throws(StateError) -> (kept: Bool, warning: String?) {
+        try await worker.run { () throws(StateError) in
+            let (kept, warning) = try self.directory.updateDrafts { $0.keep(draft) }
+            return (kept, warning)
+        }
+    }
+
     public func saveRelayCursor(_ cursor: RelayCursor, failed: @escaping @Sendable (StateError) -> Void) {
         save(.relayCursor, failed: failed) { () throws(StateError) in try self.directory.saveRelayCursor(cursor) }
     }

@@ -163,6 +163,87 @@ final class AccountPoller {
         services.logger.report(.repositoryMuted(account, repository: repository, muted: change == .mute), to: services.events)
     }
 
+    /// "👍" (or its "Undo") or a reply typed into a popup, on the item, on the account's
+    /// instance with its own client. Once done, the notice's rows are marked read as "Mark read"
+    /// does them, and the desktop says what became of it (`DesktopNews.answered`), failures too.
+    func answer(_ answer: ItemAnswer) async {
+        guard let client else { return }
+        let destination = answer.destination
+        switch answer.kind {
+        case .react(let reaction, let remove):
+            let failure: String
+            do {
+                let result = try await sendClicksWrite(.react(destination, reaction: reaction, remove: remove), with: client)
+                if case .success = result {
+                    if remove {
+                        services.logger.report(.reactionTakenBack(account, path: destination.path, reaction: reaction), to: services.events)
+                    } else {
+                        await answered(.reacted(path: destination.path, reaction: reaction), rows: answer.rows)
+                    }
+                    return
+                }
+                failure = Self.plainWords(result)
+            } catch {
+                failure = "the instance could not be reached (\(error))"
+            }
+            guard !remove else {
+                services.logger.warning("\(account.displayName): could not take back \(reaction) from \(destination.shortName): \(failure)")
+                return
+            }
+            await answered(.reactionFailed(path: destination.path, reaction: reaction, reason: failure), rows: [])
+        case .comment(let text):
+            let comment: CommentText
+            do {
+                comment = try CommentText(text)
+            } catch {
+                // Refused before sending (empty, or past gitbay's 64 KiB): nothing reached the
+                // instance, and the words name the limit.
+                await answered(.replyNotSent(path: destination.path, reason: error.description), rows: [])
+                return
+            }
+            let wallClock = services.wallClock
+            switch await client.postComment(comment, on: destination, as: account.username, now: { wallClock.now.timeIntervalSince1970 }) {
+            case .posted, .postedUnanswered:
+                await answered(.replied(path: destination.path), rows: answer.rows)
+            case .notPosted(let reason):
+                await keep(comment, on: destination, because: reason.description)
+            case .unknown(let reason, let checkFailed):
+                await keep(comment, on: destination, because: """
+                    no answer came (\(reason)) and the thread could not be read to tell whether it was posted \
+                    (\(checkFailed)); look at the thread before sending it again
+                    """)
+            }
+        }
+    }
+
+    /// A reply not posted is kept in `drafts.json`, where `gbnotifyctl reply` offers it again,
+    /// and said. When even that fails its text goes to the log, so that it is never lost.
+    private func keep(_ comment: CommentText, on destination: NotificationDestination, because reason: String) async {
+        let draft = DraftRecord.Draft(
+            account: account, path: destination.path, text: comment.text,
+            savedAt: Int64(services.wallClock.now.timeIntervalSince1970), reason: reason)
+        var said = reason
+        do {
+            let (kept, warning) = try await services.state.keepDraft(draft)
+            if let warning { services.logger.warning(warning) }
+            if !kept { said += "; and \(DraftRecord.maximumDrafts) drafts are kept already, so it could not be kept: it is in the log" }
+        } catch {
+            said += "; and it could not be kept (\(error)): it is in the log"
+        }
+        if said != reason {
+            services.logger.warning("\(account.displayName): the reply to \(destination.shortName) that was not kept:\n\(comment.text)")
+        }
+        await answered(.replyKept(path: destination.path, reason: said), rows: [])
+    }
+
+    /// Told, and said on screen; the rows marked read first, so the answered notification is
+    /// withdrawn before the one that says so comes.
+    private func answered(_ said: AnswerSaid, rows: [Int64]) async {
+        if !rows.isEmpty { await markRead(rows) }
+        services.logger.report(.answered(account, said), to: services.events)
+        await services.desktop(.answered(account, said))
+    }
+
     /// A click's write (Mark read, Mute, Undo), sent again when the server's limits turned it
     /// away and said when to come back (a 429, a 403 "too many writes", a 503): the click is not
     /// lost, and sending it twice does no harm, since each sets a state. At most
@@ -208,4 +289,13 @@ struct PollMemory: Sendable {
     /// When the last poll started, on the daemon's timeline: wake-ups wait out
     /// `PollSchedule.minimumWakeGap` after it, across reloads too.
     var lastPoll: Duration?
+}
+
+extension AccountPoller {
+    /// Why the instance did not do an answer, in the plain words a reply's failure is said in
+    /// (`NotPostedReason`) where they fit.
+    nonisolated static func plainWords(_ result: APIResult) -> String {
+        if case .notPosted(let reason) = CommentDelivery(.answered(result)) { return reason.description }
+        return "the instance answered \(result)"
+    }
 }

@@ -246,6 +246,12 @@ public final class Supervisor: AccountRequests {
                 return
             }
             startWork { _ in await poller.setWatch(change, of: repository) }
+        case .answer(let account, let answer):
+            guard let poller = pollers[account.id] else {
+                logger.warning("\(account.displayName): cannot answer on \(answer.destination.shortName): the account is no longer polled")
+                return
+            }
+            startWork { _ in await poller.answer(answer) }
         case .snooze(let end):
             startWork { await $0.snooze(until: end) }
         }

@@ -20,6 +20,9 @@ public enum SupervisorEvent: Sendable {
     case markRead(Account, [Int64])
     /// A click's "Mute" or "Undo": the repository's watch state on the account's instance.
     case setWatch(Account, repository: String, GitbayCommand.WatchChange)
+    /// A click's "👍" or its "Undo", or a reply typed into a popup: on the item, on the
+    /// account's instance.
+    case answer(Account, ItemAnswer)
     /// The tray's snooze of every account until then (seconds since the Unix epoch); nil ends
     /// every snooze ("Resume notifications").
     case snooze(until: Int64?)
@@ -29,6 +32,7 @@ public enum SupervisorEvent: Sendable {
         switch request {
         case .markRead(let account, let ids): self = .markRead(account, ids)
         case .setWatch(let account, let repository, let change): self = .setWatch(account, repository: repository, change)
+        case .answer(let account, let answer): self = .answer(account, answer)
         }
     }
 }

@@ -41,7 +41,7 @@ final class TrayStage {
             rules = config.rules
         case .snoozes(let snoozes):
             self.snoozes = snoozes
-        case .tokenRejected:
+        case .tokenRejected, .answered:
             return
         }
         await show()

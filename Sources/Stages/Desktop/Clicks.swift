@@ -29,8 +29,17 @@ struct Clicks: Sendable {
 
     /// Opens what a click on a notice of `target` opens.
     func open(_ target: PushTarget, activationToken: String?) async {
-        let launch = Opener.launch(
-            for: target, config: config, activationToken: activationToken, browser: browser, environment: environment)
+        await start(Opener.launch(
+            for: target, config: config, activationToken: activationToken, browser: browser, environment: environment))
+    }
+
+    /// "Reply…": the reply composed in the editor, in the terminal (`gbnotifyctl reply`).
+    func reply(to destination: NotificationDestination, of account: Account, activationToken: String?) async {
+        await start(Opener.replyLaunch(
+            to: destination, of: account, config: config, activationToken: activationToken, environment: environment))
+    }
+
+    private func start(_ launch: ClickLaunch) async {
         switch await opener.open(launch) {
         case .portal(let url):
             logger.info("opened \(url) through the OpenURI portal")

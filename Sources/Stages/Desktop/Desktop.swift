@@ -15,6 +15,9 @@ public enum DesktopRequest: Sendable, Equatable {
     /// "Mute" (`.mute`) or its "Undo" (`.unwatch`): the repository's watch state, on the
     /// account's instance.
     case setWatch(Account, repository: String, GitbayCommand.WatchChange)
+    /// "👍" or its "Undo", or a reply typed into the popup: on the item, on the account's
+    /// instance; what became of it comes back as `DesktopNews.answered`.
+    case answer(Account, ItemAnswer)
 }
 
 /// Who takes what a click asks of an account: the supervisor, which hands it to the account's
@@ -36,6 +39,9 @@ public enum DesktopNews: Sendable, Equatable {
     case config(Config)
     /// The snoozes in force (read at the start and on every reload).
     case snoozes([NoiseRecord.Snooze])
+    /// What became of an answer from a notification (`DesktopRequest.answer`): said in a
+    /// short notification.
+    case answered(Account, AnswerSaid)
 }
 
 /// The last stage, from what the pollers learnt to the screen: notifications (through the
@@ -92,8 +98,9 @@ public final class Desktop: Sendable {
         case dockAppeared
         /// A hold (snooze, quiet hours) may have ended: the one timer of them fired.
         case holdsDue
-        /// The "Muted OWNER/REPO" notification of this entry has been shown long enough.
-        case muteSaid(UInt64)
+        /// The notification of this entry said for a while ("Muted OWNER/REPO", "Reacted 👍 to
+        /// ...") has been shown long enough.
+        case saidEnough(UInt64)
         /// The server answered the show `flight` of the entry (`Screen.startShowing`).
         case showAnswered(entry: UInt64, flight: UInt64, ShowOutcome)
         case open(PushTarget, activationToken: String?)

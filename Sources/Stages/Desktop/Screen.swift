@@ -54,6 +54,10 @@ final class Screen {
     var accounts: [Account] = []
     /// Activation tokens the server sent, which come just before their click.
     var activationTokens: [UInt32: String] = [:]
+    /// Where a reply typed into a notification goes, by its server id (`offerReply`), and the
+    /// ids in the order they were shown.
+    var replyTargets: [UInt32: ReplyTarget] = [:]
+    var replyTargetOrder: [UInt32] = []
     var lastSaved: ScreenBook.Saved?
     /// Entries said to wait for a server, so each is said once.
     var waiting: Set<UInt64> = []
@@ -118,7 +122,7 @@ final class Screen {
         // if it is over, else when it ends.
         let now = options.wallClock
         for (id, until) in book.endUndoWindows(at: now) {
-            withdrawMuted(id, after: .seconds(until - now))
+            withdrawSaid(id, after: .seconds(until - now))
         }
         book.takeClosings().forEach { withdraw($0) }
         save()
@@ -154,8 +158,8 @@ final class Screen {
             holdEnd = nil
             reviewHolds()
             await apply()
-        case .muteSaid(let id):
-            guard case .muted? = book.entry(id: id)?.subject else { return false }
+        case .saidEnough(let id):
+            guard book.entry(id: id)?.subject.saidUntil != nil else { return false }
             book.withdraw(id)
             await apply()
         case .open(let target, let activationToken):
@@ -222,6 +226,12 @@ final class Screen {
             book.rules = config.rules
         case .snoozes(let snoozes):
             self.snoozes = snoozes
+        case .answered(let account, let said):
+            // A failure stays until dismissed: the user must read why.
+            let until = said.isFailure ? nil : options.wallClock + Self.saidFor.components.seconds
+            if let entry = book.say(said, for: account, until: until), until != nil {
+                withdrawSaid(entry.id, after: Self.saidFor)
+            }
         }
         reviewHolds()
         await apply()

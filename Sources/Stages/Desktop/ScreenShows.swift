@@ -48,7 +48,8 @@ extension Screen {
             return
         }
         let content = NotificationContent.entry(
-            entry, capabilities: capabilities, namesAccount: accounts.count > 1, rules: options.config.rules)
+            entry, capabilities: capabilities, namesAccount: accounts.count > 1, rules: options.config.rules,
+            buttons: quirks.buttons(order: options.config.buttons))
         // Keys and labels: a group's "Open the inbox" has the key of a notice's "Open".
         let actions = content.actions
         // Closed and shown afresh where a replacement would keep the old buttons.
@@ -117,6 +118,7 @@ extension Screen {
         case .shown(let id, let replacing):
             book.shown(entry, serverID: id)
             shownActions[entry.id] = flight.actions
+            offerReply(on: id, for: entry, actions: flight.actions)
             waiting.remove(entry.id)
             logger.info("""
                 \(entry.account.displayName): showing \(Self.describe(entry.subject)) as notification \(id)\
@@ -202,6 +204,8 @@ extension Screen {
         }
         capabilities = nil
         activationTokens = [:]
+        replyTargets = [:]
+        replyTargetOrder = []
         serverOwner = owner
         await apply()
     }
@@ -242,6 +246,7 @@ extension Screen {
         case .summary(let summary): "a summary of \(summary.count)"
         case .tokenRejected: "the rejected-token warning"
         case .muted(let repository, _): "that \(repository) is muted"
+        case .said(let said, _): "what became of the answer to \(said.path)"
         }
     }
 }

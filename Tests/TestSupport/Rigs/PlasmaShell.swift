@@ -55,6 +55,11 @@ public struct PlasmaShell: Sendable {
         public let read: Bool
         public let resident: Bool
         public let transient: Bool
+        /// It has the inline-reply action: the popup shows a text field, with this placeholder
+        /// and submit label.
+        public let hasReplyAction: Bool
+        public let replyPlaceholder: String?
+        public let replySubmitLabel: String?
         /// Milliseconds since 1970, as plasmashell's clock saw them.
         public let created: Int64?
         public let updated: Int64?
@@ -85,6 +90,12 @@ public struct PlasmaShell: Sendable {
     /// What a click on the popup's action button runs: ActionInvoked `key`.
     public func invokeAction(_ key: String, on id: UInt32) async throws {
         try await probe.ask("invokeAction", ["id": .number(Double(id)), "action": .string(key)])
+    }
+
+    /// What the popup's text field runs when `text` is typed into it and sent (the model's
+    /// `reply`): `NotificationReplied(id, text)` to the notification's sender.
+    public func replyInline(_ text: String, on id: UInt32) async throws {
+        try await probe.ask("replyInline", ["id": .number(Double(id)), "text": .string(text)])
     }
 
     /// `org.kde.NotificationManager.InvokeAction`, Plasma's own D-Bus call for it: ActionInvoked

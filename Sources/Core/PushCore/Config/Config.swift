@@ -100,6 +100,13 @@ public struct Config: Equatable, Sendable {
     /// `suppress-sound`. Account sections and rules may say otherwise.
     public internal(set) var sound: String?
 
+    /// `buttons`: the buttons a notification may carry beside the click on its body, most
+    /// wanted first, as a list of `mark-read`, `reply`, `react` and `mute` separated by commas
+    /// (each once), or `none`. Default `mark-read, reply, react, mute`. A server gets only as
+    /// many as it shows (`ServerQuirks.buttonsShown`: GNOME Shell 3), the first that fit the
+    /// notification; a summary can carry only Mark read, a build's notice no reply or 👍.
+    public private(set) var buttons = NoticeButton.defaultOrder
+
     /// The `[account USER@HOST]` sections, in file order.
     public internal(set) var accountSections: [AccountSection] = []
 
@@ -194,13 +201,28 @@ public struct Config: Equatable, Sendable {
     /// `PATH`; it is asked only when `terminal` is not set, to pick from `fallbackTerminals`
     /// (the last one when none is found, so the launch fails with its name in the error).
     public func terminalArgv(for target: PushTarget, viewer: String, isInstalled: (String) -> Bool) -> [String] {
-        let prefix = terminal
-            ?? Self.fallbackTerminals.first { isInstalled($0[0]) }
-            ?? Self.fallbackTerminals[Self.fallbackTerminals.count - 1]
+        let prefix = terminalWords(isInstalled: isInstalled)
         guard let destination = target.destination else {
             return prefix + [viewer, "inbox", target.account.reference]
         }
         return prefix + terminalCommand.expanded(for: destination, account: target.account, viewer: viewer)
+    }
+
+    /// The full argv that composes a reply to `destination` of `account`'s in a terminal, what
+    /// "Reply…" on a notification runs: the terminal's words, then `gbnotifyctl reply ACCOUNT
+    /// PATH` (`viewer`), which opens `$VISUAL` or `$EDITOR`, posts the text once and keeps it as a
+    /// draft when it cannot. A reply needs gbnotify's own command whatever `open-with` and
+    /// `terminal-command` say.
+    public func terminalReplyArgv(to destination: NotificationDestination, of account: Account, viewer: String, isInstalled: (String) -> Bool) -> [String] {
+        terminalWords(isInstalled: isInstalled) + [viewer, "reply", account.reference, destination.path]
+    }
+
+    /// `terminal`, else the first of `fallbackTerminals` installed, else the last of them (so the
+    /// launch fails with its name in the error).
+    private func terminalWords(isInstalled: (String) -> Bool) -> [String] {
+        terminal
+            ?? Self.fallbackTerminals.first { isInstalled($0[0]) }
+            ?? Self.fallbackTerminals[Self.fallbackTerminals.count - 1]
     }
 
     /// Keys of earlier versions, and why they are gone: an old config still starts the daemon.
@@ -212,7 +234,7 @@ public struct Config: Equatable, Sendable {
 
     enum Key: CaseIterable {
         case pollInterval, backoffCap, caFile, openWith, terminal, terminalCommand, relayURL, relayPollInterval
-        case relayKeepalive, logLevel, maxNotifications, allowHTTP, quietHours, sound, tray
+        case relayKeepalive, logLevel, maxNotifications, allowHTTP, quietHours, sound, tray, buttons
 
         var declaration: ConfigKey {
             switch self {
@@ -246,6 +268,11 @@ public struct Config: Equatable, Sendable {
                 ConfigKey("sound", .placeholderOr("name", literal: "none"), default: "`none`", "The sound of a popup, a freedesktop sound name.")
             case .tray:
                 ConfigKey("tray", ConfigKey.choice(Tray.self), default: "`auto`", "The tray item with the unread count and the inbox.")
+            case .buttons:
+                ConfigKey(
+                    "buttons", .placeholderOr("names", literal: "none"),
+                    default: "`\(NoticeButton.defaultOrder.map(\.rawValue).joined(separator: ", "))`",
+                    "A notification's buttons, most wanted first: \(NoticeButton.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")).")
             }
         }
         /// The numbers a numeric key takes, as declared.
@@ -272,6 +299,7 @@ public struct Config: Equatable, Sendable {
         case .quietHours: quietHours = try value.quietHours()
         case .sound: sound = try value.sound().name
         case .tray: tray = try value.choice(Tray.self)
+        case .buttons: buttons = try value.buttons()
         }
     }
 

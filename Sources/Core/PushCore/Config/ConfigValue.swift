@@ -110,4 +110,24 @@ struct ConfigValue {
         }
         return words
     }
+
+    /// Names of `NoticeButton` separated by commas (blanks around them ignored), each once, in
+    /// the order of priority; `none` for no buttons at all.
+    func buttons() throws(ConfigError) -> [NoticeButton] {
+        let text = try text()
+        if text == "none" { return [] }
+        var buttons: [NoticeButton] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = String(String(part).trimmingWhitespace)
+            guard let button = NoticeButton(rawValue: name) else {
+                let names = NoticeButton.allCases.map(\.rawValue).joined(separator: ", ")
+                throw error("\(ConfigError.quoted(name)) is not a button; name some of \(names), separated by commas, or none")
+            }
+            guard !buttons.contains(button) else {
+                throw error("\(button.rawValue) is named twice; name each button once")
+            }
+            buttons.append(button)
+        }
+        return buttons
+    }
 }

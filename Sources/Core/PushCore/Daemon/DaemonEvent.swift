@@ -29,6 +29,11 @@ public enum DaemonEvent: Sendable, Equatable, Codable {
     case reloading
     /// The repository was muted (or unmuted) on the account's instance.
     case repositoryMuted(Account, repository: String, muted: Bool)
+    /// An answer from a notification came to this (a reaction set or not, a reply posted or
+    /// kept), on the account's instance.
+    case answered(Account, AnswerSaid)
+    /// A reaction was taken back (Undo) on the account's instance.
+    case reactionTakenBack(Account, path: String, reaction: String)
     /// Every account is snoozed until `until` (seconds since the Unix epoch), or no longer
     /// when nil.
     case snoozed(until: Int64?)
@@ -85,6 +90,19 @@ extension DaemonEvent {
             (.info, "reloading the config and the accounts")
         case .repositoryMuted(let account, let repository, let muted):
             (.info, "\(account.displayName): \(muted ? "muted" : "unmuted") \(repository) on its instance")
+        case .answered(let account, let said):
+            switch said {
+            case .reacted(let path, let reaction): (.info, "\(account.displayName): reacted \(reaction) to \(path)")
+            case .replied(let path): (.info, "\(account.displayName): replied to \(path)")
+            case .reactionFailed(let path, let reaction, let reason):
+                (.warning, "\(account.displayName): could not react \(reaction) to \(path): \(reason)")
+            case .replyKept(let path, let reason):
+                (.warning, "\(account.displayName): the reply to \(path) was not posted and is kept as a draft: \(reason)")
+            case .replyNotSent(let path, let reason):
+                (.warning, "\(account.displayName): the reply to \(path) was not sent: \(reason)")
+            }
+        case .reactionTakenBack(let account, let path, let reaction):
+            (.info, "\(account.displayName): took back \(reaction) from \(path)")
         case .adopted(let count):
             (.info, "took over \(count) notification\(count == 1 ? "" : "s") an earlier gbnotifyd left open")
         case .withdrawn(let notification):

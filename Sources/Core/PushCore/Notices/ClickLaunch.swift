@@ -32,6 +32,17 @@ public struct ClickLaunch: Sendable, Equatable {
         return ClickLaunch(argv: argv, environment: activationEnvironment(activationToken), url: nil)
     }
 
+    /// "Reply…" on a notice of `destination`: `gbnotifyctl reply` in the terminal, with the
+    /// editor (`Config.terminalReplyArgv`).
+    public static func forReply(
+        to destination: NotificationDestination, of account: Account, config: Config, activationToken: String?,
+        programDirectory: String? = nil, isInstalled: (String) -> Bool
+    ) -> ClickLaunch {
+        let viewer = viewerProgram(in: programDirectory, isInstalled: isInstalled)
+        let argv = config.terminalReplyArgv(to: destination, of: account, viewer: viewer, isInstalled: isInstalled)
+        return ClickLaunch(argv: argv, environment: activationEnvironment(activationToken), url: nil)
+    }
+
     /// Opens `target` in the browser, whatever `open-with` says: the item's page, or the inbox
     /// when there is no item. The terminal view's "open in the browser" key launches this too.
     public static func inBrowser(

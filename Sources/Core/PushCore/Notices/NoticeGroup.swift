@@ -86,6 +86,14 @@ public struct NoticeGroup: Sendable, Equatable, Codable {
         return NoticeGroup(key: key, items: left, fresh: fresh.filter { !read.contains($0) })
     }
 
+    /// The item a reply or a reaction from the notification goes to: the one notice's, when it
+    /// is of an issue or a merge request. Nil for a build, for several notices (which item?) and
+    /// for a path that is no item's.
+    public var answerable: NotificationDestination? {
+        guard items.count == 1, let destination = NotificationDestination(path: newest.path), destination.kind != .build else { return nil }
+        return destination
+    }
+
     /// What a click opens: the item when the group holds one, else the account's inbox, which
     /// lists every row of the group (opening only the newest would leave the others unseen).
     public var target: PushTarget {

@@ -4,16 +4,25 @@ public struct NotificationCapabilities: Sendable, Equatable {
     public var bodyMarkup: Bool
     /// `actions`: the server shows actions and reports clicks on them.
     public var actions: Bool
+    /// `inline-reply` (Plasma 5.18 and later, swaync): an action named `inline-reply` shows a
+    /// text field, whose text comes back in `NotificationReplied`.
+    public var inlineReply: Bool
 
-    public init(bodyMarkup: Bool, actions: Bool) {
+    public init(bodyMarkup: Bool, actions: Bool, inlineReply: Bool = false) {
         self.bodyMarkup = bodyMarkup
         self.actions = actions
+        self.inlineReply = inlineReply
     }
 
     /// From the capability names a server advertised; unknown names are ignored.
     public init(advertised names: [String]) {
-        self.init(bodyMarkup: names.contains("body-markup"), actions: names.contains("actions"))
+        self.init(
+            bodyMarkup: names.contains("body-markup"), actions: names.contains("actions"),
+            inlineReply: names.contains(Self.inlineReplyName))
     }
+
+    /// The capability, and the action's key, of a text field on the popup.
+    public static let inlineReplyName = "inline-reply"
 
     /// What a server that cannot be asked is assumed to do: plain text, no actions. Plain text
     /// shown by a markup server only looks odd; markup shown by a plain one would be unreadable.
@@ -40,6 +49,13 @@ public struct NotificationContent: Sendable, Equatable {
     public static let markReadAction = "mark-read"
     public static let muteAction = "mute"
     public static let undoAction = "undo"
+    /// "Reply…" where the server has no text field: the terminal view, with the editor.
+    public static let replyAction = "reply"
+    /// The text field of a server with `inline-reply`: its text comes in `NotificationReplied`.
+    public static let inlineReplyAction = NotificationCapabilities.inlineReplyName
+    public static let reactAction = "react"
+    /// The reaction the "👍" button sends, by its name in gitbay's set.
+    public static let thumbsUp = "+1"
 
     /// Longest summary, in characters, before escaping: a notice is a glance, and a server must
     /// not be handed a 10 KB line from a hostile inbox row. (A body is bounded by construction:
@@ -59,25 +75,53 @@ public struct NotificationContent: Sendable, Equatable {
     /// Stays until the user dismisses it (no expiry, the `resident` hint): what needs the user
     /// to act, without raising its urgency past do-not-disturb.
     public let staysUntilDismissed: Bool
+    /// The text field's words where the notification has the `inline-reply` action.
+    public let inlineReply: InlineReply?
+
+    /// The hints of a text field on the popup (`x-kde-reply-placeholder-text`,
+    /// `x-kde-reply-submit-button-text`).
+    public struct InlineReply: Sendable, Equatable {
+        /// "Reply to krz/gitbay#12": what the field says while empty.
+        public let placeholder: String
+        public let submitLabel: String
+    }
+
+    init(
+        summary: String, body: String, actions: [String], category: String?, urgency: Urgency, sound: String?,
+        staysUntilDismissed: Bool, inlineReply: InlineReply? = nil
+    ) {
+        self.summary = summary
+        self.body = body
+        self.actions = actions
+        self.category = category
+        self.urgency = urgency
+        self.sound = sound
+        self.staysUntilDismissed = staysUntilDismissed
+        self.inlineReply = inlineReply
+    }
 
     /// What a book entry shows. With more than one account, the body's first line names the
     /// account (a summary's and a warning's own text already do). A group's urgency and sound
     /// are what `rules` decide for its new notices (`RuleDecision.loudest`); a summary and a
     /// warning make no sound.
     public static func entry(
-        _ entry: ScreenBook.Entry, capabilities: NotificationCapabilities, namesAccount: Bool, rules: RuleSet = .none
+        _ entry: ScreenBook.Entry, capabilities: NotificationCapabilities, namesAccount: Bool, rules: RuleSet = .none,
+        buttons: ButtonBudget = .standard
     ) -> NotificationContent {
         switch entry.subject {
         case .group(let group):
             self.group(
                 group, capabilities: capabilities, accountLine: namesAccount ? entry.account.displayName : nil,
-                decision: RuleDecision.loudest(of: group.freshItems.map { rules.evaluate($0, of: entry.account) }))
+                decision: RuleDecision.loudest(of: group.freshItems.map { rules.evaluate($0, of: entry.account) }),
+                buttons: buttons)
         case .summary(let summary):
-            self.summary(summary, account: entry.account, capabilities: capabilities)
+            self.summary(summary, account: entry.account, capabilities: capabilities, buttons: buttons)
         case .tokenRejected:
             tokenRejected(account: entry.account, capabilities: capabilities)
         case .muted(let repository, _):
             muted(repository, account: entry.account, capabilities: capabilities)
+        case .said(let said, _):
+            self.said(said, account: entry.account, capabilities: capabilities)
         }
     }
 
@@ -89,9 +133,13 @@ public struct NotificationContent: Sendable, Equatable {
     /// A repository's notices (`NoticeGroup`): the repository, parsed from the rows' paths, as
     /// summary; the notices that are new (`fresh`, newest first, at most `listedGroupItems`) as
     /// body, then "and N more" for the rest of the group, which were listed before. One notice
-    /// alone opens its item and can be marked read; several open the inbox.
+    /// alone opens its item and can be marked read; several open the inbox. The buttons are
+    /// what `buttons` chooses of those that fit: Mark read (all), Mute with a repository, and
+    /// for one notice of an issue or a merge request Reply (the text field where the server has
+    /// one) and 👍.
     public static func group(
-        _ group: NoticeGroup, capabilities: NotificationCapabilities, accountLine: String? = nil, decision: RuleDecision? = nil
+        _ group: NoticeGroup, capabilities: NotificationCapabilities, accountLine: String? = nil, decision: RuleDecision? = nil,
+        buttons: ButtonBudget = .standard
     ) -> NotificationContent {
         let listed = group.freshItems.prefix(listedGroupItems)
         var lines = accountLine.map { [bodyText(oneLine($0, limit: maximumGroupLineLength), capabilities)] } ?? []
@@ -103,24 +151,35 @@ public struct NotificationContent: Sendable, Equatable {
         }
         let categories = Set(group.items.map { $0.kind?.category })
         let isOne = group.items.count == 1
-        let actions = (isOne
-            ? [openAction, "Open", markReadAction, "Mark read"]
-            : [openAction, "Open the inbox", markReadAction, "Mark all read"])
-            + (group.key.repository == nil ? [] : [muteAction, "Mute"])
+        let answerable = group.answerable
+        var offered: Set<NoticeButton> = [.markRead]
+        if group.key.repository != nil { offered.insert(.mute) }
+        if answerable != nil { offered.formUnion([.reply, .react]) }
+        let inline = capabilities.inlineReply
+        let actions = [openAction, isOne ? "Open" : "Open the inbox"] + buttons.choose(from: offered).flatMap { button in
+            switch button {
+            case .markRead: [markReadAction, isOne ? "Mark read" : "Mark all read"]
+            case .mute: [muteAction, "Mute"]
+            case .reply: inline ? [inlineReplyAction, "Reply"] : [replyAction, "Reply…"]
+            case .react: [reactAction, "👍"]
+            }
+        }
+        let hasField = capabilities.actions && actions.contains(inlineReplyAction)
         return NotificationContent(
             summary: oneLine(group.key.repository ?? group.key.account.instance.displayName, limit: maximumSummaryLength),
             body: lines.joined(separator: "\n"),
             actions: capabilities.actions ? actions : [],
             category: categories.count == 1 ? categories.first ?? nil : nil,
             urgency: decision?.urgency.notificationUrgency ?? .normal, sound: decision?.sound,
-            staysUntilDismissed: false)
+            staysUntilDismissed: false,
+            inlineReply: hasField ? answerable.map { InlineReply(placeholder: "Reply to \($0.shortName)", submitLabel: "Send") } : nil)
     }
 
     /// Several notices in one notification that opens the inbox: "7 new on gitbay.org as cmc",
     /// "27 unread ..." for what was already waiting, "5 more unread ..." for notices folded
     /// away to keep within `max-notifications`.
     public static func summary(
-        _ summary: NoticeSummary, account: Account, capabilities: NotificationCapabilities
+        _ summary: NoticeSummary, account: Account, capabilities: NotificationCapabilities, buttons: ButtonBudget = .standard
     ) -> NotificationContent {
         let number = "\(summary.count)\(summary.isAtLeast ? "+" : "")"
         let (words, after) = switch summary.wording {
@@ -130,7 +189,8 @@ public struct NotificationContent: Sendable, Equatable {
         case .whileSnoozed: ("new", " while snoozed")
         case .duringQuietHours: ("new", " during quiet hours")
         }
-        let actions = [openAction, "Open the inbox"] + (summary.markReadIDs == nil ? [] : [markReadAction, "Mark all read"])
+        let markRead = summary.markReadIDs != nil && buttons.choose(from: [.markRead]) == [.markRead]
+        let actions = [openAction, "Open the inbox"] + (markRead ? [markReadAction, "Mark all read"] : [])
         return NotificationContent(
             summary: oneLine(
                 "\(number) \(words) on \(account.instance.displayName) as \(account.username)\(after)", limit: maximumSummaryLength),
@@ -161,6 +221,38 @@ public struct NotificationContent: Sendable, Equatable {
             body: bodyText("No new notices of it reach \(account.username), here or on any other client.", capabilities),
             actions: capabilities.actions ? [undoAction, "Undo"] : [], category: nil, urgency: .normal, sound: nil,
             staysUntilDismissed: false)
+    }
+
+    /// How a reaction is shown: 👍 for +1, else gitbay's name of it.
+    public static func reactionLabel(_ reaction: String) -> String {
+        reaction == thumbsUp ? "👍" : reaction
+    }
+
+    /// What became of an answer from a notification: done ("Reacted 👍 to krz/gitbay#12", with
+    /// Undo; "Replied to krz/gitbay#12"), said for a while; or not done, and why, until
+    /// dismissed. A reply not posted is kept, and the body says where.
+    public static func said(_ said: AnswerSaid, account: Account, capabilities: NotificationCapabilities) -> NotificationContent {
+        let item = NotificationDestination(path: said.path)?.shortName ?? said.path
+        let (summary, body, actions): (String, String, [String]) = switch said {
+        case .reacted(_, let reaction):
+            ("Reacted \(reactionLabel(reaction)) to \(item)", "As \(account.displayName).", [undoAction, "Undo"])
+        case .replied:
+            ("Replied to \(item)", "Posted as \(account.displayName).", [])
+        case .reactionFailed(_, let reaction, let reason):
+            ("Could not react \(reactionLabel(reaction)) to \(item)", "\(reason).", [])
+        case .replyNotSent(_, let reason):
+            ("Your reply to \(item) was not sent", "\(reason.prefix(1).uppercased())\(reason.dropFirst()).", [])
+        case .replyKept(let path, let reason):
+            (
+                "Your reply to \(item) was not posted",
+                "\(reason). Nothing is lost: the text is kept, and gbnotifyctl reply \(account.reference) \(path) offers it again.",
+                []
+            )
+        }
+        return NotificationContent(
+            summary: oneLine(summary, limit: maximumSummaryLength), body: bodyText(body, capabilities),
+            actions: capabilities.actions ? actions : [], category: nil, urgency: .normal, sound: nil,
+            staysUntilDismissed: said.isFailure)
     }
 
     /// What `gbnotifyctl test` shows.

@@ -94,7 +94,7 @@ public struct ScreenBook: Sendable, Equatable {
             case .tokenRejected:
                 // The account's requests work again.
                 remove(entry.id)
-            case .muted:
+            case .muted, .said:
                 break
             }
         }
@@ -170,18 +170,36 @@ public struct ScreenBook: Sendable, Equatable {
         return entries.last
     }
 
-    /// Whether `entry` still offers Undo at `now` (seconds since the Unix epoch).
-    public static func offersUndo(_ entry: Entry, at now: Int64) -> Bool {
-        guard case .muted(_, let until?) = entry.subject else { return false }
-        return now < until
+    /// What became of an answer from a notification, said in one of its own: until `until`
+    /// (seconds since the Unix epoch), or until dismissed when nil. A new notification, as
+    /// "Muted" is: the answered one is being withdrawn. Returns its entry.
+    @discardableResult
+    public mutating func say(_ said: AnswerSaid, for account: Account, until: Int64?) -> Entry? {
+        append(.said(said, until: until), for: account)
+        enforceLimit()
+        return entries.last.flatMap { $0.subject == .said(said, until: until) ? $0 : nil }
     }
 
-    /// The "Muted" notifications whose Undo is over at `now` go (those of a daemon that kept
-    /// no time included); returns the others, with when each one's Undo ends.
+    /// Whether `entry` still offers Undo at `now` (seconds since the Unix epoch): a "Muted"
+    /// notification, or a reaction's, within its time.
+    public static func offersUndo(_ entry: Entry, at now: Int64) -> Bool {
+        switch entry.subject {
+        case .muted(_, let until?), .said(.reacted, let until?): now < until
+        default: false
+        }
+    }
+
+    /// The notifications said for a while whose time is over at `now` go ("Muted" ones of a
+    /// daemon that kept no time included); returns the others, with when each one ends.
     public mutating func endUndoWindows(at now: Int64) -> [(id: UInt64, until: Int64)] {
         var open: [(id: UInt64, until: Int64)] = []
         for entry in entries {
-            guard case .muted(_, let until) = entry.subject else { continue }
+            let until: Int64?
+            switch entry.subject {
+            case .muted(_, let end): until = end
+            case .said(_, let end?): until = end
+            case .group, .summary, .tokenRejected, .said: continue
+            }
             if let until, now < until {
                 open.append((entry.id, until))
             } else {

@@ -11,6 +11,10 @@ extension ScreenBook {
         /// offering to undo it until `until` (seconds since the Unix epoch), kept with it so that
         /// a restart does not lengthen the window; nil from a daemon that kept no time: over.
         case muted(repository: String, until: Int64?)
+        /// What became of an answer from a notification (a reaction, a reply), said until
+        /// `until` (seconds since the Unix epoch; a reaction's Undo is offered until then), or
+        /// until dismissed when nil (a failure, which the user must read).
+        case said(AnswerSaid, until: Int64?)
     }
 
     public struct Entry: Sendable, Equatable, Codable {
@@ -88,9 +92,18 @@ extension ScreenBook {
                 throw DecodingError.dataCorruptedError(forKey: .entries, in: fields, debugDescription: "an entry twice")
             }
             for entry in entries {
-                guard case .muted(let repository, _) = entry.subject else { continue }
-                guard NotificationDestination.repository(parsing: repository) != nil else {
-                    throw DecodingError.dataCorruptedError(forKey: .entries, in: fields, debugDescription: "a muted repository that is none")
+                switch entry.subject {
+                case .muted(let repository, _):
+                    guard NotificationDestination.repository(parsing: repository) != nil else {
+                        throw DecodingError.dataCorruptedError(forKey: .entries, in: fields, debugDescription: "a muted repository that is none")
+                    }
+                case .said(let said, _):
+                    // It becomes an argument of `issue|mr react --remove` on Undo.
+                    guard let destination = NotificationDestination(path: said.path), destination.kind != .build else {
+                        throw DecodingError.dataCorruptedError(forKey: .entries, in: fields, debugDescription: "an answer on no item")
+                    }
+                case .group, .summary, .tokenRejected:
+                    continue
                 }
             }
         }
@@ -104,5 +117,14 @@ extension ScreenBook.Subject {
 
     public var summary: NoticeSummary? {
         if case .summary(let summary) = self { summary } else { nil }
+    }
+
+    /// When a notification said for a while goes (a "Muted" one, a reaction's or a reply's);
+    /// nil for the others, and for one said until dismissed.
+    public var saidUntil: Int64? {
+        switch self {
+        case .muted(_, let until), .said(_, let until): until
+        case .group, .summary, .tokenRejected: nil
+        }
     }
 }

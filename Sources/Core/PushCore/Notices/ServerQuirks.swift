@@ -14,11 +14,19 @@ public struct ServerQuirks: Sendable, Equatable {
     /// `Notify`'s buttons (lxqt-notificationd 1.2), and a click on one sends the old key: a
     /// folded summary would still offer "Mark read".
     public let keepsFirstButtons: Bool
+    /// How many action buttons the server shows beside the click on the body; nil where every
+    /// action is listed in a menu (dunst's context menu, `makoctl menu`).
+    public let buttonsShown: Int?
 
     /// How many of gbnotifyd's notifications are open at once where the user did not say
     /// (`max-notifications`) and the server has no limit of its own: as many as GNOME Shell 43
     /// keeps, the fewest of any server seen, so that no server evicts an unread notice.
     public static let defaultKeptOpen = 3
+
+    /// How many buttons a server not in the table is handed: as many as GNOME Shell shows
+    /// (its `MAX_NOTIFICATION_BUTTONS`, 43 and 48 alike), the fewest of any server seen to
+    /// draw buttons.
+    public static let defaultButtonsShown = 3
 
     /// The table, by name and by version (the first `.`-separated field, or the whole version
     /// when `major` is nil).
@@ -37,14 +45,24 @@ public struct ServerQuirks: Sendable, Equatable {
         // Where the entry is not installed the shell keeps them, and the restarted daemon's
         // summary comes beside them: nothing unread is lost either way.
         Seen(name: "gnome-shell", major: "48", quirks: ServerQuirks(keptPerApplication: 10, withdrawsWhenSenderLeaves: true)),
-        // Debian 12 (LXQt 1.2) and 13 (2.1): LxqtRigTests, Lxqt21RigTests.
-        Seen(name: "lxqt-notificationd", major: nil, quirks: ServerQuirks(keepsFirstButtons: true)),
+        // Debian 12 (LXQt 1.2) and 13 (2.1): LxqtRigTests, Lxqt21RigTests. Its body's click is a
+        // button too, and past three actions it shows none but a list with "OK"
+        // (LxqtDaemonTests): two buttons beside Open.
+        Seen(name: "lxqt-notificationd", major: nil, quirks: ServerQuirks(keepsFirstButtons: true, buttonsShown: 2)),
+        // No buttons at all: every action is an entry of the server's menu (dunst's context
+        // menu, `dunstctl action`; `makoctl menu`, `makoctl invoke`), so every one fits.
+        Seen(name: "dunst", major: nil, quirks: ServerQuirks(buttonsShown: nil)),
+        Seen(name: "mako", major: nil, quirks: ServerQuirks(buttonsShown: nil)),
     ]
 
-    private init(keptPerApplication: Int? = nil, withdrawsWhenSenderLeaves: Bool = false, keepsFirstButtons: Bool = false) {
+    private init(
+        keptPerApplication: Int? = nil, withdrawsWhenSenderLeaves: Bool = false, keepsFirstButtons: Bool = false,
+        buttonsShown: Int? = defaultButtonsShown
+    ) {
         self.keptPerApplication = keptPerApplication
         self.withdrawsWhenSenderLeaves = withdrawsWhenSenderLeaves
         self.keepsFirstButtons = keepsFirstButtons
+        self.buttonsShown = buttonsShown
     }
 
     /// The server's entry in the table; for one not in it (or not known yet: nil), what is safe
@@ -60,6 +78,11 @@ public struct ServerQuirks: Sendable, Equatable {
     /// set, else what the server keeps, else the default.
     public func keptOpen(maxNotifications: Int?) -> Int {
         maxNotifications ?? keptPerApplication ?? Self.defaultKeptOpen
+    }
+
+    /// The buttons a notification carries on this server, in the user's order (`buttons`).
+    public func buttons(order: [NoticeButton]) -> ButtonBudget {
+        ButtonBudget(order: order, room: buttonsShown)
     }
 
     /// Whether notifications an earlier daemon left on this server may be taken over after a

@@ -105,6 +105,10 @@ Item {
             read: !!role(row, "Read"),
             resident: !!role(row, "Resident"),
             transient: !!role(row, "Transient"),
+            // The text field of the inline-reply action, as the popup draws it.
+            hasReplyAction: !!role(row, "HasReplyAction"),
+            replyPlaceholder: role(row, "ReplyPlaceholderText") || null,
+            replySubmitLabel: role(row, "ReplySubmitButtonText") || null,
             created: created ? created.getTime() : null,
             updated: updated ? updated.getTime() : null,
         };
@@ -159,6 +163,12 @@ Item {
                 // What a click on the popup's button runs.
                 const row = rowOf(request.id);
                 held.invokeAction(held.index(row, 0), request.action, behavior(row));
+                break;
+            }
+            case "replyInline": {
+                // What the popup's text field runs when its text is sent: NotificationReplied.
+                const row = rowOf(request.id);
+                held.reply(held.index(row, 0), request.text, behavior(row));
                 break;
             }
             case "badge":

@@ -1,0 +1,100 @@
+import Foundation
+import Glibc
+import PushCore
+import TestSupport
+import Testing
+
+/// "👍" from the popup on the real desktop stage, through dunst (whose menu holds every button)
+/// and the stand-in: the reaction on the notice's own instance, the notice marked read, what
+/// happened said with Undo, and Undo taking the reaction back.
+extension DesktopTests {
+    static func reactionRequests(_ standin: Standin) async throws -> [Standin.LoggedRequest] {
+        try await standin.requests().filter { $0.argv?.starts(with: ["issue", "react"]) == true }
+    }
+
+    @Test func thumbsUpReactsOnTheInstanceMarksTheNoticeReadAndUndoTakesItBack() async throws {
+        try await Self.run { world in
+            try await world.standin.addItem(.issue, repo: "krz/gitbay", data: #"{"number": 12, "title": "Crash", "state": "open", "author": "alice"}"#)
+            let before = try await Self.newestShown()
+            let row = try await world.show()
+            try await Dunst.choose(NotificationContent.reactAction)
+            try await world.harness.waitForEvents("the reaction told") {
+                $0 == .answered(world.account, .reacted(path: "krz/gitbay/issues/12", reaction: "+1"))
+            }
+            let reacted = try await Self.reactionRequests(world.standin)
+            #expect(reacted.map(\.argv) == [["issue", "react", "krz/gitbay", "12", "+1"]])
+            #expect(reacted.map(\.status) == [200])
+            #expect(try await world.standin.state().notifications.first { $0.id == row }?.readAt != nil)
+
+            try await world.harness.waitForEvents("Reacted 👍 shown") { event in
+                if case .shown(_, .said(.reacted, _), _, _) = event { true } else { false }
+            }
+            try await Dunst.choose(NotificationContent.undoAction)
+            try await world.harness.waitForEvents("the reaction taken back") {
+                $0 == .reactionTakenBack(world.account, path: "krz/gitbay/issues/12", reaction: "+1")
+            }
+            let all = try await Self.reactionRequests(world.standin)
+            #expect(all.map(\.argv) == [["issue", "react", "krz/gitbay", "12", "+1"], ["issue", "react", "krz/gitbay", "12", "+1", "--remove"]])
+            #expect(all.map(\.status) == [200, 200])
+            #expect(try await Self.shown(after: before) == ["Reacted 👍 to krz/gitbay#12", "krz/gitbay"])
+        }
+    }
+
+    /// An item the account may not see: the reaction is refused, nothing is marked read, and a
+    /// notification says why until dismissed.
+    @Test func aReactionTheInstanceRefusesIsSaidAndTheNoticeStaysUnread() async throws {
+        try await Self.run { world in
+            let before = try await Self.newestShown()
+            let row = try await world.show(repo: "krz/gone", path: "krz/gone/issues/4")
+            try await Dunst.choose(NotificationContent.reactAction)
+            let told = try await world.harness.waitForEvents("the failure told") { event in
+                if case .answered(_, .reactionFailed("krz/gone/issues/4", "+1", _)) = event { true } else { false }
+            }
+            if case .answered(_, .reactionFailed(_, _, let reason))? = told.last {
+                #expect(reason.hasPrefix("no such item, or one this account may not read"))
+            }
+            #expect(try await world.standin.state().notifications.first { $0.id == row }?.readAt == nil)
+            #expect(try await Self.reactionRequests(world.standin).map(\.status) == [404])
+            try await world.harness.waitForEvents("the failure shown") { event in
+                if case .shown(_, .said(.reactionFailed, _), _, _) = event { true } else { false }
+            }
+            #expect(try await Self.shown(after: before) == ["Could not react 👍 to krz/gone#4", "krz/gone"])
+        }
+    }
+}
+
+/// "Reply…" on dunst, which has no text field: gbnotifyctl reply in the user's terminal (tmux
+/// here), the text written in the editor (a script), posted once on the notice's instance.
+extension DesktopTests {
+    @Test func replyOpensTheReplyInTheTerminalWithTheEditorAndPostsItOnce() async throws {
+        let tmux = try await Tmux.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-reply-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let terminal = directory.appendingPathComponent("terminal").path
+        let editor = directory.appendingPathComponent("editor").path
+        try "#!/bin/sh\nprintf 'Written in the editor.\\n# a line the editor template drops\\n' > \"$1\"\n"
+            .write(toFile: editor, atomically: true, encoding: .utf8)
+        chmod(editor, 0o755)
+        let pane = try tmux.terminal(at: terminal)
+        let config = try Config.parse("terminal = \(terminal) env VISUAL=\(editor)\n")
+        do {
+            try await Self.run(startConfig: config) { world in
+                try await world.standin.addItem(.issue, repo: "krz/gitbay", data: Self.issue(12, "Crash"))
+                try await world.show()
+                try await Dunst.choose(NotificationContent.replyAction)
+                #expect(try await pane.waitForExit().status == 0)
+                #expect(try pane.arguments() == [
+                    "env", "VISUAL=\(editor)", Program.built("gbnotifyctl"), "reply", world.account.reference, "krz/gitbay/issues/12",
+                ])
+                let comments = try await world.standin.requests().filter { $0.argv?.starts(with: ["issue", "comment"]) == true }
+                #expect(comments.map(\.stdin) == ["Written in the editor."])
+                #expect(comments.map(\.status) == [200])
+            }
+        } catch {
+            await tmux.stop()
+            throw error
+        }
+        await tmux.stop()
+    }
+}
