@@ -60,7 +60,10 @@ struct LifecycleTests {
     func oversizedCallIsRefusedWithoutLosingTheConnection() async throws {
         let bus = try await PrivateBus()
         let name = "org.gitbay.DBusTests.\(uniqueElement("Limited"))"
-        let limited = try await DBusConnection.connect(to: .address(bus.address), limitingIncomingMessagesTo: 48 * 1024)
+        let (oversizedCalls, told) = AsyncStream.makeStream(of: DBusOversizedMessage.self)
+        let limited = try await DBusConnection.connect(to: .address(bus.address), limitingIncomingMessagesTo: 48 * 1024) {
+            told.yield($0)
+        }
         let peer = try await DBusConnection.connect(to: .address(bus.address))
         try await limited.export(
             path: "/limited", interface: "org.gitbay.DBusTests.Limited", introspection: "",
@@ -72,7 +75,7 @@ struct LifecycleTests {
         var owners = try await limited.watchNameOwner(watched).makeAsyncIterator()
         #expect(await owners.next() == .some(nil))
         let first = limited.uniqueName
-        var oversized = limited.oversizedCalls.makeAsyncIterator()
+        var oversized = oversizedCalls.makeAsyncIterator()
 
         func echo(_ text: String) async throws -> [DBusValue] {
             try await peer.call(
@@ -96,7 +99,9 @@ struct LifecycleTests {
 
         await limited.close()
         await peer.close()
-        // Told once: the stream ends with nothing more from the same sender.
+        // Told once: nothing more from the same sender, up to the connection's end (a telling
+        // comes on the loop before the close is done).
+        told.finish()
         #expect(await oversized.next() == nil)
     }
 

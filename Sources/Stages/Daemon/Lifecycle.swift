@@ -95,8 +95,13 @@ public enum Lifecycle {
         let connection: DBusConnection
         do {
             // Nothing the daemon is sent comes near the limit; a call over it is refused, the
-            // connection kept (`oversizedCalls`).
-            connection = try await DBusConnection.connect(limitingIncomingMessagesTo: maximumIncomingMessage)
+            // connection kept, and the caller said once.
+            connection = try await DBusConnection.connect(limitingIncomingMessagesTo: maximumIncomingMessage) { refused in
+                logger.warning("""
+                    refused \(refused.member) from \(refused.sender): over \(maximumIncomingMessage / 1024) KiB \
+                    (said once per caller)
+                    """)
+            }
         } catch {
             logger.error("cannot connect to the session bus: \(error)")
             return 1
@@ -104,14 +109,6 @@ public enum Lifecycle {
         wiring.append(Task {
             for await name in connection.reconnections {
                 logger.warning("the session bus dropped gbnotifyd's connection; connected again as \(name)")
-            }
-        })
-        wiring.append(Task {
-            for await refused in connection.oversizedCalls {
-                logger.warning("""
-                    refused \(refused.member) from \(refused.sender): over \(maximumIncomingMessage / 1024) KiB \
-                    (said once per caller)
-                    """)
             }
         })
         // The keyring waits as long as the user takes over its dialogs; a wait is said in

@@ -45,9 +45,6 @@ public final class DBusConnection: Sendable {
     /// One element each time the connection was made again (see `connect`).
     public var reconnections: AsyncStream<String> { mailbox.reconnections }
 
-    /// Method calls refused for being over `limitingIncomingMessagesTo`, the first of each
-    /// sender: the connection stays, with its unique name and its names.
-    public var oversizedCalls: AsyncStream<DBusOversizedMessage> { mailbox.oversized }
     let mailbox: Mailbox
 
     private init(mailbox: Mailbox) {
@@ -60,12 +57,18 @@ public final class DBusConnection: Sendable {
     ///   connection that is sent a larger one, which any peer can do: such a connection is made
     ///   again at once, with its match rules, names and watches, as long as the bus is there
     ///   (`reconnections` says so); calls in flight then fail.
-    public static func connect(to bus: Bus = .session, limitingIncomingMessagesTo limit: Int? = nil) async throws -> DBusConnection {
+    /// - Parameter tellingOversizedCalls: told, on the loop's thread, of the method calls refused
+    ///   for being over `limit`, the first of each sender: the connection stays, with its unique
+    ///   name and its names.
+    public static func connect(
+        to bus: Bus = .session, limitingIncomingMessagesTo limit: Int? = nil,
+        tellingOversizedCalls: @escaping @Sendable (DBusOversizedMessage) -> Void = { _ in }
+    ) async throws -> DBusConnection {
         guard libdbusThreadsReady else { throw DBusError.outOfMemory }
         if case .address(let address) = bus {
             try Syntax.checkString(address)
         }
-        let mailbox = Mailbox()
+        let mailbox = Mailbox(tellingOversizedCalls: tellingOversizedCalls)
         let uniqueName = try await ConnectionCore.start(bus, incomingLimit: limit, mailbox: mailbox)
         mailbox.connected(as: uniqueName)
         return DBusConnection(mailbox: mailbox)
@@ -149,7 +152,7 @@ public final class DBusConnection: Sendable {
     }
 }
 
-/// A method call refused for its size (`DBusConnection.oversizedCalls`).
+/// A method call refused for its size (`DBusConnection.connect`'s `tellingOversizedCalls`).
 public struct DBusOversizedMessage: Sendable, Equatable {
     /// The caller's unique name.
     public let sender: String

@@ -21,14 +21,14 @@ final class ConnectionCore {
     let bus: DBusConnection.Bus
     /// Set by `DBusConnection.connect(to:limitingIncomingMessagesTo:)`: the most a method call's
     /// or a signal's values may take; a call over it is answered `LimitsExceeded` and its sender
-    /// told once (`Mailbox.oversized`), a signal over it dropped. libdbus's own limit is then set
+    /// told once (`Mailbox.announceOversized`), a signal over it dropped. libdbus's own limit is then set
     /// to the protocol's, which no bus lets a message pass: libdbus drops the whole connection on
     /// a message over its limit, and the daemon's unique name and bus name with it. Such a
     /// connection is also made again when it is dropped while the bus is still there.
     let incomingLimit: Int?
     /// The protocol's largest message (`DBUS_MAXIMUM_MESSAGE_LENGTH`, 128 MiB).
     static let protocolMaximumMessage = 128 << 20
-    /// Senders already told of in `Mailbox.oversized`, bounded.
+    /// Senders already told of through `Mailbox.announceOversized`, bounded.
     var oversizedSenders: Set<String> = []
     /// Names this connection asked for and got, asked for again after a reconnection.
     var ownedNames: Set<String> = []

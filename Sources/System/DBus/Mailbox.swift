@@ -32,17 +32,12 @@ final class Mailbox: Sendable {
     let wakeUps = Atomic<Int>(0)
     let reconnections: AsyncStream<String>
     private let reconnectionFeed: AsyncStream<String>.Continuation
-    let oversized: AsyncStream<DBusOversizedMessage>
-    private let oversizedFeed: AsyncStream<DBusOversizedMessage>.Continuation
+    /// Told of each call refused for its size, on the loop's thread.
+    let announceOversized: @Sendable (DBusOversizedMessage) -> Void
 
-    init() {
+    init(tellingOversizedCalls announceOversized: @escaping @Sendable (DBusOversizedMessage) -> Void) {
         (reconnections, reconnectionFeed) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(16))
-        (oversized, oversizedFeed) = AsyncStream.makeStream(of: DBusOversizedMessage.self, bufferingPolicy: .bufferingNewest(16))
-    }
-
-    /// Tells `oversized` of a call refused for its size.
-    func announceOversized(_ message: DBusOversizedMessage) {
-        oversizedFeed.yield(message)
+        self.announceOversized = announceOversized
     }
 
     /// On the loop's thread, once the core exists.
@@ -89,7 +84,6 @@ final class Mailbox: Sendable {
             waiter.finish()
         }
         reconnectionFeed.finish()
-        oversizedFeed.finish()
     }
 
     /// Returns once the connection has finished; throws if the waiting task is cancelled.
