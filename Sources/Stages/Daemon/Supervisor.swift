@@ -209,7 +209,7 @@ public final class Supervisor: AccountRequests {
             switch event {
             case .reload(let reply): reply?.resume(returning: [])
             case .deliver(_, let reply): reply.resume(returning: .failure(.stopping))
-            case .keyringChanged, .keyringWaiting, .markRead, .setWatch, .snooze: break
+            case .keyringChanged, .keyringWaiting, .markRead, .setWatch, .answer, .snooze: break
             }
         } else if early != nil {
             early?.append(event)
