@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import PushCore
 import TestSupport
+import Synchronization
 import Testing
 
 /// The desktop side fails under the real gbnotifyd, each test in a session of its own (bus,
@@ -95,6 +96,36 @@ import Testing
             daemon.send(SIGTERM)
             #expect(try await daemon.waitForExit() == 0)
             #expect(daemon.lines(containing: " new") == ["<7>\(fixture.name): 200 ok, 2 new", "<7>\(fixture.name): 200 ok, 1 new"])
+        }
+    }
+
+    /// The bus drops the daemon's connection: the tray item registers again with the tray
+    /// host's watcher under its new unique name (a host shows items by their sender), and the
+    /// daemon's log says the connection was made again: both hear of the one reconnection.
+    @Test func theTrayItemRegistersAgainAfterTheBusDropsTheDaemon() async throws {
+        try await Self.withADaemonBehindARelay { _, relay, daemon, bus in
+            let registered = Mutex<[String]>([])
+            try await bus.export(
+                path: "/StatusNotifierWatcher", interface: "org.kde.StatusNotifierWatcher", introspection: "",
+                methods: [
+                    DBusMethod("RegisterStatusNotifierItem", input: "s") { call in
+                        registered.withLock { $0.append(call.sender) }
+                        return []
+                    }
+                ])
+            try #require(try await bus.requestName("org.kde.StatusNotifierWatcher"))
+            try await waitFor("the tray item to register", timeout: .seconds(30)) { registered.withLock { $0.count } == 1 }
+            let before = try #require(try await bus.nameOwner("org.gitbay.Notify1"))
+            #expect(registered.withLock { $0 } == [before])
+
+            try await Self.cutTheDaemonOff(relay, seenFrom: bus)
+            relay.resume()
+            _ = try await daemon.waitForLine(containing: "the session bus dropped gbnotifyd's connection; connected again as :")
+            try await waitFor("the tray item to register again", timeout: .seconds(30)) { registered.withLock { $0.count } == 2 }
+            let after = try #require(try await bus.nameOwner("org.gitbay.Notify1"))
+            #expect(registered.withLock { $0 } == [before, after])
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit() == 0)
         }
     }
 

@@ -106,11 +106,9 @@ public enum Lifecycle {
             logger.error("cannot connect to the session bus: \(error)")
             return 1
         }
-        wiring.append(Task {
-            for await name in connection.reconnections {
-                logger.warning("the session bus dropped gbnotifyd's connection; connected again as \(name)")
-            }
-        })
+        connection.whenReconnected { name in
+            logger.warning("the session bus dropped gbnotifyd's connection; connected again as \(name)")
+        }
         // The keyring waits as long as the user takes over its dialogs; a wait is said in
         // `status` meanwhile. The report comes from an alarm, on the loop's thread, and is
         // handed on in a job of the loop's own, outside the keyring's call.

@@ -83,12 +83,15 @@ public final class Tray: Sendable {
         try await StatusNotifierItem.export(on: connection, core: core, admit: admit)
         try await DBusMenu.export(on: connection, core: core, admit: admit)
         let watchers = try await connection.watchNameOwner(watcherName)
+        // A connection made again has a new unique name: the watcher must hear it. Fed by the
+        // connection's reconnection, on the loop's thread; only the latest one matters.
+        let (reconnected, reconnection) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        connection.whenReconnected { _ in reconnection.yield() }
         let follower = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await follow(watchers, on: connection, mode: options.mode, logger: logger) }
-                // A connection made again has a new unique name: the watcher must hear it.
                 group.addTask {
-                    for await _ in connection.reconnections {
+                    for await _ in reconnected {
                         guard let owner = try? await connection.nameOwner(watcherName) else { continue }
                         await register(with: owner, on: connection, logger: logger)
                     }

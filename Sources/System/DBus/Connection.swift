@@ -42,8 +42,12 @@ public final class DBusConnection: Sendable {
 
     /// The name the bus gave this connection, such as `:1.42` (a new one after a reconnection).
     public var uniqueName: String { mailbox.uniqueName }
-    /// One element each time the connection was made again (see `connect`).
-    public var reconnections: AsyncStream<String> { mailbox.reconnections }
+    /// Has `body` called, on the loop's thread with the new unique name, each time the connection
+    /// was made again (see `connect`). Every observer is told: the daemon's log and the tray's
+    /// registration both need to hear it.
+    public func whenReconnected(_ body: @escaping @Sendable (String) -> Void) {
+        mailbox.observeReconnections(body)
+    }
 
     let mailbox: Mailbox
 
@@ -56,7 +60,7 @@ public final class DBusConnection: Sendable {
     ///   a message of the bus's own limit (a gigabyte on a session bus). libdbus drops a
     ///   connection that is sent a larger one, which any peer can do: such a connection is made
     ///   again at once, with its match rules, names and watches, as long as the bus is there
-    ///   (`reconnections` says so); calls in flight then fail.
+    ///   (`whenReconnected` says so); calls in flight then fail.
     /// - Parameter tellingOversizedCalls: told, on the loop's thread, of the method calls refused
     ///   for being over `limit`, the first of each sender: the connection stays, with its unique
     ///   name and its names.

@@ -15,6 +15,7 @@ final class Mailbox: Sendable {
         var closeReason: DBusConnection.CloseReason?
         var closeWaiters: [UInt64: AsyncStream<DBusConnection.CloseReason>.Continuation] = [:]
         var uniqueName = ""
+        var reconnectionObservers: [@Sendable (String) -> Void] = []
     }
 
     /// The core, handed to jobs: they use it on the loop's thread alone.
@@ -30,13 +31,10 @@ final class Mailbox: Sendable {
     /// How many times the loop has served this connection (a socket ready, a timeout, a
     /// dispatch), counted on the loop's thread; the idle test reads it from its own.
     let wakeUps = Atomic<Int>(0)
-    let reconnections: AsyncStream<String>
-    private let reconnectionFeed: AsyncStream<String>.Continuation
     /// Told of each call refused for its size, on the loop's thread.
     let announceOversized: @Sendable (DBusOversizedMessage) -> Void
 
     init(tellingOversizedCalls announceOversized: @escaping @Sendable (DBusOversizedMessage) -> Void) {
-        (reconnections, reconnectionFeed) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(16))
         self.announceOversized = announceOversized
     }
 
@@ -53,9 +51,16 @@ final class Mailbox: Sendable {
         state.withLock { $0.uniqueName = uniqueName }
     }
 
-    /// Tells `reconnections` that the connection is back as it was, as `uniqueName`.
+    /// Adds `observer` to those told of each reconnection (`announceReconnection`).
+    func observeReconnections(_ observer: @escaping @Sendable (String) -> Void) {
+        state.withLock { $0.reconnectionObservers.append(observer) }
+    }
+
+    /// Tells every observer, each in turn, that the connection is back as it was, as `uniqueName`.
     func announceReconnection(as uniqueName: String) {
-        reconnectionFeed.yield(uniqueName)
+        for observer in state.withLock({ $0.reconnectionObservers }) {
+            observer(uniqueName)
+        }
     }
 
     /// A number unique for this connection: names pending calls and subscriptions.
@@ -76,6 +81,7 @@ final class Mailbox: Sendable {
         let waiters = state.withLock { state in
             state.core = nil
             state.closeReason = reason
+            state.reconnectionObservers = []
             defer { state.closeWaiters = [:] }
             return state.closeWaiters.values
         }
@@ -83,7 +89,6 @@ final class Mailbox: Sendable {
             waiter.yield(reason)
             waiter.finish()
         }
-        reconnectionFeed.finish()
     }
 
     /// Returns once the connection has finished; throws if the waiting task is cancelled.
