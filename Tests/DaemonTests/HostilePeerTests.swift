@@ -203,7 +203,7 @@ import Testing
             #expect(wrongType != nil)
 
             #expect(try await owner() == daemonName)
-            try await daemon.waitForLine(containing: "refused Deliver from \(peer.uniqueName): over 64 KiB")
+            try await daemon.waitForLine(containing: "refused Deliver from \(peer.uniqueName): over 84 KiB")
             #expect(daemon.lines(containing: "refused Deliver from").count == 1)
             #expect(daemon.lines(containing: "dropped gbnotifyd's connection").isEmpty)
             let refused = try await send(deliver.0, deliver.1, deliver.2, [.string(#"{"instance":"https://gitbay.example","user":"cmc"}"#)])

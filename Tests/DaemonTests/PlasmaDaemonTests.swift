@@ -67,6 +67,10 @@ struct PlasmaDaemonTests {
         try await checks.aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce()
     }
 
+    @Test func aReplyOverGitbaysLimitReachesTheDaemonAndIsKeptNamingIt() async throws {
+        try await checks.aReplyOverGitbaysLimitReachesTheDaemonAndIsKeptNamingIt()
+    }
+
     @Test func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
         try await checks.aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords()
     }
@@ -128,6 +132,10 @@ struct Plasma6DaemonTests {
 
     @Test func aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce() async throws {
         try await checks.aReplyWhoseAnswerIsLostAfterTheInstancePostedItIsFoundInTheThreadAndSentOnce()
+    }
+
+    @Test func aReplyOverGitbaysLimitReachesTheDaemonAndIsKeptNamingIt() async throws {
+        try await checks.aReplyOverGitbaysLimitReachesTheDaemonAndIsKeptNamingIt()
     }
 
     @Test func aReplyTheInstanceRefusesIsKeptAsADraftAndSaidInPlainWords() async throws {
@@ -511,6 +519,26 @@ struct PlasmaDaemonChecks {
             #expect(try await comments(desktop).map(\.body) == ["Posted, but you will not hear it from me."])
             #expect(try await desktop.readAt(row) != nil)
             #expect(!FileManager.default.fileExists(atPath: desktop.home.stateDirectory + "/drafts.json"))
+        }
+    }
+
+    /// A reply longer than gitbay takes, typed into the popup: its `NotificationReplied` is
+    /// within what the daemon's bus connection takes in, so the daemon sends nothing, keeps the
+    /// text whole as a draft to be shortened, says why naming the limit, and leaves the notice
+    /// unread.
+    func aReplyOverGitbaysLimitReachesTheDaemonAndIsKeptNamingIt() async throws {
+        try await DaemonOnDesktop.run { desktop in
+            let (row, id) = try await issueOnScreen(desktop)
+            let text = String(repeating: "ab", count: CommentText.maximumBytes / 2 + 700)
+            try await plasma.replyInline(text, on: id)
+            let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
+                if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
+            }
+            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.contains("(64 KiB)"), "\(reason)") }
+            #expect(try await commentRequests(desktop).isEmpty)
+            #expect(try await desktop.readAt(row) == nil)
+            let drafts = try StateDirectory(path: desktop.home.stateDirectory).loadDrafts().record.drafts
+            #expect(drafts.map(\.text) == [text])
         }
     }
 

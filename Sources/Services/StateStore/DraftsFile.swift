@@ -6,7 +6,7 @@ extension StateDirectory {
     var draftsFile: JSONStateFile<DraftRecord> {
         // Each draft up to 64 KiB, which JSON's escapes can make six times as long.
         JSONStateFile(
-            path: path + "/drafts.json", limit: DraftRecord.maximumDrafts * CommentText.maximumBytes * 6 + (1 << 20),
+            path: path + "/drafts.json", limit: DraftRecord.maximumDrafts * DraftRecord.maximumTextBytes * 6 + (1 << 20),
             afresh: "no reply is kept as a draft")
     }
 

@@ -195,10 +195,13 @@ final class AccountPoller {
             let comment: CommentText
             do {
                 comment = try CommentText(text)
+            } catch .empty {
+                await answered(.replyNotSent(path: destination.path, reason: CommentTextError.empty.description), rows: [])
+                return
             } catch {
-                // Refused before sending (empty, or past gitbay's 64 KiB): nothing reached the
-                // instance, and the words name the limit.
-                await answered(.replyNotSent(path: destination.path, reason: error.description), rows: [])
+                // Past gitbay's 64 KiB: nothing reached the instance; the text is kept, to be
+                // shortened, and the words name the limit.
+                await keep(text, on: destination, because: error.description)
                 return
             }
             let wallClock = services.wallClock
@@ -206,9 +209,9 @@ final class AccountPoller {
             case .posted, .postedUnanswered:
                 await answered(.replied(path: destination.path), rows: answer.rows)
             case .notPosted(let reason):
-                await keep(comment, on: destination, because: reason.description)
+                await keep(comment.text, on: destination, because: reason.description)
             case .unknown(let reason, let checkFailed):
-                await keep(comment, on: destination, because: """
+                await keep(comment.text, on: destination, because: """
                     no answer came (\(reason)) and the thread could not be read to tell whether it was posted \
                     (\(checkFailed)); look at the thread before sending it again
                     """)
@@ -218,9 +221,9 @@ final class AccountPoller {
 
     /// A reply not posted is kept in `drafts.json`, where `gbnotifyctl reply` offers it again,
     /// and said. When even that fails its text goes to the log, so that it is never lost.
-    private func keep(_ comment: CommentText, on destination: NotificationDestination, because reason: String) async {
+    private func keep(_ text: String, on destination: NotificationDestination, because reason: String) async {
         let draft = DraftRecord.Draft(
-            account: account, path: destination.path, text: comment.text,
+            account: account, path: destination.path, text: text,
             savedAt: Int64(services.wallClock.now.timeIntervalSince1970), reason: reason)
         var said = reason
         do {
@@ -231,7 +234,7 @@ final class AccountPoller {
             said += "; and it could not be kept (\(error)): it is in the log"
         }
         if said != reason {
-            services.logger.warning("\(account.displayName): the reply to \(destination.shortName) that was not kept:\n\(comment.text)")
+            services.logger.warning("\(account.displayName): the reply to \(destination.shortName) that was not kept:\n\(text)")
         }
         await answered(.replyKept(path: destination.path, reason: said), rows: [])
     }

@@ -257,8 +257,11 @@ public enum Lifecycle {
     }
 
     /// The largest D-Bus message the daemon takes in: `Deliver`'s 8 KiB payload and the
-    /// desktop's signals are far below it.
-    static let maximumIncomingMessage = 64 * 1024
+    /// desktop's other signals are far below it. `NotificationReplied` carries what the user
+    /// typed into a popup: a reply over gitbay's limit, up to what a draft keeps, must still
+    /// arrive (with room for the message's header), to be kept and refused with the limit named
+    /// rather than dropped unseen.
+    static let maximumIncomingMessage = DraftRecord.maximumTextBytes + 4 * 1024
 
     /// The tray item on `connection`, unless `tray = off`; nil then, and when it cannot be
     /// exported (logged). The count is drawn on the icon file a notification names (the

@@ -2,9 +2,13 @@
 /// nothing the user typed is lost: offered again by `gbnotifyctl reply` for the same item.
 public struct DraftRecord: Codable, Equatable, Sendable {
     public static let currentVersion = 1
-    /// Each up to `CommentText.maximumBytes`; a record past this is not ours, and a draft beyond
-    /// it is refused (and its text printed) rather than another dropped.
+    /// A record past this many drafts is not ours, and a draft beyond it is refused (and its
+    /// text printed) rather than another dropped.
     public static let maximumDrafts = 50
+    /// The longest text a draft holds: more than gitbay takes, so that a reply typed into a
+    /// popup past gitbay's limit is kept to be shortened, not lost. A record with a longer one
+    /// is not ours.
+    public static let maximumTextBytes = CommentText.maximumBytes + 16 * 1024
 
     public struct Draft: Codable, Equatable, Sendable {
         public let account: Account
@@ -33,7 +37,7 @@ public struct DraftRecord: Codable, Equatable, Sendable {
 
     public var isUsable: Bool {
         version == Self.currentVersion && drafts.count <= Self.maximumDrafts
-            && drafts.allSatisfy { NotificationDestination(path: $0.path) != nil && $0.text.utf8.count <= CommentText.maximumBytes }
+            && drafts.allSatisfy { NotificationDestination(path: $0.path) != nil && $0.text.utf8.count <= Self.maximumTextBytes }
     }
 
     /// Keeps `draft`, replacing the one of the same account and item. False when the record is
