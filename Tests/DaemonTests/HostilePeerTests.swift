@@ -159,7 +159,7 @@ import Testing
     /// caller is answered. (libdbus reads such a message whole before it is refused: the
     /// protocol's 128 MiB at most, and no more than one at a time past its 63 MiB of queued
     /// messages.)
-    @Test func callsOverSixtyFourKiBAreRefusedAndTheDaemonKeepsItsNames() async throws {
+    @Test func callsOverTheDaemonsLimitAreRefusedAndItKeepsItsNames() async throws {
         try await PrivateSession.run {
             let home = try DaemonHome()
             defer { home.remove() }
