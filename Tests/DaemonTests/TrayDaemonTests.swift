@@ -156,6 +156,8 @@ enum TrayDaemonScenarios {
             }
             desktop.poll()
             try await desktop.daemon.waitForPoll(of: desktop.account, saying: "200 ok, 5 new")
+            // News: the item asks for attention.
+            #expect(try await status(of: try await daemonService(on: desktop.session), on: desktop.session) == "NeedsAttention")
             let first = desktop.daemon
             first.send(SIGTERM)
             #expect(try await first.waitForExit() == 0)
@@ -164,11 +166,23 @@ enum TrayDaemonScenarios {
             try await again.waitForPoll(of: desktop.account, saying: "200 ok")
             let (host, service) = (TrayHost(desktop.session), try await daemonService(on: desktop.session))
             let item = try await host.waitForItem(of: service, titled: title("5 unread on \(desktop.name)", on: desktop.session))
+            // Unread before this start: listed, but no news.
+            #expect(try await status(of: service, on: desktop.session) == "Active")
             try await host.openMenu(of: item, service: service)
             // Newest first: the fifth row down is the oldest.
             try await host.choose(position: 5, label: "krz/gitbay — eve opened issue #1", service: service)
             #expect(try await desktop.browser.nextLaunch().arguments == [desktop.url("krz/gitbay/issues/1")])
             #expect(again.lines(containing: "304 not modified").isEmpty)
+        }
+    }
+
+    /// The item's `Status` as a host reads it.
+    static func status(of service: String, on session: DesktopSession) async throws -> String? {
+        try await session.withConnection { connection in
+            try await connection.call(
+                destination: service, path: "/StatusNotifierItem", interface: "org.freedesktop.DBus.Properties", member: "Get",
+                arguments: [.string("org.kde.StatusNotifierItem"), .string("Status")]
+            ).first?.variantValue?.stringValue
         }
     }
 

@@ -20,6 +20,13 @@ import Testing
         shelf(cmc, unread: unread, rows)
     }
 
+    /// One poll's cycle handed to the tray's inbox, as the daemon hands it.
+    static func take(_ cycle: InboxCycle, into inbox: inout TrayInbox) {
+        inbox.take(
+            AccountUpdate(account: cmc, notices: cycle.notices, unread: cycle.unread, read: cycle.read, unreadRows: cycle.unreadRows),
+            rules: .none)
+    }
+
     static func labels(_ menu: TrayMenu) -> [String] {
         menu.items.map { $0.kind == .separator ? "--" : $0.isEnabled ? $0.label : "(\($0.label))" }
     }
@@ -299,8 +306,7 @@ import Testing
         let cycle = InboxDiff.evaluate(page: page, highWater: nil)
         #expect(cycle.notices.count == 1)
         var inbox = TrayInbox()
-        inbox.take(AccountUpdate(account: Self.cmc, notices: cycle.notices, unread: cycle.unread, read: cycle.read,
-                                 unreadRows: cycle.unreadRows), rules: .none)
+        Self.take(cycle, into: &inbox)
         var model = TrayModel()
         _ = model.show(inbox.state)
         let labels = Self.labels(model.layout())
@@ -308,9 +314,41 @@ import Testing
 
         // A later poll that finds the same rows, and more new ones than are shown one by one.
         let next = InboxDiff.evaluate(page: InboxPage(items: (1...20).reversed().map { Self.row(Int64($0)) }, next: nil), highWater: cycle.highWater)
-        inbox.take(AccountUpdate(account: Self.cmc, notices: next.notices, unread: next.unread, read: next.read,
-                                 unreadRows: next.unreadRows), rules: .none)
+        Self.take(next, into: &inbox)
         #expect(inbox.state.shelves[0].newest.map(\.id) == Array((1...20).reversed()))
+    }
+
+    /// What was unread before the daemon heard of the account is listed but asks for no
+    /// attention (a restart would otherwise call for it every time); a row that comes as news
+    /// after it does, and so does a burst the first poll already brings as news.
+    @Test func rowsUnreadBeforeTheStartAskForNoAttention() {
+        let first = InboxDiff.evaluate(page: InboxPage(items: [Self.row(4), Self.row(3)], next: nil), highWater: nil)
+        var inbox = TrayInbox()
+        Self.take(first, into: &inbox)
+        var model = TrayModel()
+        _ = model.show(inbox.state)
+        #expect(model.looks.status == .active)
+        #expect(model.layout().items.filter { if case .open = $0.action { true } else { false } }.count == 2)
+
+        let next = InboxDiff.evaluate(page: InboxPage(items: [Self.row(5), Self.row(4), Self.row(3)], next: nil), highWater: first.highWater)
+        Self.take(next, into: &inbox)
+        _ = model.show(inbox.state)
+        #expect(model.looks.status == .needsAttention)
+
+        // A restart after a burst the mark already covers: no notices at all, no attention.
+        var restarted = TrayInbox()
+        restarted.take(AccountUpdate(account: Self.cmc, unread: next.unread, read: next.read, unreadRows: next.unreadRows), rules: .none)
+        var again = TrayModel()
+        _ = again.show(restarted.state)
+        #expect(again.looks.status == .active)
+
+        // Five new at the first poll after a mark: one summary, but news.
+        let burst = InboxDiff.evaluate(page: InboxPage(items: (1...5).reversed().map { Self.row(Int64($0)) }, next: nil), highWater: 0)
+        var bursting = TrayInbox()
+        Self.take(burst, into: &bursting)
+        var third = TrayModel()
+        _ = third.show(bursting.state)
+        #expect(third.looks.status == .needsAttention)
     }
 
     /// A row the rules keep off the screen is not listed, whether it came new or in a backlog;

@@ -49,7 +49,8 @@ public struct TrayModel: Sendable {
     public private(set) var revision: UInt32 = 1
 
     private var facts: TrayMenuFacts
-    /// Per account, the newest inbox id the menu has shown (opened since it was listed).
+    /// Per account, the newest inbox id the menu has shown (opened since it was listed); a row
+    /// at or below the shelf's `unreadBefore` is no news either.
     private var seen: [Account: Int64] = [:]
     /// The ids of the items of the last layout built, by what they stand for.
     private var ids: [TrayItemKey: Int32] = [:]
@@ -119,7 +120,7 @@ public struct TrayModel: Sendable {
 
     private mutating func updateLooks() -> Changes {
         let needsAttention = state.shelves.contains { shelf in
-            shelf.unread.badgeCount > 0 && (shelf.newest.first?.id ?? 0) > seen[shelf.account, default: 0]
+            shelf.unread.badgeCount > 0 && (shelf.newest.first?.id ?? 0) > max(seen[shelf.account, default: 0], shelf.unreadBefore)
         }
         let new = Self.looks(of: state, needsAttention: needsAttention)
         var changes: Changes = []

@@ -6,11 +6,15 @@ public struct TrayState: Sendable, Equatable {
         public var unread: UnreadCount
         /// Newest first, each inbox id once; the menu lists the first `TrayMenu.noticesPerAccount`.
         public var newest: [InboxItem]
+        /// The newest row that was already unread when the daemon first heard of the account:
+        /// listed, but no news, so no call for attention; 0 when every row listed came as news.
+        public var unreadBefore: Int64
 
-        public init(account: Account, unread: UnreadCount, newest: [InboxItem]) {
+        public init(account: Account, unread: UnreadCount, newest: [InboxItem], unreadBefore: Int64 = 0) {
             self.account = account
             self.unread = unread
             self.newest = newest
+            self.unreadBefore = unreadBefore
         }
     }
 
@@ -66,12 +70,28 @@ public struct TrayInbox: Sendable, Equatable {
         let newest = update.unread.badgeCount == 0 ? [] : Array(
             byID.values.filter { rules.evaluate($0, of: update.account).show != .none }
                 .sorted { $0.id > $1.id }.prefix(Self.keptPerAccount))
-        let shelf = TrayState.Shelf(account: update.account, unread: update.unread, newest: newest)
+        // What the first update of an account lists and does not bring as news (a first sight,
+        // or the unread rows below the mark after a restart) was there before.
+        let unreadBefore = index.map { state.shelves[$0].unreadBefore } ?? Self.unreadBefore(in: update)
+        let shelf = TrayState.Shelf(account: update.account, unread: update.unread, newest: newest, unreadBefore: unreadBefore)
         if let index {
             state.shelves[index] = shelf
         } else {
             state.shelves.append(shelf)
         }
+    }
+
+    /// The newest of the update's unread rows that it does not bring as news.
+    private static func unreadBefore(in update: AccountUpdate) -> Int64 {
+        var news = Set<Int64>()
+        for notice in update.notices {
+            switch notice {
+            case .item(let row): news.insert(row.id)
+            case .summary(_, _, let rowIDs, let isFirstSight) where !isFirstSight: news.formUnion(rowIDs)
+            case .summary: break
+            }
+        }
+        return update.unreadRows.lazy.map(\.id).filter { !news.contains($0) }.max() ?? 0
     }
 
     /// The accounts polled now: the others' shelves go.
