@@ -85,9 +85,18 @@ struct RulesCheck: Command {
     static func heading(_ config: Config, path: String) -> String {
         let names = config.rules.rules.map(\.name)
         let rules = names.isEmpty
-            ? "No rules in \(path): every notice pops up"
-            : "\(names.count.counted("rule")) in \(path), first match wins: \(names.joined(separator: ", "))"
-        return rules + (config.quietHours.map { "; quiet hours \($0)" } ?? "")
+            ? Localized.text(
+                "No rules in {path}: every notice pops up", note: "gbnotifyctl rules's first line. {path}: the config file.", ["path": path])
+            : Localized.plural(
+                "{count} rule in {path}, first match wins: {names}", "{count} rules in {path}, first match wins: {names}",
+                count: names.count, note: "gbnotifyctl rules's first line. {path}: the config file; {names}: the rules' names, as written there.",
+                ["path": path, "names": names.joined(separator: ", ")])
+        return rules
+            + (config.quietHours.map {
+                Localized.text(
+                    "; quiet hours {hours}", note: "Ends gbnotifyctl rules's first line. {hours}: the quiet hours, as 22:00-07:30.",
+                    ["hours": "\($0)"])
+            } ?? "")
     }
 
     /// One line a row: kind, path, actor and summary, and what the rules make of it.

@@ -36,10 +36,17 @@ extension ViewState {
             let account = item.account?.displayName ?? item.accountName
             title = " \(item.destination.shortName) · \(account)"
         case .inbox(let inbox):
-            var text = " Inbox"
+            var text = " " + Localized.text("Inbox", note: "The terminal view's title bar.")
             if case .loaded(let inboxes) = inbox.content {
                 let unread = inbox.rows.count
-                text += " · \(unread) unread" + (inboxes.count > 1 ? " · \(inboxes.count.counted("account"))" : "")
+                text += " · "
+                    + Localized.plural(
+                        "{number} unread", "{number} unread", count: unread,
+                        note: "The terminal view's inbox, after an account's name. {number}: how many notices (\"7\", or \"50+\" when there are more).",
+                        ["number": "\(unread)"])
+                    + (inboxes.count > 1
+                        ? " · " + Localized.plural("{count} account", "{count} accounts", count: inboxes.count, note: "The terminal view's title bar.")
+                        : "")
             }
             if let name = inbox.accountName { text += " · \(name)" }
             title = text
@@ -53,7 +60,9 @@ extension ViewState {
     /// `12-40/80` lines shown, or `all`.
     private func positionText(_ screen: Screen) -> String {
         let total = screen.lines.count
-        guard total > bodyHeight else { return "all " }
+        guard total > bodyHeight else {
+            return Localized.text("all", note: "The terminal view's title bar, at its right: every line is shown.") + " "
+        }
         let last = min(screen.scroll + bodyHeight, total)
         return "\(screen.scroll + 1)-\(last)/\(total) "
     }
@@ -67,22 +76,42 @@ extension ViewState {
             }
             return StyledLine(message.text, style)
         }
-        let back = screens.count > 1 ? "q back" : "q quit"
+        let back = screens.count > 1
+            ? Localized.text("q back", note: "The terminal view's keys: q goes back. Keep the key, q.")
+            : Localized.text("q quit", note: "The terminal view's keys: q quits. Keep the key, q.")
+        let keys: String
         switch screen.kind {
         case .item(let item):
             switch item.content {
-            case .loading: return StyledLine("Loading… · \(back)", .dim)
-            case .failed where item.account == nil: return StyledLine("R reload · \(back)", .dim)
-            case .failed: return StyledLine("R reload · o open in browser · \(back)", .dim)
-            case .loaded(.build): return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · o open in browser · R reload · \(back)", .dim)
-            case .loaded: return StyledLine("↑↓ PgUp PgDn g G scroll · r mark read · + react +1 · o open in browser · R reload · \(back)", .dim)
+            case .loading: keys = Localized.text("Loading… · {back}", note: "The terminal view's status line. {back}: the key that goes back.", ["back": back])
+            case .failed where item.account == nil:
+                keys = Localized.text("R reload · {back}", note: "The terminal view's keys. Keep the key, R. {back}: the key that goes back.", ["back": back])
+            case .failed:
+                keys = Localized.text(
+                    "R reload · o open in browser · {back}", note: "The terminal view's keys. Keep the keys, R and o. {back}: the key that goes back.",
+                    ["back": back])
+            case .loaded(.build):
+                keys = Localized.text(
+                    "↑↓ PgUp PgDn g G scroll · r mark read · o open in browser · R reload · {back}",
+                    note: "The terminal view's keys for a build. Keep the keys (↑↓ PgUp PgDn g G r o R). {back}: the key that goes back.",
+                    ["back": back])
+            case .loaded:
+                keys = Localized.text(
+                    "↑↓ PgUp PgDn g G scroll · r mark read · + react +1 · o open in browser · R reload · {back}",
+                    note: "The terminal view's keys for an issue or merge request. Keep the keys (↑↓ PgUp PgDn g G r + o R) and +1. {back}: the key that goes back.",
+                    ["back": back])
             }
         case .inbox(let inbox):
             switch inbox.content {
-            case .loading: return StyledLine("Loading… · \(back)", .dim)
-            case .failed: return StyledLine("R reload · \(back)", .dim)
-            case .loaded: return StyledLine("↑↓ select · Enter view · r mark read · o open in browser · R reload · \(back)", .dim)
+            case .loading: keys = Localized.text("Loading… · {back}", note: "The terminal view's status line. {back}: the key that goes back.", ["back": back])
+            case .failed:
+                keys = Localized.text("R reload · {back}", note: "The terminal view's keys. Keep the key, R. {back}: the key that goes back.", ["back": back])
+            case .loaded:
+                keys = Localized.text(
+                    "↑↓ select · Enter view · r mark read · o open in browser · R reload · {back}",
+                    note: "The terminal view's keys in the inbox. Keep the keys (↑↓ Enter r o R). {back}: the key that goes back.", ["back": back])
             }
         }
+        return StyledLine(keys, .dim)
     }
 }

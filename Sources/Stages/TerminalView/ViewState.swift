@@ -125,19 +125,29 @@ public struct ViewState {
         case .markedRead(let account, let path, let result):
             return markedRead(account: account, path: path, result)
         case .opened(.success(let url)):
-            message = Message(text: "Opened \(url) in the browser", kind: .done)
+            message = Message(
+                text: Localized.text("Opened {url} in the browser", note: "The terminal view's status line. {url}: what was opened.", ["url": "\(url)"]),
+                kind: .done)
             return []
         case .opened(.failure(let problem)):
-            message = Message(text: "Could not open it: \(problem)", kind: .failed)
+            message = Message(
+                text: Localized.text("Could not open it: {problem}", note: "The terminal view's status line. {problem}: why, in English.", ["problem": "\(problem)"]),
+                kind: .failed)
             return []
         case .reacted(let id, let reaction, let remove, let failure):
             guard let index = screens.firstIndex(where: { $0.id == id }), case .item(let item) = screens[index].kind else { return [] }
             if let failure {
-                message = Message(text: "Could not react: \(failure)", kind: .failed)
+                message = Message(
+                    text: Localized.text("Could not react: {problem}", note: "The terminal view's status line. {problem}: why, in English.", ["problem": "\(failure)"]),
+                    kind: .failed)
                 return []
             }
-            let done = remove ? "Took back \(reaction) on" : "Reacted \(reaction) on"
-            message = Message(text: "\(done) \(item.destination.shortName)", kind: .done)
+            let values: KeyValuePairs = ["reaction": "\(reaction)", "item": item.destination.shortName]
+            let done = remove
+                ? Localized.text(
+                    "Took back {reaction} on {item}", note: "The terminal view's status line. {reaction}: as +1; {item}: as krz/gitbay#12.", values)
+                : Localized.text("Reacted {reaction} on {item}", note: "The terminal view's status line. {reaction}: as +1; {item}: as krz/gitbay#12.", values)
+            message = Message(text: done, kind: .done)
             return [loadEffect(index)]
         }
     }
@@ -156,16 +166,18 @@ public struct ViewState {
             return [reload(screens.count - 1)]
         case .character("o"):
             guard let target = currentTarget() else {
-                message = Message(text: "Nothing to open yet", kind: .failed)
+                message = Message(text: Localized.text("Nothing to open yet", note: "The terminal view's status line, after o."), kind: .failed)
                 return []
             }
             return [.open(target)]
         case .character("r"):
             guard let (account, path) = currentItemPath() else {
-                message = Message(text: "Nothing to mark read", kind: .failed)
+                message = Message(text: Localized.text("Nothing to mark read", note: "The terminal view's status line, after r."), kind: .failed)
                 return []
             }
-            message = Message(text: "Marking \(Self.name(of: path)) read…", kind: .underWay)
+            message = Message(
+                text: Localized.text("Marking {item} read…", note: "The terminal view's status line. {item}: as krz/gitbay#12.", ["item": Self.name(of: path)]),
+                kind: .underWay)
             return [.markRead(account: account, path: path)]
         case .character("+"):
             return toggleThumbsUp()
@@ -235,11 +247,15 @@ public struct ViewState {
         case .issue(let issue): reactions = issue.discussion.reactions
         case .mergeRequest(let mr): reactions = mr.discussion.reactions
         case .build:
-            message = Message(text: "A build takes no reaction", kind: .failed)
+            message = Message(text: Localized.text("A build takes no reaction", note: "The terminal view's status line, after + on a build."), kind: .failed)
             return []
         }
         let remove = reactions.contains { $0.reaction == Self.keyReaction && $0.me }
-        message = Message(text: remove ? "Taking back \(Self.keyReaction)…" : "Reacting \(Self.keyReaction)…", kind: .underWay)
+        message = Message(
+            text: remove
+                ? Localized.text("Taking back {reaction}…", note: "The terminal view's status line. {reaction}: as +1.", ["reaction": "\(Self.keyReaction)"])
+                : Localized.text("Reacting {reaction}…", note: "The terminal view's status line. {reaction}: as +1.", ["reaction": "\(Self.keyReaction)"]),
+            kind: .underWay)
         return [.react(screen: screens[index].id, account: account, destination: item.destination, reaction: Self.keyReaction, remove: remove)]
     }
 
@@ -248,7 +264,11 @@ public struct ViewState {
         guard case .inbox(let inbox) = screens.last?.kind, inbox.rows.indices.contains(inbox.selected) else { return [] }
         let row = inbox.rows[inbox.selected]
         guard let destination = NotificationDestination(path: row.item.path) else {
-            message = Message(text: "This notice names no issue, merge request or build; o opens the inbox in the browser", kind: .failed)
+            message = Message(
+                text: Localized.text(
+                    "This notice names no issue, merge request or build; o opens the inbox in the browser",
+                    note: "The terminal view's status line, after Enter. Keep the key, o."),
+                kind: .failed)
             return []
         }
         return [push(.item(ItemScreen(accountName: row.account.reference, account: row.account, destination: destination)))]
@@ -286,12 +306,21 @@ public struct ViewState {
     private mutating func markedRead(account: Account, path: String, _ result: Result<Int, ReadProblem>) -> [ViewEffect] {
         switch result {
         case .failure(let problem):
-            message = Message(text: "Could not mark \(Self.name(of: path)) read: \(problem)", kind: .failed)
+            message = Message(
+                text: Localized.text(
+                    "Could not mark {item} read: {problem}", note: "The terminal view's status line. {item}: as krz/gitbay#12; {problem}: why, in English.",
+                    ["item": Self.name(of: path), "problem": "\(problem)"]),
+                kind: .failed)
             return []
         case .success(let count):
             message = Message(
-                text: count == 0 ? "Nothing unread for \(Self.name(of: path)) on \(account.displayName)"
-                    : "Marked \(count.counted("notice")) of \(Self.name(of: path)) read",
+                text: count == 0
+                    ? Localized.text(
+                        "Nothing unread for {item} on {account}", note: "The terminal view's status line. {item}: as krz/gitbay#12; {account}: user@host.",
+                        ["item": Self.name(of: path), "account": account.displayName])
+                    : Localized.plural(
+                        "Marked {count} notice of {item} read", "Marked {count} notices of {item} read", count: count,
+                        note: "The terminal view's status line. {item}: as krz/gitbay#12.", ["item": Self.name(of: path)]),
                 kind: .done)
         }
         // Every inbox in the stack is out of date: the one on top is read again now.

@@ -166,3 +166,43 @@ extension DoctorFinding {
         return DoctorFinding("terminal command", .ok, "\(template.text)\(unused)")
     }
 }
+
+extension DoctorFinding {
+    // MARK: - Language
+
+    /// Which language gbnotify speaks to this session: `catalog` is the `Language:` of the
+    /// catalog gettext found (nil: none, so English), `language` the session's `LANGUAGE`,
+    /// `messagesLocale` the locale glibc set for messages. glibc ignores `LANGUAGE` while that
+    /// locale is C or POSIX, which is what a `LANG` naming a locale that is not installed gives.
+    public static func language(catalog: String?, language: String?, messagesLocale: String, requestedLocale: String?) -> DoctorFinding {
+        let check = Localized.text("language", note: "gbnotifyctl doctor: the name of the check of the language gbnotify speaks.")
+        let settings = Localized.text(
+            "LANGUAGE={language}, messages locale {locale}",
+            note: "gbnotifyctl doctor: the settings the language comes from. {language}: the LANGUAGE variable; {locale}: glibc's locale for messages (as C.UTF-8).",
+            ["language": language ?? "", "locale": messagesLocale])
+        if let catalog {
+            return DoctorFinding(
+                check, .ok,
+                Localized.text(
+                    "messages in {catalog} ({settings})",
+                    note: "gbnotifyctl doctor. {catalog}: the language code of the translation in use (as de); {settings}: the message of that name.",
+                    ["catalog": catalog, "settings": settings]))
+        }
+        let wanted = [language, requestedLocale].compactMap { $0 }.filter { !$0.isEmpty && $0 != "C" && $0 != "POSIX" }
+        guard ["C", "POSIX"].contains(messagesLocale), !wanted.isEmpty else {
+            return DoctorFinding(
+                check, .ok,
+                Localized.text(
+                    "messages in English ({settings})",
+                    note: "gbnotifyctl doctor, when no translation is used. {settings}: the message of that name.", ["settings": settings]))
+        }
+        return DoctorFinding(
+            check, .note,
+            Localized.text(
+                "messages in English: the locale for messages is C, in which LANGUAGE is not followed ({settings})",
+                note: "gbnotifyctl doctor. {settings}: the message of that name.", ["settings": settings]),
+            fix: Localized.text(
+                "set LANG to an installed locale (locale -a lists them), such as C.UTF-8 or de_DE.UTF-8 after locale-gen",
+                note: "gbnotifyctl doctor: what to do when the locale is C. The commands and locale names stay as they are."))
+    }
+}

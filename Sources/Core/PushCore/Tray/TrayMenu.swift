@@ -195,21 +195,28 @@ struct TrayMenuFacts: Equatable, Sendable {
                 entries.append(Entry(.notice(account, row.id), TrayMenu.labelText(TrayMenu.label(of: row)), .open(target)))
             }
             if let count = section.unreadWithoutRows {
-                let label = TrayMenu.labelText("\(count) unread on \(account.displayName)")
+                // The count is written "50+" when it is only a floor; its number picks the plural.
+                let label = TrayMenu.labelText(
+                    Localized.plural(
+                        "{number} unread on {account}", "{number} unread on {account}", count: Int(count.prefix(while: \.isNumber)) ?? 0,
+                        note: "The tray item's title and tooltip. {number}: how many notices (\"7\", or \"50+\"); {account}: the account, user@host.",
+                        ["number": count, "account": account.displayName]))
                 entries.append(Entry(.unreadCount(account), label, .open(PushTarget(account: account, destination: nil))))
             }
             if !section.rows.isEmpty {
-                entries.append(Entry(.markAllRead(account), "Mark all read", .markAllRead(account, rowIDs: section.rows.map(\.id))))
+                entries.append(Entry(.markAllRead(account), Localized.text("Mark all read", note: "The tray menu's item: marks the account's listed notices read."),
+                    .markAllRead(account, rowIDs: section.rows.map(\.id))))
             }
         }
         if !entries.isEmpty {
             entries.append(.separator(.snoozeSeparator))
         }
-        entries.append(Entry(.snoozeForAnHour, "Snooze for 1 hour", .snooze(.forAnHour)))
-        entries.append(Entry(.snoozeUntilTomorrow, "Snooze until tomorrow 08:00", .snooze(.untilTomorrowMorning)))
-        entries.append(Entry(.resume, "Resume notifications", isEnabled: isSnoozed, .resume))
+        entries.append(Entry(.snoozeForAnHour, Localized.text("Snooze for 1 hour", note: "The tray menu's item: holds popups for an hour."), .snooze(.forAnHour)))
+        entries.append(Entry(
+            .snoozeUntilTomorrow, Localized.text("Snooze until tomorrow 08:00", note: "The tray menu's item: holds popups until 08:00 the next day, local time."), .snooze(.untilTomorrowMorning)))
+        entries.append(Entry(.resume, Localized.text("Resume notifications", note: "The tray menu's item: ends a snooze."), isEnabled: isSnoozed, .resume))
         entries.append(.separator(.inboxSeparator))
-        entries.append(Entry(.openInbox, "Open inbox", .openInbox))
+        entries.append(Entry(.openInbox, Localized.text("Open inbox", note: "The tray menu's item: opens the gitbay inbox."), .openInbox))
         return entries
     }
 }
