@@ -53,12 +53,22 @@ struct ReadCommand: Command {
         switch scope {
         case .all:
             let read = try await source.markAllRead(of: account)
-            print(read == 0 ? "Nothing unread on \(account.displayName)." : "Marked \(read.counted("notice")) read on \(account.displayName).")
+            print(
+                read == 0
+                    ? Localized.text("Nothing unread on {account}.", note: "gbnotifyctl read. {account}: user@host.", ["account": account.displayName])
+                    : Localized.plural(
+                        "Marked {count} notice read on {account}.", "Marked {count} notices read on {account}.", count: read,
+                        note: "gbnotifyctl read. {account}: user@host.", ["account": account.displayName]))
         case .item(let destination):
             let read = try await source.markRead(destination.path, of: account)
             print(read == 0
-                ? "Nothing unread of \(destination.path) on \(account.displayName)."
-                : "Marked \(read.counted("notice")) of \(destination.path) read on \(account.displayName).")
+                ? Localized.text(
+                    "Nothing unread of {path} on {account}.", note: "gbnotifyctl read. {path}: an item's path, as krz/gitbay/issues/12; {account}: user@host.",
+                    ["path": destination.path, "account": account.displayName])
+                : Localized.plural(
+                    "Marked {count} notice of {path} read on {account}.", "Marked {count} notices of {path} read on {account}.", count: read,
+                    note: "gbnotifyctl read. {path}: an item's path, as krz/gitbay/issues/12; {account}: user@host.",
+                    ["path": destination.path, "account": account.displayName]))
         }
         await DaemonCall.reloadIfRunning()
         return ExitStatus.success

@@ -61,7 +61,7 @@ struct RulesCheck: Command {
         print(Self.heading(config, path: read.pathWords))
         let source = AccountItems(settings: ViewSettings(read, environment: environment))
         let (record, warning) = try Setup.stateDirectory().loadNoise()
-        if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+        if let warning { Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(warning)"])) }
         let holds = HoldRules(quietHours: config.quietHours, snoozes: record.snoozes, zone: SystemZone.offsets)
         let now = SystemZone.now()
         var complete = true
