@@ -69,6 +69,15 @@ import TestSupport
         #expect(first == heading.replacingOccurrences(of: "PATH", with: ctl.configFile.path), "\(run.stdout)\(run.stderr)")
     }
 
+    @Test func snoozeSpeaksFrench() async throws {
+        let ctl = try Ctl()
+        let run = try await ctl.run(["snooze", "1h"], adding: try await Translations.environment("fr").merging(Self.noBus) { $1 })
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("tous les comptes en pause jusqu’à ") == true, "\(run.stdout)")
+        #expect(lines.last == "gbnotifyd n’est pas en cours d’exécution\u{a0}; il lira la pause à son démarrage.", "\(run.stdout)")
+    }
+
     @Test func doctorSaysWhichLanguageItSpeaks() async throws {
         let ctl = try Ctl()
         let german = try await ctl.run(

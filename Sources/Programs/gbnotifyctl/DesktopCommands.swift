@@ -129,15 +129,21 @@ struct OpenCommand: Command {
         await connection?.close()
         switch outcome {
         case .portal, .started(_, _, nil):
-            Console.out("gbnotifyctl: opened: \(outcome.summary)")
+            Console.out(
+                Localized.text("gbnotifyctl: opened: {what}", note: "gbnotifyctl open. {what}: what was opened and how, in English.", ["what": outcome.summary]))
             return ExitStatus.success
         case .started(_, _, let passedOver?):
             Console.error("gbnotifyctl: \(passedOver)")
-            Console.out("gbnotifyctl: opened: \(outcome.summary)")
+            Console.out(
+                Localized.text("gbnotifyctl: opened: {what}", note: "gbnotifyctl open. {what}: what was opened and how, in English.", ["what": outcome.summary]))
             return ExitStatus.success
         case .failed(let program, let reason, let advice, let passedOver):
             if let passedOver { Console.error("gbnotifyctl: \(passedOver)") }
-            Console.error("gbnotifyctl: cannot open: \(program): \(reason); \(advice)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: cannot open: {program}: {reason}; {advice}",
+                    note: "An error of gbnotifyctl open. {program}: the program; {reason}: why, and {advice}: what to do, both in English.",
+                    ["program": "\(program)", "reason": "\(reason)", "advice": "\(advice)"]))
             return ExitStatus.failure
         }
     }
