@@ -86,6 +86,13 @@ import TestSupport
         #expect(lines.contains("ok       Sprache: Meldungen in de (LANGUAGE=de, Locale für Meldungen C.UTF-8)"), "\(german.stdout)")
         #expect(lines.last?.hasSuffix(" fehlgeschlagen.") == true || lines.last?.hasPrefix("Alle Prüfungen bestanden") == true, "\(german.stdout)")
 
+        // Its JSON stays English, for scripts.
+        let json = try await ctl.run(
+            ["doctor", "nobody@127.0.0.1:9", "--json"], adding: try await Translations.environment("de").merging(Self.noBus) { $1 })
+        #expect(json.stdout.contains(#""check" : "language""#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""finding" : "messages in de (LANGUAGE=de, messages locale C.UTF-8)""#), "\(json.stdout)")
+        #expect(!json.stdout.contains("Sprache"), "\(json.stdout)")
+
         var cLocale = try await Translations.environment("de").merging(Self.noBus) { $1 }
         cLocale["LANG"] = "C"
         let english = try await ctl.run(["doctor", "nobody@127.0.0.1:9"], adding: cLocale)

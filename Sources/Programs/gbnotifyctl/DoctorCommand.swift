@@ -55,6 +55,8 @@ struct DoctorCommand: Command {
     }
 
     func run() async throws -> Int32 {
+        // JSON stays English, for scripts: the findings are made without the catalog.
+        if json { Localized.use(nil) }
         let environment = ProcessInfo.processInfo.environment
         let config = DoctorConfig.check(environment: environment)
         var findings: [DoctorFinding] = []

@@ -38,8 +38,9 @@ public enum Localized {
 
     private static let catalog = Mutex<Catalog?>(nil)
 
-    /// The catalog of this process, handed in once by the program before it shows anything.
-    public static func use(_ catalog: Catalog) {
+    /// The catalog of this process, handed in once by the program before it shows anything;
+    /// nil for the English written in the calls (what JSON output is made in).
+    public static func use(_ catalog: Catalog?) {
         self.catalog.withLock { $0 = catalog }
     }
 
