@@ -78,6 +78,33 @@ import TestSupport
         #expect(lines.last == "gbnotifyd n’est pas en cours d’exécution\u{a0}; il lira la pause à son démarrage.", "\(run.stdout)")
     }
 
+    /// doctor's findings themselves, not only its frame: without a session bus, the bus's
+    /// failure with its fix, and the terminal a click opens, in German and in French; its JSON
+    /// stays English.
+    @Test(arguments: [
+        ("de", [
+            "FEHLER   Sitzungsbus: keine Verbindung (",
+            "), daher wurden Benachrichtigungsserver, Dock, systemd-Unit und gbnotifyd nicht geprüft. Lösung: Führen Sie gbnotifyctl in Ihrer Desktop-Sitzung aus, in der DBUS_SESSION_BUS_ADDRESS einen laufenden Bus nennt",
+            "Terminal-Befehl: gbnotifyctl show {account} {path}: die eigene Ansicht von gbnotify",
+        ]),
+        ("fr", [
+            "ÉCHEC    bus de session\u{a0}: connexion impossible (",
+            "), donc le serveur de notifications, le dock, l’unité systemd et gbnotifyd n’ont pas été vérifiés. Solution\u{a0}: lancez gbnotifyctl dans votre session de bureau",
+            "commande du terminal\u{a0}: gbnotifyctl show {account} {path}\u{a0}: la vue propre à gbnotify",
+        ]),
+    ])
+    func doctorsFindingsAreInTheSessionsLanguage(_ language: String, _ parts: [String]) async throws {
+        let ctl = try Ctl()
+        let environment = try await Translations.environment(language).merging(Self.noBus) { $1 }
+        let run = try await ctl.run(["doctor", "nobody@127.0.0.1:9"], adding: environment)
+        for part in parts {
+            #expect(run.stdout.contains(part), "\(part)\n\(run.stdout)")
+        }
+        let json = try await ctl.run(["doctor", "nobody@127.0.0.1:9", "--json"], adding: environment)
+        #expect(json.stdout.contains(#""check" : "session bus""#), "\(json.stdout)")
+        #expect(json.stdout.contains("so the notification server, dock, systemd unit and gbnotifyd were not checked"), "\(json.stdout)")
+    }
+
     @Test func doctorSaysWhichLanguageItSpeaks() async throws {
         let ctl = try Ctl()
         let german = try await ctl.run(

@@ -64,7 +64,10 @@ public struct DoctorReport: Sendable, Equatable {
     public func renderText() -> String {
         var lines = findings.map { finding in
             let label = Self.label(finding.verdict)
-            var line = label + String(repeating: " ", count: max(9 - label.count, 1)) + "\(finding.check): \(finding.finding)"
+            var line = label + String(repeating: " ", count: max(9 - label.count, 1))
+                + Localized.text(
+                    "{check}: {finding}", note: "A line of gbnotifyctl doctor after its verdict. {check}: what was checked; {finding}: what doctor found.",
+                    ["check": finding.check, "finding": finding.finding])
             if let fix = finding.fix {
                 line += Localized.text(
                     ". Fix: {fix}", note: "Ends a line of gbnotifyctl doctor with what to do. {fix}: what to do (for now in English).", ["fix": fix])
