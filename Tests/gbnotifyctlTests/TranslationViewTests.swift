@@ -16,12 +16,13 @@ extension ViewTests {
         let screen = try await pane.waitFor("the inbox") { $0.contains { $0.hasPrefix(" \(account.name) · 2 ungelesen") } }
         #expect(screen[0].hasPrefix(" Posteingang · 2 ungelesen · \(account.name)"), "\(screen)")
         #expect(screen.last == "↑↓ auswählen · Enter anzeigen · r als gelesen markieren · o im Browser öffnen · R neu laden · q beenden", "\(screen)")
-        // What a key did, said in German: `o` opens the selected row (nothing is marked read,
-        // so the suite's other tests find the stand-in's rows as they left them).
+        // What a key did, said in German: `o` opens the selected row, `r` marks it read.
         try await pane.send("o")
         let url = "\(account.standin.url)/krz/inbox/builds/3"
         #expect(try await world.browser.nextLaunch().arguments == [url])
         try await pane.waitFor("opened") { $0.last == "\(url) im Browser geöffnet" }
+        try await pane.send("r")
+        try await pane.waitFor("marked read") { $0.last?.hasPrefix("1 Benachrichtigung zu krz/inbox#3 als gelesen markiert") == true }
         try await pane.send("q")
         #expect(try await pane.waitForExit().status == 0)
     }
