@@ -27,6 +27,25 @@ extension ViewTests {
         #expect(try await pane.waitForExit().status == 0)
     }
 
+    /// A problem (ReadProblem) in German: drawn whole by the view, and on one line on standard
+    /// error where there is no terminal.
+    @Test func aProblemIsGermanOnScreenAndOnStandardError() async throws {
+        let world = try Self.world
+        let environment = world.environment().merging(try await Translations.environment("de")) { $1 }
+        let pane = try await world.tmux.run(
+            [Ctl.executable, "show", world.revokedAccount, "krz/errors/issues/1"], environment: environment, columns: 100, rows: 30)
+        try await pane.waitFor("the problem in German") { screen in
+            screen.contains { $0.hasPrefix(" ✗ Token abgelehnt") }
+                && screen.contains { $0.hasPrefix(" Was zu tun ist: Erzeugen Sie mit Ihrem SSH-Schlüssel einen neuen Token") }
+        }
+        try await pane.send("q")
+        #expect(try await pane.waitForExit().status == 0)
+
+        let run = try await Ctl().run(["show", "nobody@example.org", "krz/errors/issues/1"], adding: environment)
+        #expect(run.status != 0)
+        #expect(run.stderr.hasPrefix("gbnotifyctl: kein solches Konto: "), "\(run.stderr)")
+    }
+
     @Test(arguments: [40, 61, 100])
     func thePseudoLocaleLaysOutWithoutACutCharacter(columns: Int) async throws {
         let world = try Self.world

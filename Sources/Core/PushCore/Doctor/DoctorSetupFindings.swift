@@ -99,14 +99,11 @@ extension DoctorFinding {
     /// An account on plain http to another machine, which gbnotifyd does not poll unless the
     /// config says `allow-http = true`; doctor does not send its token there either.
     public static func account(_ account: Account, plainHTTPRefusedBy configPath: String) -> DoctorFinding {
-        DoctorFinding(
+        let refused = ReadProblem.plainHTTPRefused(account, configPath: configPath)
+        return DoctorFinding(
             accountCheck(account.displayName), .failure,
-            Localized.text(
-                "not polled: {url} is plain http to another machine, which would send the API token readable by anyone on the way",
-                note: "gbnotifyctl doctor. {url}: the instance's address.", ["url": account.instance.url]),
-            fix: Localized.text(
-                "add the account again with its https URL, or set allow-http = true in {path}",
-                note: "gbnotifyctl doctor: what to do. {path}: the config file; allow-http = true is its line and stays as it is.", ["path": configPath]))
+            Localized.text("not polled: {reason}", note: "gbnotifyctl doctor, about an account. {reason}: why its token is not sent.", ["reason": refused.detail]),
+            fix: refused.fix)
     }
 
     /// `whoami` got no answer at all: the network, TLS or a timeout.
