@@ -67,15 +67,26 @@ struct RulesCheck: Command {
         var complete = true
         for account in try await source.accounts(named: self.account) {
             var heading = account.reference
-            if !config.settings(for: account).isEnabled { heading += " · paused (enabled = false): not polled, nothing shown" }
-            if let hold = holds.hold(for: account, at: now) { heading += " · \(hold.description(at: now, zone: holds.zone)), popups held" }
+            if !config.settings(for: account).isEnabled {
+                heading += Localized.text(
+                    " · paused (enabled = false): not polled, nothing shown",
+                    note: "Ends an account's heading in gbnotifyctl rules check. enabled = false is the config's line and stays as it is.")
+            }
+            if let hold = holds.hold(for: account, at: now) {
+                heading += Localized.text(
+                    " · {hold}, popups held", note: "Ends an account's heading in gbnotifyctl rules check. {hold}: the snooze or quiet hours, in English.",
+                    ["hold": hold.description(at: now, zone: holds.zone)])
+            }
             print("")
             print(heading)
             do throws(ReadProblem) {
                 let rows = try await source.latestRows(of: account, count: rows)
                 print(Self.table(rows.map { ($0, config.rules.evaluate($0, of: account)) }))
             } catch {
-                print("  cannot read the inbox: \(error)")
+                print(
+                    Localized.text(
+                        "  cannot read the inbox: {problem}", note: "gbnotifyctl rules check, under an account's heading. {problem}: what went wrong.",
+                        ["problem": "\(error)"]))
                 complete = false
             }
         }
@@ -101,7 +112,7 @@ struct RulesCheck: Command {
 
     /// One line a row: kind, path, actor and summary, and what the rules make of it.
     static func table(_ decided: [(InboxItem, RuleDecision)]) -> String {
-        guard !decided.isEmpty else { return "  no notices" }
+        guard !decided.isEmpty else { return Localized.text("  no notices", note: "gbnotifyctl rules check, under an account's heading.") }
         let kinds = decided.map { $0.0.kind?.rawValue ?? "?" }
         let paths = decided.map { $0.0.path.displaySafe(truncatedTo: 60) }
         let texts = decided.map { "\($0.0.actor) \($0.0.summary)".displaySafe(truncatedTo: 50) }
@@ -112,7 +123,10 @@ struct RulesCheck: Command {
         return decided.indices.map { index in
             let decision = decided[index].1
             return "  " + padded(kinds[index], to: widths[0]) + "  " + padded(paths[index], to: widths[1]) + "  "
-                + padded(texts[index], to: widths[2]) + "  -> " + (decision.rule ?? "no rule") + ": \(decision)"
+                + padded(texts[index], to: widths[2]) + "  -> "
+                + Localized.text(
+                    "{rule}: {decision}", note: "gbnotifyctl rules check: which rule a notice matched and what it does. {rule}: the rule's name; {decision}: what it does.",
+                    ["rule": decision.rule ?? Localized.text("no rule", note: "gbnotifyctl rules check: stands for {rule} when no rule matched."), "decision": "\(decision)"])
         }.joined(separator: "\n")
     }
 }
