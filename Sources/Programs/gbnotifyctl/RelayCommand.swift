@@ -38,7 +38,9 @@ struct RelayLogin: Command {
 
     func run() async throws -> Int32 {
         let relay = try GitbayInstance(parsing: url)
-        let token = try TokenInput.read(prompt: "Access token for the relay \(relay.url): ")
+        let token = try TokenInput.read(
+            prompt: Localized.text(
+                "Access token for the relay {url}: ", note: "gbnotifyctl relay token's prompt, typed without echo. {url}: the relay's address.", ["url": relay.url]))
         try await Setup.keyring().storeRelayToken(token, for: relay)
         Console.out(
             Localized.text("Stored the access token for the relay {url}.", note: "gbnotifyctl relay token. {url}: the relay's address.", ["url": "\(relay.url)"]))
