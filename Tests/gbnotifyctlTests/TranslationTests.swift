@@ -69,12 +69,23 @@ import TestSupport
         #expect(first == heading.replacingOccurrences(of: "PATH", with: ctl.configFile.path), "\(run.stdout)\(run.stderr)")
     }
 
+    /// A time tomorrow said in the session's language ("demain 00:00"), while the log's form
+    /// stays English: 0:00 has always passed today, so the snooze ends tomorrow.
+    @Test(arguments: [("fr", "Mise en pause de tous les comptes jusqu’à demain 00:00."), ("de", "Schlummern für alle Konten bis morgen 00:00.")])
+    func tomorrowIsInTheSessionsLanguage(_ language: String, _ line: String) async throws {
+        let ctl = try Ctl()
+        let environment = try await Translations.environment(language).merging(Self.noBus) { $1 }.merging(["TZ": "UTC0"]) { $1 }
+        let run = try await ctl.run(["snooze", "until", "0:00"], adding: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").first.map(String.init) == line, "\(run.stdout)")
+    }
+
     @Test func snoozeSpeaksFrench() async throws {
         let ctl = try Ctl()
         let run = try await ctl.run(["snooze", "1h"], adding: try await Translations.environment("fr").merging(Self.noBus) { $1 })
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("tous les comptes en pause jusqu’à ") == true, "\(run.stdout)")
+        #expect(lines.first?.hasPrefix("Mise en pause de tous les comptes jusqu’à ") == true, "\(run.stdout)")
         #expect(lines.last == "gbnotifyd n’est pas en cours d’exécution\u{a0}; il lira la pause à son démarrage.", "\(run.stdout)")
     }
 

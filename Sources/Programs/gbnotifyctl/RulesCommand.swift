@@ -74,8 +74,8 @@ struct RulesCheck: Command {
             }
             if let hold = holds.hold(for: account, at: now) {
                 heading += Localized.text(
-                    " · {hold}, popups held", note: "Ends an account's heading in gbnotifyctl rules check. {hold}: the snooze or quiet hours, in English.",
-                    ["hold": hold.description(at: now, zone: holds.zone)])
+                    " · {hold}, popups held", note: "Ends an account's heading in gbnotifyctl rules check. {hold}: the snooze or quiet hours (the message of that name).",
+                    ["hold": hold.spoken(at: now, zone: holds.zone)])
             }
             print("")
             print(heading)

@@ -50,7 +50,7 @@ struct SnoozeCommand: Command {
             print(
                 Localized.text(
                     "Snoozed {whom} until {time}.", note: "gbnotifyctl snooze. {whom}: user@host, or the message \"every account\"; {time}: as 14:30 or tomorrow 08:00.",
-                    ["whom": whom, "time": Hold.localTime(end, at: now, zone: zone)]))
+                    ["whom": whom, "time": Hold.spokenTime(end, at: now, zone: zone)]))
         } else {
             let (ended, warning) = try state.updateNoise { [account] in $0.endSnooze(account, now: now) }
             if let warning { Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(warning)"])) }
