@@ -113,6 +113,27 @@ struct Xfce4NotifydInGermanTests {
         }
     }
 
+    /// The pseudo-locale `qps` (every message 40% longer, in wide characters) through the tray:
+    /// each label the panel reads is within the tray's bound and either whole or cut between
+    /// characters with "…", never half a character (no U+FFFD, no lone piece).
+    @Test func thePseudoLocaleReachesTheTrayWithoutACutCharacter() async throws {
+        try await DaemonOnDesktop.run(environment: try await Translations.environment("qps")) { desktop in
+            try await desktop.show(repo: "krz/wide", number: 4)
+            let service = try await TrayDaemonScenarios.daemonService(on: desktop.session)
+            _ = try await TrayHost(desktop.session).waitForItem(of: service, titled: nil)
+            let menu = try await Self.menuLabels(of: service, on: desktop.session)
+            #expect(menu.count == 6, "\(menu)")
+            #expect(menu.contains { $0.hasPrefix("［Ｍａｒｋ") }, "the catalog's words: \(menu)")
+            for label in menu {
+                #expect(label.count <= TrayMenu.maximumLabelLength, "longer than the bound: \(label)")
+                #expect(!label.unicodeScalars.contains("\u{FFFD}"), "a broken character: \(label)")
+                for message in label.split(separator: "［", omittingEmptySubsequences: false).dropFirst() {
+                    #expect(message.contains("］") || message.hasSuffix("…"), "cut without a mark: \(label)")
+                }
+            }
+        }
+    }
+
     /// The labels of the tray menu's items (separators left out), as a host reads them.
     static func menuLabels(of service: String, on session: DesktopSession) async throws -> [String] {
         try await session.withConnection { client in
