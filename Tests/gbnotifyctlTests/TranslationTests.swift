@@ -80,6 +80,18 @@ import TestSupport
         #expect(run.stdout.split(separator: "\n").first.map(String.init) == line, "\(run.stdout)")
     }
 
+    /// A command's own usage errors in the session's language (the option names and the forms
+    /// to use stay as typed).
+    @Test(arguments: [
+        ("de", ["show", "nobody@127.0.0.1:9", "krz"], "gbnotifyctl: »krz« nennt keinen Eintrag; verwenden Sie OWNER/REPO/issues/N, "),
+        ("fr", ["rules", "check", "--rows", "0"], "gbnotifyctl: --rows attend un nombre de 1 à 200"),
+    ])
+    func aUsageErrorIsInTheSessionsLanguage(_ language: String, _ arguments: [String], _ error: String) async throws {
+        let run = try await Ctl().run(arguments, adding: try await Translations.environment(language).merging(Self.noBus) { $1 })
+        #expect(run.status != 0)
+        #expect(run.stderr.hasPrefix(error), "\(run.stderr)")
+    }
+
     @Test func snoozeSpeaksFrench() async throws {
         let ctl = try Ctl()
         let run = try await ctl.run(["snooze", "1h"], adding: try await Translations.environment("fr").merging(Self.noBus) { $1 })

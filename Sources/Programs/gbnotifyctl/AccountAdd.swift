@@ -47,9 +47,17 @@ struct AccountAdd: Command {
         ssh = arguments.optionalValue(of: Self.ssh) { !$0.contains("://") }
         tokenName = try arguments.value(of: Self.tokenName)
         url = try arguments.positional(Self.url)
-        if tokenName != nil && ssh == nil { throw UsageError("\(Self.tokenName.name) goes with \(Self.ssh.name)") }
+        if tokenName != nil && ssh == nil {
+            throw UsageError(
+                Localized.text(
+                    "{option} goes with {other}", note: "A usage error of gbnotifyctl. {option} and {other}: options (stay as they are).",
+                    ["option": Self.tokenName.name, "other": Self.ssh.name]))
+        }
         if let tokenName, SSHAnswer.checkedTokenName(tokenName) == nil {
-            throw UsageError("\(Self.tokenName.name) must be 1 to 255 bytes without control characters")
+            throw UsageError(
+                Localized.text(
+                    "{option} must be 1 to 255 bytes without control characters", note: "A usage error of gbnotifyctl. {option}: the option (stays as it is).",
+                    ["option": Self.tokenName.name]))
         }
     }
 
@@ -91,7 +99,8 @@ struct AccountAdd: Command {
                     ["url": instance.url, "answers": answers]))
         switch answer.lowercased() {
         case "", "y", "yes":
-            guard let fallback else { throw UsageError("give the SSH host as USER@HOST[:PORT]") }
+            guard let fallback else { throw UsageError(
+                    Localized.text("give the SSH host as USER@HOST[:PORT]", note: "A usage error of gbnotifyctl account add. USER@HOST[:PORT] stays as it is.")) }
             return fallback
         case "n", "no":
             return nil

@@ -31,7 +31,10 @@ struct AccountImport: Command {
         urls = [:]
         for pair in try arguments.values(of: Self.url) {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError("\(Self.url.name) takes NAME=URL, e.g. \(Self.url.name) work=https://gitbay.example")
+                throw UsageError(
+                    Localized.text(
+                        "{option} takes NAME=URL, e.g. {option} work=https://gitbay.example",
+                        note: "A usage error of gbnotifyctl. {option}: the option (stays as it is); NAME=URL and the example stay as they are.", ["option": Self.url.name]))
             }
             urls[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }

@@ -37,13 +37,18 @@ struct ReadCommand: Command {
             scope = .all
         case (false, let path?):
             guard let destination = NotificationDestination(path: path) else {
-                throw UsageError("'\(path.displaySafe(truncatedTo: 200))' names no item; use OWNER/REPO/issues/N, OWNER/REPO/mrs/N or OWNER/REPO/builds/N")
+                throw UsageError(SharedPositionals.namesNoItem(path))
             }
             scope = .item(destination)
         case (true, _?):
-            throw UsageError("give \(Self.all.name) or an item's path, not both")
+            throw UsageError(
+                Localized.text(
+                    "give {option} or an item's path, not both", note: "A usage error of gbnotifyctl read. {option}: --all (stays as it is).", ["option": Self.all.name]))
         case (false, nil):
-            throw UsageError("missing \(Self.all.name) or \(SharedPositionals.item.name)")
+            throw UsageError(
+                Localized.text(
+                    "missing {option} or {item}", note: "A usage error of gbnotifyctl read. {option}: --all; {item}: ITEM, as the help names it (both stay as they are).",
+                    ["option": Self.all.name, "item": SharedPositionals.item.name]))
         }
     }
 

@@ -104,7 +104,10 @@ struct RepoWatch: Sendable {
         account = try arguments.positional(SharedPositionals.account)
         let text = try arguments.positional(SharedPositionals.repository)
         guard let repository = NotificationDestination.repository(parsing: text) else {
-            throw UsageError("'\(text.displaySafe(truncatedTo: 200))' names no repository; use OWNER/REPO")
+            throw UsageError(
+                Localized.text(
+                    "'{text}' names no repository; use OWNER/REPO", note: "A usage error of gbnotifyctl. {text}: what was given. OWNER/REPO stays as it is.",
+                    ["text": text.displaySafe(truncatedTo: 200)]))
         }
         self.repository = repository
     }

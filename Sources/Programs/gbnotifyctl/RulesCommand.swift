@@ -38,7 +38,10 @@ struct RulesCheck: Command {
     init(parsing arguments: inout Arguments) throws(UsageError) {
         if let text = try arguments.value(of: Self.rows) {
             guard let rows = Int(text), GitbayCommand.listLimitRange.contains(rows) else {
-                throw UsageError("\(Self.rows.name) takes a number from 1 to 200")
+                throw UsageError(
+                    Localized.text(
+                        "{option} takes a number from 1 to 200", note: "A usage error of gbnotifyctl. {option}: the option, as --rows (stays as it is).",
+                        ["option": Self.rows.name]))
             }
             self.rows = rows
         } else {
