@@ -5,21 +5,31 @@ PYTHON ?= python3
 
 .PHONY: build release check check-quick test-standin test-swift demo bench clean
 
-build:
+build: catalogs
 	swift build $(SWIFT_FLAGS)
+
+# The translations (po/LINGUAS) compiled with msgfmt --check into .build/locale, where the tests
+# point the programs (GBNOTIFY_LOCALEDIR) and whence make install copies them.
+.PHONY: catalogs check-catalogs
+catalogs:
+	scripts/compile-catalogs
+
+# The template po/gbnotify.pot is what the sources' messages give, and every catalog compiles.
+check-catalogs: catalogs
+	scripts/extract-messages --check
 
 # The two programs only, with the Swift runtime linked in so that they need only the system's C
 # libraries. (Their link asks for full RELRO and PIE itself, in Package.swift, in every build.)
 RELEASE_FLAGS = -c release --static-swift-stdlib $(SWIFT_FLAGS)
 
-release:
+release: catalogs
 	swift build $(RELEASE_FLAGS) --product gbnotifyd
 	swift build $(RELEASE_FLAGS) --product gbnotifyctl
 
 # Every test: the stand-in's own suite, then all Swift tests inside a private desktop session
 # (session bus, Secret Service, Xvfb and dunst), which scripts/desktop-session starts and stops,
 # and the keyring's again with KeePassXC and with KWallet as the Secret Service.
-check: check-executor-interface check-layers test-standin test-swift test-packaging fuzz
+check: check-executor-interface check-layers check-catalogs test-standin test-swift test-packaging fuzz
 
 # The toolchain's experimental executor interface, in Sources/System/MainLoop/LoopExecutor.swift alone,
 # still compiles; when it does not, that file's paragraph says what it was built against and
@@ -43,7 +53,7 @@ test-standin:
 # fakes), and the stand-in's own suite. `make check` is the whole, with every real part.
 QUICK_SUITES = PushCoreTests|CommandKitTests|TerminalViewTests|MainLoopTests|SystemCallsTests|DaemonTests\.InProcess
 
-check-quick: check-executor-interface check-layers test-standin
+check-quick: check-executor-interface check-layers check-catalogs test-standin
 	swift build --build-tests $(SWIFT_FLAGS)
 	swift test --skip-build --filter '$(QUICK_SUITES)'
 
@@ -80,7 +90,7 @@ debian13-root:
 # while alone it passes; why is not found yet (issue 44's note).
 ALONE_TESTS = WatchdogTests.systemdRestartsADaemonWhoseLoopStalledAndNothingIsLostOrShownTwice
 
-test-swift: debian13-root
+test-swift: debian13-root catalogs
 	swift build --build-tests $(SWIFT_FLAGS)
 	$(TEST_WIDTH) scripts/desktop-session swift test --skip-build --skip '$(ALONE_TESTS)'
 	timeout --kill-after=30 300 scripts/desktop-session swift test --skip-build --filter '$(ALONE_TESTS)'
@@ -150,8 +160,11 @@ ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(DATADIR)/zsh/vendor-completions,$(
 # The MIT licence, where Fedora and Arch keep packages' licences. Empty installs none: the .deb
 # carries it in /usr/share/doc/gbnotify/copyright, as Debian policy asks (debian/rules).
 LICENSEDIR ?= $(DATADIR)/licenses/gbnotify
+LOCALEDIR ?= $(DATADIR)/locale
 
 RELEASE_BINARIES = .build/release
+CATALOGS = .build/locale
+LANGUAGES := $(shell grep -v '^\#' po/LINGUAS)
 VERSION := $(shell sed -n 's/.*version = "\(.*\)"/\1/p' Sources/Core/PushCore/Text/Version.swift)
 
 INSTALLED_FILES = \
@@ -168,11 +181,14 @@ INSTALLED_FILES = \
 	$(DATADIR)/bash-completion/completions/gbnotifyctl \
 	$(ZSHCOMPDIR)/_gbnotifyctl \
 	$(DATADIR)/fish/vendor_completions.d/gbnotifyctl.fish \
-	$(if $(LICENSEDIR),$(LICENSEDIR)/LICENSE)
+	$(if $(LICENSEDIR),$(LICENSEDIR)/LICENSE) \
+	$(foreach language,$(LANGUAGES),$(LOCALEDIR)/$(language)/LC_MESSAGES/gbnotify.mo)
 
 install:
 	@test -x $(RELEASE_BINARIES)/gbnotifyd -a -x $(RELEASE_BINARIES)/gbnotifyctl \
 		|| { echo "make install: no release binaries in $(RELEASE_BINARIES); run 'make release' first" >&2; exit 1; }
+	@for language in $(LANGUAGES); do test -f $(CATALOGS)/$$language/LC_MESSAGES/gbnotify.mo \
+		|| { echo "make install: no compiled catalogs in $(CATALOGS); run 'make release' first" >&2; exit 1; }; done
 	install -D -m 0755 $(RELEASE_BINARIES)/gbnotifyd $(DESTDIR)$(BINDIR)/gbnotifyd
 	install -D -m 0755 $(RELEASE_BINARIES)/gbnotifyctl $(DESTDIR)$(BINDIR)/gbnotifyctl
 	install -d $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DATADIR)/dbus-1/services
@@ -188,6 +204,9 @@ install:
 	install -D -m 0644 packaging/completions/_gbnotifyctl $(DESTDIR)$(ZSHCOMPDIR)/_gbnotifyctl
 	install -D -m 0644 packaging/completions/gbnotifyctl.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gbnotifyctl.fish
 	$(if $(LICENSEDIR),install -D -m 0644 LICENSE $(DESTDIR)$(LICENSEDIR)/LICENSE)
+	for language in $(LANGUAGES); do \
+		install -D -m 0644 $(CATALOGS)/$$language/LC_MESSAGES/gbnotify.mo $(DESTDIR)$(LOCALEDIR)/$$language/LC_MESSAGES/gbnotify.mo || exit 1; \
+	done
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))

@@ -58,6 +58,9 @@ let package = Package(
         .target(name: "SystemCalls", path: "Sources/System/SystemCalls"),
         // Starting a program by argv with only its standard streams: the daemon's clicks, the tests' children;
         // and running one to its end with its output captured and a deadline (gbnotifyctl's ssh).
+        // glibc's gettext for the text domain gbnotify: the session's language, the catalogs'
+        // directory (the install's, or the build tree's for tests).
+        .target(name: "Gettext", dependencies: ["CGlibc"], path: "Sources/System/Gettext"),
         .target(name: "Spawn", dependencies: ["CGlibc", "MainLoop", "SystemCalls"], path: "Sources/System/Spawn"),
 
         // The one place a process waits: GLib's main loop, with the executor that runs every
@@ -122,12 +125,12 @@ let package = Package(
         ], path: "Sources/Stages/Daemon"),
 
         .executableTarget(
-            name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "MainLoop", "SystemCalls"], path: "Sources/Programs/gbnotifyd",
+            name: "gbnotifyd", dependencies: ["PushCore", "CommandKit", "Daemon", "Gettext", "MainLoop", "SystemCalls"], path: "Sources/Programs/gbnotifyd",
             linkerSettings: hardenedLink),
         .executableTarget(
             name: "gbnotifyctl",
             dependencies: [
-                "PushCore", "CGlibc", "CommandKit", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "LocalTime", "Settings",
+                "PushCore", "CGlibc", "CommandKit", "Gettext", "Accounts", "DBus", "GitbayClient", "GitbaySSH", "Keyring", "LocalTime", "Settings",
                 "Spawn", "StateStore", "Opener", "Notifications", "SystemCalls", "TrayIcon", "Terminal", "TerminalView", "MainLoop",
             ], path: "Sources/Programs/gbnotifyctl",
             linkerSettings: hardenedLink),

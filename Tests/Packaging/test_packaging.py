@@ -35,6 +35,8 @@ LOCAL_INSTALL = {
     "usr/local/share/zsh/site-functions/_gbnotifyctl",
     "usr/local/share/fish/vendor_completions.d/gbnotifyctl.fish",
     "usr/local/share/licenses/gbnotify/LICENSE",
+    "usr/local/share/locale/de/LC_MESSAGES/gbnotify.mo",
+    "usr/local/share/locale/fr/LC_MESSAGES/gbnotify.mo",
 }
 
 # Every file the .deb holds, where Debian and freedesktop expect it.
@@ -54,6 +56,8 @@ DEB_FILES = {
     "usr/share/fish/vendor_completions.d/gbnotifyctl.fish",
     "usr/share/doc/gbnotify/changelog.gz",
     "usr/share/doc/gbnotify/copyright",
+    "usr/share/locale/de/LC_MESSAGES/gbnotify.mo",
+    "usr/share/locale/fr/LC_MESSAGES/gbnotify.mo",
 }
 
 EXECUTABLES = {"gbnotifyd", "gbnotifyctl"}
@@ -163,6 +167,11 @@ class InstallLayout(unittest.TestCase):
             mode = (destdir / path).stat().st_mode & 0o777
             self.assertEqual(mode, 0o755 if path.startswith("usr/local/bin/") else 0o644, path)
         self.assertEqual(run([destdir / "usr/local/bin/gbnotifyd", "--version"]).stdout, f"gbnotifyd {VERSION}\n")
+        # The installed program finds its catalogs beside its bin, with no variable to say where.
+        german = run(
+            [destdir / "usr/local/bin/gbnotifyctl", "status"], check=False,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LANGUAGE": "de", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"})
+        self.assertTrue(german.stderr.startswith("gbnotifyctl: Der Sitzungsbus ist nicht erreichbar"), german.stderr)
 
         run(["make", "uninstall", "PREFIX=/usr/local", f"DESTDIR={destdir}"], cwd=DEB_SOURCE)
         self.assertEqual(files_under(destdir), set())

@@ -254,6 +254,24 @@ struct NoiseCommandTests {
         await world.stop()
     }
 
+    /// rules check in German: the heading, a paused account's, and what each rule does (the
+    /// config's words, rule names and values, stay as written).
+    @Test func rulesCheckSpeaksGerman() async throws {
+        let world = try await World.start()
+        try world.ctl.writeConfig(Self.rules + "\n[account \(world.account)]\nenabled = false\n")
+        try await world.standin.addNotification(for: "cmc", actor: "alba", summary: "opened issue #1", path: "krz/gitbay/issues/1")
+        try await world.standin.addNotification(
+            for: "cmc", kind: "mr", actor: "dependabot[bot]", summary: "opened merge request #3", path: "krz/gitbay/mrs/3")
+        let check = try await world.ctl.run(["rules", "check", world.account], adding: try await Translations.environment("de"))
+        #expect(check.status == 0, "\(check.stderr)")
+        let lines = check.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "3 Regeln in \(world.ctl.configFile.path), die erste passende gilt: failed-builds, other-builds, bots", "\(check.stdout)")
+        #expect(lines.contains("\(world.account) · pausiert (enabled = false): wird nicht abgefragt, nichts wird angezeigt"), "\(check.stdout)")
+        #expect(lines.contains { $0.hasSuffix("  -> bots: silent (Zähler und Posteingang, kein Banner)") }, "\(check.stdout)")
+        #expect(lines.contains { $0.hasSuffix("  -> keine Regel: popup, Dringlichkeit normal, Ton bell") }, "\(check.stdout)")
+        await world.stop()
+    }
+
     @Test func badRulesAreAnErrorNamingTheFileLineSectionAndKey() async throws {
         let world = try await World.start()
         try world.ctl.writeConfig("poll-interval = 60\n\n[rule bots]\nactor = *[bot\nshow = silent\n")

@@ -38,12 +38,14 @@ import TestSupport
         #expect(again.stdout == "No access token was stored for the relay \(relay).\n")
     }
 
-    @Test func anEmptyTokenStoresNothing() async throws {
+    /// Its error in the session's language.
+    @Test(arguments: [("en", "no token given;"), ("de", "kein Token angegeben;"), ("fr", "aucun jeton fourni\u{a0};")])
+    func anEmptyTokenStoresNothing(_ language: String, _ error: String) async throws {
         let ctl = try Ctl()
         let relay = Self.uniqueRelay()
-        let login = try await ctl.run(["relay", "login", relay], stdin: "\n")
+        let login = try await ctl.run(["relay", "login", relay], stdin: "\n", adding: try await Translations.environment(language))
         #expect(login.status != 0)
-        #expect(login.stderr.contains("no token given"))
+        #expect(login.stderr.contains(error), "\(login.stderr)")
         #expect(try await Self.lookup(relay) == nil)
     }
 

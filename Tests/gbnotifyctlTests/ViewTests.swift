@@ -96,10 +96,12 @@ import TestSupport
         let other = try await world.standin.addNotification(for: "cmc", repo: "krz/read", path: "krz/read/issues/6")
         let pane = try await world.show("krz/read/issues/5")
         try await pane.waitFor("the issue") { $0.contains(" Crash on an empty repository") }
+        // The suite's other tests leave rows of their own read: what counts is what `r` marks.
+        let readBefore = Set(try await world.standin.state().notifications.filter { $0.readAt != nil }.map(\.id))
         try await pane.send("r")
         try await pane.waitFor("the rows marked") { $0.last?.hasPrefix("Marked 2 notices of krz/read#5 read") == true }
         let rows = try await world.standin.state().notifications
-        #expect(rows.filter { $0.readAt != nil }.map(\.id).sorted() == [first, second])
+        #expect(rows.filter { $0.readAt != nil && !readBefore.contains($0.id) }.map(\.id).sorted() == [first, second])
         #expect(rows.first { $0.id == other }?.readAt == nil)
         try await pane.send("r")
         try await pane.waitFor("nothing left") { $0.last?.hasPrefix("Nothing unread for krz/read#5") == true }

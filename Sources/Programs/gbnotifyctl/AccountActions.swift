@@ -8,7 +8,7 @@ extension AccountItems {
         let state: WatchState = try await request(.repo(change, repository: repository), as: account)
         guard state.state == change.resultingState else {
             throw ReadProblem(
-                .failed, "Unexpected answer",
+                .failed, ReadProblem.unexpectedAnswer,
                 "\(account.instance.displayName) answered repo \(change.rawValue) with the state \(state.state), not \(change.resultingState)")
         }
         return state

@@ -47,9 +47,17 @@ struct AccountAdd: Command {
         ssh = arguments.optionalValue(of: Self.ssh) { !$0.contains("://") }
         tokenName = try arguments.value(of: Self.tokenName)
         url = try arguments.positional(Self.url)
-        if tokenName != nil && ssh == nil { throw UsageError("\(Self.tokenName.name) goes with \(Self.ssh.name)") }
+        if tokenName != nil && ssh == nil {
+            throw UsageError(
+                Localized.text(
+                    "{option} goes with {other}", note: "A usage error of gbnotifyctl. {option} and {other}: options (stay as they are).",
+                    ["option": Self.tokenName.name, "other": Self.ssh.name]))
+        }
         if let tokenName, SSHAnswer.checkedTokenName(tokenName) == nil {
-            throw UsageError("\(Self.tokenName.name) must be 1 to 255 bytes without control characters")
+            throw UsageError(
+                Localized.text(
+                    "{option} must be 1 to 255 bytes without control characters", note: "A usage error of gbnotifyctl. {option}: the option (stays as it is).",
+                    ["option": Self.tokenName.name]))
         }
     }
 
@@ -63,7 +71,8 @@ struct AccountAdd: Command {
         } else if TokenInput.isInteractive, let remote = try Self.askForRemote(instance) {
             report = try await Minting.mint(instance: instance, remote: remote, tokenName: nil, manager: manager)
         } else {
-            let token = try TokenInput.read(prompt: "API token for \(instance.url): ")
+            let token = try TokenInput.read(
+                prompt: Localized.text("API token for {url}: ", note: "gbnotifyctl account add's prompt for the token, typed without echo. {url}: the instance.", ["url": instance.url]))
             report = try await manager.add(instance: instance, token: token)
         }
         Console.out(Minting.addedLine(report))
@@ -76,11 +85,22 @@ struct AccountAdd: Command {
     /// `USER@HOST[:PORT]` mints there, and no asks for a token to paste instead.
     private static func askForRemote(_ instance: GitbayInstance) throws -> SSHRemote? {
         let fallback = try? defaultRemote(instance)
-        let offer = fallback.map { "as \($0)" } ?? "(give USER@HOST[:PORT])"
-        let answer = try TokenInput.ask("Mint a token for \(instance.url) over SSH with your SSH key, \(offer)? [Y/n, or USER@HOST[:PORT]] ")
+        let answers = "[Y/n, or USER@HOST[:PORT]] "
+        let answer = try TokenInput.ask(
+            fallback.map {
+                Localized.text(
+                    "Mint a token for {url} over SSH with your SSH key, as {remote}? {answers}",
+                    note: "gbnotifyctl account add's question at a terminal. {url}: the instance; {remote}: the SSH login, as git@gitbay.org; {answers}: the answers it takes, which stay English.",
+                    ["url": instance.url, "remote": "\($0)", "answers": answers])
+            }
+                ?? Localized.text(
+                    "Mint a token for {url} over SSH with your SSH key (give USER@HOST[:PORT])? {answers}",
+                    note: "gbnotifyctl account add's question at a terminal. {url}: the instance; {answers}: the answers it takes, which stay English. USER@HOST[:PORT] stays as it is.",
+                    ["url": instance.url, "answers": answers]))
         switch answer.lowercased() {
         case "", "y", "yes":
-            guard let fallback else { throw UsageError("give the SSH host as USER@HOST[:PORT]") }
+            guard let fallback else { throw UsageError(
+                    Localized.text("give the SSH host as USER@HOST[:PORT]", note: "A usage error of gbnotifyctl account add. USER@HOST[:PORT] stays as it is.")) }
             return fallback
         case "n", "no":
             return nil

@@ -31,7 +31,10 @@ struct AccountImport: Command {
         urls = [:]
         for pair in try arguments.values(of: Self.url) {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError("\(Self.url.name) takes NAME=URL, e.g. \(Self.url.name) work=https://gitbay.example")
+                throw UsageError(
+                    Localized.text(
+                        "{option} takes NAME=URL, e.g. {option} work=https://gitbay.example",
+                        note: "A usage error of gbnotifyctl. {option}: the option (stays as it is); NAME=URL and the example stay as they are.", ["option": Self.url.name]))
             }
             urls[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }
@@ -40,7 +43,10 @@ struct AccountImport: Command {
     func run() async throws -> Int32 {
         let environment = ProcessInfo.processInfo.environment
         guard let path = Self.configPath(environment) else {
-            Console.error("gbnotifyctl: neither XDG_CONFIG_HOME nor HOME is set, so there is no gitbay CLI config to read")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: neither XDG_CONFIG_HOME nor HOME is set, so there is no gitbay CLI config to read",
+                    note: "An error of gbnotifyctl account import. The variables' names stay as they are."))
             return ExitStatus.failure
         }
         let config: GitbayCLIConfig
@@ -51,11 +57,16 @@ struct AccountImport: Command {
             return ExitStatus.failure
         }
         if let unknown = urls.keys.sorted().first(where: { name in !config.instances.contains { $0.name == name } }) {
-            Console.error("gbnotifyctl: --url \(unknown)=...: \(path) has no instance \(unknown)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: --url {name}=...: {path} has no instance {name}",
+                    note: "An error of gbnotifyctl account import. {name}: an instance's name in the gitbay CLI's config; {path}: that config file.",
+                    ["name": unknown, "path": path]))
             return ExitStatus.usage
         }
         if config.instances.isEmpty {
-            Console.out("\(path) names no instances.")
+            Console.out(
+                Localized.text("{path} names no instances.", note: "gbnotifyctl account import. {path}: the gitbay CLI's config file.", ["path": path]))
             return ExitStatus.success
         }
         let manager = try Setup.accountManager()
@@ -68,12 +79,18 @@ struct AccountImport: Command {
             do {
                 web = try GitbayInstance(parsing: urls[instance.name] ?? "https://\(Self.urlHost(instance.remote.host))")
             } catch {
-                Console.out("\(name): failed: its web address: \(error)")
+                Console.out(
+                    Localized.text(
+                        "{name}: failed: its web address: {error}", note: "gbnotifyctl account import. {name}: the instance's name; {error}: why, in English.",
+                        ["name": name, "error": "\(error)"]))
                 failed = true
                 continue
             }
             if let existing = inKeyring.first(where: { $0.instance == web }) {
-                Console.out("\(name): skipped: \(existing.displayName) is in the keyring already")
+                Console.out(
+                    Localized.text(
+                        "{name}: skipped: {account} is in the keyring already", note: "gbnotifyctl account import. {name}: the instance's name; {account}: user@host.",
+                        ["name": name, "account": existing.displayName]))
                 continue
             }
             do {
@@ -83,7 +100,10 @@ struct AccountImport: Command {
                 inKeyring.append(report.account)
                 added = true
             } catch {
-                Console.out("\(name): failed: \(error)")
+                Console.out(
+                    Localized.text(
+                        "{name}: failed: {error}", note: "gbnotifyctl account import. {name}: the instance's name; {error}: why, in English.",
+                        ["name": name, "error": "\(error)"]))
                 failed = true
             }
         }

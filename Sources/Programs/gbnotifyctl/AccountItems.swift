@@ -37,7 +37,9 @@ actor AccountItems: ViewSource {
         do {
             return try AccountReference(parsing: reference).resolve(among: accounts)
         } catch {
-            throw ReadProblem(.noAccount, "No such account", "\(error)", fix: "gbnotifyctl account list shows the accounts")
+            throw ReadProblem(
+                .noAccount, Localized.text("No such account", note: "The headline of a problem: no account by that name."), "\(error)",
+                fix: Localized.text("gbnotifyctl account list shows the accounts", note: "gbnotifyctl doctor: what to do. The command stays as it is."))
         }
     }
 
@@ -173,8 +175,12 @@ actor AccountItems: ViewSource {
         }
         guard let token else {
             throw ReadProblem(
-                .noAccount, "No such account", "\(account.displayName) has no usable token in the keyring",
-                fix: "gbnotifyctl account add \(account.instance.url) stores a new one")
+                .noAccount, Localized.text("No such account", note: "The headline of a problem: no account by that name."),
+                Localized.text(
+                    "{account} has no usable token in the keyring", note: "A problem's detail. {account}: user@host.", ["account": account.displayName]),
+                fix: Localized.text(
+                    "{command} stores a new one", note: "What to do about a problem. {command}: the command (stays English).",
+                    ["command": "gbnotifyctl account add \(account.instance.url)"]))
         }
         tokens[account] = token
         return token
@@ -182,8 +188,9 @@ actor AccountItems: ViewSource {
 
     private static func keyringProblem(_ error: KeyringError) -> ReadProblem {
         ReadProblem(
-            .noAccount, "Keyring unavailable", "cannot read the accounts: \(error)",
-            fix: "unlock the keyring (gbnotifyctl doctor says more) and reload")
+            .noAccount, Localized.text("Keyring unavailable", note: "The headline of a problem: the keyring cannot be read."),
+            Localized.text("cannot read the accounts: {reason}", note: "A problem's detail. {reason}: the keyring's error, in English.", ["reason": "\(error)"]),
+            fix: Localized.text("unlock the keyring (gbnotifyctl doctor says more) and reload", note: "What to do about a problem."))
     }
 
     private func inboxPage(of account: Account, cursor: String?) async throws(ReadProblem) -> InboxPage {
@@ -221,7 +228,7 @@ actor AccountItems: ViewSource {
 
     private static func browserProblem(_ program: String, _ what: String) -> ReadProblem {
         ReadProblem(
-            .failed, "Cannot open the browser", "\(program): \(what)",
+            .failed, Localized.text("Cannot open the browser", note: "The headline of a problem."), "\(program): \(what)",
             fix: Opener.advice(for: program))
     }
 }

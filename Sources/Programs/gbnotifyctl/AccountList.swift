@@ -24,7 +24,7 @@ struct AccountList: Command {
     func run() async throws -> Int32 {
         let (accounts, skipped) = try await Setup.accountManager().list()
         for reason in skipped {
-            Console.error("gbnotifyctl: warning: \(reason)")
+            Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": reason]))
         }
         if json {
             let rows = accounts.map(Row.init)
@@ -32,7 +32,10 @@ struct AccountList: Command {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             Console.json(String(decoding: try encoder.encode(rows), as: UTF8.self))
         } else if accounts.isEmpty {
-            Console.out("No accounts. Add one with: gbnotifyctl account add URL")
+            Console.out(
+                Localized.text(
+                    "No accounts. Add one with: {command}", note: "gbnotifyctl status without accounts. {command}: the command (stays English).",
+                    ["command": "gbnotifyctl account add URL"]))
         } else {
             for summary in accounts {
                 // Tabs separate the columns: the text in them loses its own (and its newlines).

@@ -33,16 +33,29 @@ struct AccountRemove: Command {
         let account = try AccountReference(parsing: reference, user: user).resolve(among: accounts)
         let report = try await manager.remove(account, allowsToken: settings.config.allowsToken)
         var done: [String] = []
-        if case .removed(let id) = report.deregistration { done.append("deregistered device \(id)") }
-        if case .revoked(let name) = report.revocation { done.append("revoked token \"\(name.displaySafe)\"") }
-        let line = "Removed \(account.displayName)" + (done.isEmpty ? "" : " (\(done.joined(separator: ", ")))")
+        if case .removed(let id) = report.deregistration {
+            done.append(Localized.text("deregistered device {id}", note: "gbnotifyctl account remove, in brackets. {id}: the device's id.", ["id": "\(id)"]))
+        }
+        if case .revoked(let name) = report.revocation {
+            done.append(
+                Localized.text("revoked token \"{name}\"", note: "gbnotifyctl account remove, in brackets. {name}: the token's name.", ["name": name.displaySafe]))
+        }
+        let line = Localized.text("Removed {account}", note: "gbnotifyctl account remove. {account}: user@host.", ["account": account.displayName])
+            + (done.isEmpty ? "" : " (\(done.joined(separator: ", ")))")
         if case .failed(let id, let reason) = report.deregistration {
-            Console.out(line + ", but device \(id) could not be deregistered (\(reason)); it is harmless and can be deleted on the web.")
+            Console.out(
+                line
+                    + Localized.text(
+                        ", but device {id} could not be deregistered ({reason}); it is harmless and can be deleted on the web.",
+                        note: "Ends gbnotifyctl account remove's line. {id}: the device's id; {reason}: why, in English.",
+                        ["id": "\(id)", "reason": "\(reason)"]))
         } else {
             Console.out(line + ".")
         }
         if case .failed = report.revocation {
-            Console.error("gbnotifyctl: warning: \(report.revocation)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(report.revocation)"]))
         }
         await DaemonCall.reloadIfRunning()
         return ExitStatus.success

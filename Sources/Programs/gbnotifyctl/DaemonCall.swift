@@ -75,7 +75,10 @@ enum DaemonCall {
     /// bus or no daemon is not worth a word.
     static func reloadIfRunning() async {
         if case .failed(let reason) = await call(.reload) {
-            Console.error("gbnotifyctl: warning: the running gbnotifyd did not reload: \(reason)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: warning: the running gbnotifyd did not reload: {reason}",
+                    note: "An error of gbnotifyctl. {reason}: the daemon's answer, in English.", ["reason": reason]))
         }
     }
 
@@ -98,11 +101,14 @@ extension DaemonCall.Answer {
         switch self {
         case .replied: nil
         case .notRunning:
-            """
-            gbnotifyd is not running (nothing owns \(DaemonInterface.busName) on the session bus); start it \
-            with 'systemctl --user start gbnotifyd', or run 'gbnotifyd'
-            """
-        case .noBus(let reason): "cannot reach the session bus, so no gbnotifyd either: \(reason)"
+            Localized.text(
+                "gbnotifyd is not running (nothing owns {name} on the session bus); start it with '{command}', or run 'gbnotifyd'",
+                note: "An error of gbnotifyctl. {name}: the daemon's D-Bus name; {command}: the command that starts it (both stay English).",
+                ["name": DaemonInterface.busName, "command": "systemctl --user start gbnotifyd"])
+        case .noBus(let reason):
+            Localized.text(
+                "cannot reach the session bus, so no gbnotifyd either: {reason}",
+                note: "An error of gbnotifyctl. {reason}: why, in English.", ["reason": reason])
         case .failed(let reason): reason
         }
     }

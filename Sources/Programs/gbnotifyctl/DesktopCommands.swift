@@ -26,7 +26,8 @@ struct TestCommand: Command {
         do {
             connection = try await DBusConnection.connect()
         } catch {
-            Console.error("gbnotifyctl: cannot reach the session bus: \(error)")
+            Console.error(
+                Localized.text("gbnotifyctl: cannot reach the session bus: {error}", note: "An error of gbnotifyctl. {error}: why, in English.", ["error": "\(error)"]))
             return ExitStatus.failure
         }
         let status = await Self.showSample(on: connection)
@@ -39,27 +40,38 @@ struct TestCommand: Command {
         do {
             client = try await NotificationClient(on: connection, appName: NotificationContent.appName)
         } catch {
-            Console.error("gbnotifyctl: cannot listen to the notification server: \(error)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: cannot listen to the notification server: {error}", note: "An error of gbnotifyctl test. {error}: why, in English.",
+                    ["error": "\(error)"]))
             return ExitStatus.failure
         }
         let wasRunning = (try? await connection.nameOwner(NotificationClient.busName)) != nil
         // Asking is what makes the bus start a server it can, where none runs.
         guard let names = await client.serverCapabilities() else {
-            Console.error("gbnotifyctl: no notification server is on the session bus, and none the bus can start (\(NotificationClient.busName) has no owner)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: no notification server is on the session bus, and none the bus can start ({name} has no owner)",
+                    note: "An error of gbnotifyctl test. {name}: the servers' D-Bus name.", ["name": NotificationClient.busName]))
             return ExitStatus.failure
         }
         let content = NotificationContent.sample(capabilities: NotificationCapabilities(advertised: names))
         let icon = Notification.appIcon(environment: ProcessInfo.processInfo.environment)
         do {
             let id = try await client.show(Notification(content, icon: icon), replacing: nil)
-            Console.out("gbnotifyctl: sent a sample notification (notification \(id))")
+            Console.out(
+                Localized.text(
+                    "gbnotifyctl: sent a sample notification (notification {id})", note: "gbnotifyctl test. {id}: the server's number for it.", ["id": "\(id)"]))
             if !wasRunning {
                 let service = ActivatableService.installed(offering: NotificationClient.busName)
                 Console.out("gbnotifyctl: the bus started the notification server for it: activatable: \(service.map { "\($0)" } ?? "its service file was not found")")
             }
             return ExitStatus.success
         } catch {
-            Console.error("gbnotifyctl: the notification server refused the sample notification: \(error)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: the notification server refused the sample notification: {error}",
+                    note: "An error of gbnotifyctl test. {error}: the server's answer, in English.", ["error": "\(error)"]))
             return ExitStatus.failure
         }
     }
@@ -102,7 +114,10 @@ struct OpenCommand: Command {
         let source = AccountItems(settings: ViewSettings(read, environment: environment))
         let chosen = try await account.isEmpty ? source.accounts().first : source.account(account)
         guard let chosen else {
-            Console.error("gbnotifyctl: there are no accounts in the keyring; gbnotifyctl account add INSTANCE adds one")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: there are no accounts in the keyring; {command} adds one", note: "An error of gbnotifyctl open. {command}: the command (stays English).",
+                    ["command": "gbnotifyctl account add INSTANCE"]))
             return ExitStatus.failure
         }
         let launch = Opener.launch(
@@ -114,15 +129,21 @@ struct OpenCommand: Command {
         await connection?.close()
         switch outcome {
         case .portal, .started(_, _, nil):
-            Console.out("gbnotifyctl: opened: \(outcome.summary)")
+            Console.out(
+                Localized.text("gbnotifyctl: opened: {what}", note: "gbnotifyctl open. {what}: what was opened and how, in English.", ["what": outcome.summary]))
             return ExitStatus.success
         case .started(_, _, let passedOver?):
             Console.error("gbnotifyctl: \(passedOver)")
-            Console.out("gbnotifyctl: opened: \(outcome.summary)")
+            Console.out(
+                Localized.text("gbnotifyctl: opened: {what}", note: "gbnotifyctl open. {what}: what was opened and how, in English.", ["what": outcome.summary]))
             return ExitStatus.success
         case .failed(let program, let reason, let advice, let passedOver):
             if let passedOver { Console.error("gbnotifyctl: \(passedOver)") }
-            Console.error("gbnotifyctl: cannot open: \(program): \(reason); \(advice)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: cannot open: {program}: {reason}; {advice}",
+                    note: "An error of gbnotifyctl open. {program}: the program; {reason}: why, and {advice}: what to do, both in English.",
+                    ["program": "\(program)", "reason": "\(reason)", "advice": "\(advice)"]))
             return ExitStatus.failure
         }
     }

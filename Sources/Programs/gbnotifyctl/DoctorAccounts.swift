@@ -22,8 +22,11 @@ enum DoctorAccounts {
                 let chosen = try AccountReference(parsing: reference).resolve(among: accounts.map(\.account))
                 accounts = accounts.filter { $0.account == chosen }
             } catch {
-                return findings + [DoctorFinding(
-                    "account \(reference)", .failure, "\(error)", fix: "gbnotifyctl account list shows the accounts")]
+                return findings + [
+                    DoctorFinding(
+                        DoctorFinding.accountCheck(reference), .failure, "\(error)",
+                        fix: Localized.text("gbnotifyctl account list shows the accounts", note: "gbnotifyctl doctor: what to do. The command stays as it is."))
+                ]
             }
         } else {
             findings += listing.skipped.map { DoctorFinding.skipped(keyringItem: $0.description) }
@@ -71,36 +74,42 @@ enum DoctorAccounts {
 
     /// Tells "no Secret Service" from "locked", "refused" and "no bus", each with its own fix.
     private static func keyring(_ error: KeyringError) -> DoctorFinding {
+        let check = DoctorFinding.secretServiceCheck
         switch error {
         case .serviceUnavailable:
-            DoctorFinding(
-                "Secret Service", .failure,
-                "none on the session bus (nothing owns org.freedesktop.secrets), so there are no accounts to poll",
-                fix: """
-                    install and start one: gnome-keyring (apt install gnome-keyring; the desktop session \
-                    starts it), or KeePassXC with its Secret Service integration enabled
-                    """)
+            return DoctorFinding(
+                check, .failure,
+                Localized.text(
+                    "none on the session bus (nothing owns org.freedesktop.secrets), so there are no accounts to poll",
+                    note: "gbnotifyctl doctor, about the Secret Service. The bus name stays as it is."),
+                fix: Localized.text(
+                    "install and start one: gnome-keyring (apt install gnome-keyring; the desktop session starts it), or KeePassXC with its Secret Service integration enabled",
+                    note: "gbnotifyctl doctor: what to do about the keyring. Use the desktops' own names for the programs and the dialog's button."))
         case .locked:
-            DoctorFinding(
-                "Secret Service", .failure,
-                "present, but the keyring is locked (the unlock prompt was dismissed or could not be shown)",
-                fix: "unlock it, for example in Passwords and Keys (seahorse), KeePassXC or KWallet, and run doctor again")
+            return DoctorFinding(
+                check, .failure,
+                Localized.text(
+                    "present, but the keyring is locked (the unlock prompt was dismissed or could not be shown)", note: "gbnotifyctl doctor, about the Secret Service."),
+                fix: Localized.text("unlock it, for example in Passwords and Keys (seahorse), KeePassXC or KWallet, and run doctor again", note: "gbnotifyctl doctor: what to do about the keyring. Use the desktops' own names for the programs and the dialog's button."))
         case .accessRefused:
-            DoctorFinding(
-                "Secret Service", .failure, "present, but it refused gbnotifyctl access to its gitbay items",
-                fix: "run doctor again and choose Allow in the keyring's access dialog (KeePassXC: Secret Service settings)")
+            return DoctorFinding(
+                check, .failure,
+                Localized.text("present, but it refused gbnotifyctl access to its gitbay items", note: "gbnotifyctl doctor, about the Secret Service."),
+                fix: Localized.text("run doctor again and choose Allow in the keyring's access dialog (KeePassXC: Secret Service settings)", note: "gbnotifyctl doctor: what to do about the keyring. Use the desktops' own names for the programs and the dialog's button."))
         case .timedOut:
-            DoctorFinding(
-                "Secret Service", .failure, "present, but it did not answer in time",
-                fix: "answer the keyring's dialog if it shows one, or restart the Secret Service, and run doctor again")
+            return DoctorFinding(
+                check, .failure, Localized.text("present, but it did not answer in time", note: "gbnotifyctl doctor, about the Secret Service."),
+                fix: Localized.text("answer the keyring's dialog if it shows one, or restart the Secret Service, and run doctor again", note: "gbnotifyctl doctor: what to do about the keyring. Use the desktops' own names for the programs and the dialog's button."))
         case .noSessionBus:
-            DoctorFinding(
-                "Secret Service", .failure, "cannot be reached without a session bus",
-                fix: "run gbnotifyctl inside your desktop session")
+            return DoctorFinding(
+                check, .failure, Localized.text("cannot be reached without a session bus", note: "gbnotifyctl doctor, about the Secret Service."),
+                fix: Localized.text("run gbnotifyctl inside your desktop session", note: "gbnotifyctl doctor: what to do."))
         case .failed(let message):
-            DoctorFinding(
-                "Secret Service", .failure, "the keyring failed: \(message)",
-                fix: "restart the Secret Service (or log out and in again) and run doctor again")
+            return DoctorFinding(
+                check, .failure,
+                Localized.text(
+                    "the keyring failed: {message}", note: "gbnotifyctl doctor, about the Secret Service. {message}: its error, in English.", ["message": message]),
+                fix: Localized.text("restart the Secret Service (or log out and in again) and run doctor again", note: "gbnotifyctl doctor: what to do about the keyring. Use the desktops' own names for the programs and the dialog's button."))
         }
     }
 }

@@ -1,6 +1,7 @@
 import CommandKit
 import DBus
 import FoundationEssentials
+import Gettext
 import Glibc
 import PushCore
 import SystemCalls
@@ -28,7 +29,9 @@ struct DoctorCommand: Command {
             when there is no systemd user manager); gbnotifyd, running, with its status, and its
             relay stream when one is configured; the config file, valid; and the terminal a click
             opens with open-with = terminal, installed, and the command it runs there (notes only
-            when clicks open the browser). Every line that is not "ok" says what to do. It starts
+            when clicks open the browser); and the language gbnotify speaks (a note when LANGUAGE
+            is set but the locale of messages is C, in which glibc does not follow it). Every line
+            that is not "ok" says what to do. It starts
             nothing and changes nothing, though a locked keyring may ask to be unlocked.
 
             ACCOUNT (USER@HOST as 'account list' prints it, or the instance URL) limits the account
@@ -52,6 +55,8 @@ struct DoctorCommand: Command {
     }
 
     func run() async throws -> Int32 {
+        // JSON stays English, for scripts: the findings are made without the catalog.
+        if json { Localized.use(nil) }
         let environment = ProcessInfo.processInfo.environment
         let config = DoctorConfig.check(environment: environment)
         var findings: [DoctorFinding] = []
@@ -81,6 +86,11 @@ struct DoctorCommand: Command {
         findings += DoctorFinding.terminal(config.config) { program in
             ExecutableSearch.isInstalled(program, path: environment["PATH"]) { access($0, X_OK) == 0 }
         }
+        let session = Gettext.sessionLanguage
+        findings.append(
+            .language(
+                catalog: Gettext.catalogLanguage, language: session.language, messagesLocale: session.messagesLocale,
+                requestedLocale: ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }))
 
         let report = DoctorReport(findings)
         if json { Console.json(report.renderJSON()) } else { Console.out(report.renderText(), terminator: "") }

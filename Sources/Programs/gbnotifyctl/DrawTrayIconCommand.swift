@@ -27,7 +27,10 @@ struct DrawTrayIconCommand: Command {
         svgFile = try arguments.positional(Self.svgFile)
         count = try arguments.positional(Self.count)
         guard count.count <= 3, count.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "+") }) else {
-            throw UsageError("\(Self.count.name) is up to three characters of digits and '+', as '7' or '99+'")
+            throw UsageError(
+                Localized.text(
+                    "{option} is up to three characters of digits and '+', as '7' or '99+'",
+                    note: "A usage error of gbnotifyctl. {option}: the option (stays as it is).", ["option": Self.count.name]))
         }
     }
 

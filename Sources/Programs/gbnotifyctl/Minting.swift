@@ -21,9 +21,14 @@ enum Minting {
     static func addedLine(_ report: AddReport) -> String {
         switch report.registration {
         case .registered(let id):
-            "Added \(report.account.displayName) (registered as device \(id))."
+            Localized.text(
+                "Added {account} (registered as device {id}).", note: "gbnotifyctl account add. {account}: user@host; {id}: the device's id.",
+                ["account": report.account.displayName, "id": "\(id)"])
         case .pushUnavailable, .readOnlyToken, .failed:
-            "Added \(report.account.displayName). Desktop polling works, but this install could not register: \(report.registration)."
+            Localized.text(
+                "Added {account}. Desktop polling works, but this install could not register: {reason}.",
+                note: "gbnotifyctl account add. {account}: user@host; {reason}: why, in English.",
+                ["account": report.account.displayName, "reason": "\(report.registration)"])
         }
     }
 
@@ -31,7 +36,11 @@ enum Minting {
     /// user is told what to run.
     static func warnAboutReplacedToken(_ report: AddReport) {
         if let revocation = report.replacedRevocation, case .failed = revocation {
-            Console.error("gbnotifyctl: warning: the account's previous \(revocation)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: warning: the account's previous {revocation}",
+                    note: "A warning of gbnotifyctl account add. {revocation}: what became of the token gbnotify minted before, in English.",
+                    ["revocation": "\(revocation)"]))
         }
     }
 }

@@ -37,13 +37,18 @@ struct ReadCommand: Command {
             scope = .all
         case (false, let path?):
             guard let destination = NotificationDestination(path: path) else {
-                throw UsageError("'\(path.displaySafe(truncatedTo: 200))' names no item; use OWNER/REPO/issues/N, OWNER/REPO/mrs/N or OWNER/REPO/builds/N")
+                throw UsageError(SharedPositionals.namesNoItem(path))
             }
             scope = .item(destination)
         case (true, _?):
-            throw UsageError("give \(Self.all.name) or an item's path, not both")
+            throw UsageError(
+                Localized.text(
+                    "give {option} or an item's path, not both", note: "A usage error of gbnotifyctl read. {option}: --all (stays as it is).", ["option": Self.all.name]))
         case (false, nil):
-            throw UsageError("missing \(Self.all.name) or \(SharedPositionals.item.name)")
+            throw UsageError(
+                Localized.text(
+                    "missing {option} or {item}", note: "A usage error of gbnotifyctl read. {option}: --all; {item}: ITEM, as the help names it (both stay as they are).",
+                    ["option": Self.all.name, "item": SharedPositionals.item.name]))
         }
     }
 
@@ -53,12 +58,22 @@ struct ReadCommand: Command {
         switch scope {
         case .all:
             let read = try await source.markAllRead(of: account)
-            print(read == 0 ? "Nothing unread on \(account.displayName)." : "Marked \(read.counted("notice")) read on \(account.displayName).")
+            print(
+                read == 0
+                    ? Localized.text("Nothing unread on {account}.", note: "gbnotifyctl read. {account}: user@host.", ["account": account.displayName])
+                    : Localized.plural(
+                        "Marked {count} notice read on {account}.", "Marked {count} notices read on {account}.", count: read,
+                        note: "gbnotifyctl read. {account}: user@host.", ["account": account.displayName]))
         case .item(let destination):
             let read = try await source.markRead(destination.path, of: account)
             print(read == 0
-                ? "Nothing unread of \(destination.path) on \(account.displayName)."
-                : "Marked \(read.counted("notice")) of \(destination.path) read on \(account.displayName).")
+                ? Localized.text(
+                    "Nothing unread of {path} on {account}.", note: "gbnotifyctl read. {path}: an item's path, as krz/gitbay/issues/12; {account}: user@host.",
+                    ["path": destination.path, "account": account.displayName])
+                : Localized.plural(
+                    "Marked {count} notice of {path} read on {account}.", "Marked {count} notices of {path} read on {account}.", count: read,
+                    note: "gbnotifyctl read. {path}: an item's path, as krz/gitbay/issues/12; {account}: user@host.",
+                    ["path": destination.path, "account": account.displayName]))
         }
         await DaemonCall.reloadIfRunning()
         return ExitStatus.success

@@ -38,9 +38,12 @@ struct RelayLogin: Command {
 
     func run() async throws -> Int32 {
         let relay = try GitbayInstance(parsing: url)
-        let token = try TokenInput.read(prompt: "Access token for the relay \(relay.url): ")
+        let token = try TokenInput.read(
+            prompt: Localized.text(
+                "Access token for the relay {url}: ", note: "gbnotifyctl relay token's prompt, typed without echo. {url}: the relay's address.", ["url": relay.url]))
         try await Setup.keyring().storeRelayToken(token, for: relay)
-        Console.out("Stored the access token for the relay \(relay.url).")
+        Console.out(
+            Localized.text("Stored the access token for the relay {url}.", note: "gbnotifyctl relay token. {url}: the relay's address.", ["url": "\(relay.url)"]))
         await DaemonCall.reloadIfRunning()
         return ExitStatus.success
     }
@@ -62,10 +65,14 @@ struct RelayLogout: Command {
     func run() async throws -> Int32 {
         let relay = try GitbayInstance(parsing: url)
         if try await Setup.keyring().deleteRelayToken(for: relay) {
-            Console.out("Deleted the access token for the relay \(relay.url).")
+            Console.out(
+                Localized.text(
+                    "Deleted the access token for the relay {url}.", note: "gbnotifyctl relay token. {url}: the relay's address.", ["url": "\(relay.url)"]))
             await DaemonCall.reloadIfRunning()
         } else {
-            Console.out("No access token was stored for the relay \(relay.url).")
+            Console.out(
+                Localized.text(
+                    "No access token was stored for the relay {url}.", note: "gbnotifyctl relay token. {url}: the relay's address.", ["url": "\(relay.url)"]))
         }
         return ExitStatus.success
     }

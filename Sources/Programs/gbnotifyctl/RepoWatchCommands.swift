@@ -22,10 +22,11 @@ struct MuteCommand: RepoWatchCommand {
     let target: RepoWatch
 
     func done(_ account: Account) -> String {
-        """
-        Muted \(target.repository) on \(account.displayName): no new notices of it, on any client of \(account.username). \
-        Undo: gbnotifyctl unmute \(account.reference) \(target.repository)
-        """
+        Localized.text(
+            "Muted {repository} on {account}: no new notices of it, on any client of {user}. Undo: {command}",
+            note: "gbnotifyctl mute. {repository}: owner/name; {account}: user@host; {user}: the user name; {command}: the command that takes it back (stays English).",
+            ["repository": target.repository, "account": account.displayName, "user": account.username,
+             "command": "gbnotifyctl unmute \(account.reference) \(target.repository)"])
     }
 }
 
@@ -46,7 +47,10 @@ struct UnmuteCommand: RepoWatchCommand {
     let target: RepoWatch
 
     func done(_ account: Account) -> String {
-        "Unmuted \(target.repository) on \(account.displayName): back to the default, notices of the work \(account.username) is part of."
+        Localized.text(
+            "Unmuted {repository} on {account}: back to the default, notices of the work {user} is part of.",
+            note: "gbnotifyctl unmute. {repository}: owner/name; {account}: user@host; {user}: the user name.",
+            ["repository": target.repository, "account": account.displayName, "user": account.username])
     }
 }
 
@@ -66,7 +70,9 @@ struct WatchCommand: RepoWatchCommand {
     let target: RepoWatch
 
     func done(_ account: Account) -> String {
-        "Watching \(target.repository) on \(account.displayName): a notice of every issue and merge request of it."
+        Localized.text(
+            "Watching {repository} on {account}: a notice of every issue and merge request of it.",
+            note: "gbnotifyctl watch. {repository}: owner/name; {account}: user@host.", ["repository": target.repository, "account": account.displayName])
     }
 }
 
@@ -98,7 +104,10 @@ struct RepoWatch: Sendable {
         account = try arguments.positional(SharedPositionals.account)
         let text = try arguments.positional(SharedPositionals.repository)
         guard let repository = NotificationDestination.repository(parsing: text) else {
-            throw UsageError("'\(text.displaySafe(truncatedTo: 200))' names no repository; use OWNER/REPO")
+            throw UsageError(
+                Localized.text(
+                    "'{text}' names no repository; use OWNER/REPO", note: "A usage error of gbnotifyctl. {text}: what was given. OWNER/REPO stays as it is.",
+                    ["text": text.displaySafe(truncatedTo: 200)]))
         }
         self.repository = repository
     }
@@ -115,12 +124,18 @@ struct RepoWatch: Sendable {
             let (noted, warning) = try Setup.stateDirectory().updateNoise { [repository] (record: inout NoiseRecord) -> Bool in
                 record.note(change, of: repository, account: account, at: SystemZone.now())
             }
-            if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+            if let warning { Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(warning)"])) }
             if !noted {
-                Console.error("gbnotifyctl: warning: the record of mutes is full (\(NoiseRecord.maximumMutes)); 'gbnotifyctl mutes' will not list this one")
+                Console.error(
+                    Localized.text(
+                        "gbnotifyctl: warning: the record of mutes is full ({limit}); 'gbnotifyctl mutes' will not list this one",
+                        note: "A warning of gbnotifyctl mute. {limit}: how many mutes the record holds.", ["limit": "\(NoiseRecord.maximumMutes)"]))
             }
         } catch {
-            Console.error("gbnotifyctl: the server did it, but the record of mutes could not be written: \(error)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: the server did it, but the record of mutes could not be written: {error}",
+                    note: "An error of gbnotifyctl mute. {error}: why, in English.", ["error": "\(error)"]))
             status = ExitStatus.failure
         }
         await DaemonCall.reloadIfRunning()
@@ -145,9 +160,12 @@ struct MutesCommand: Command {
 
     func run() async throws -> Int32 {
         let (record, warning) = try Setup.stateDirectory().loadNoise()
-        if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+        if let warning { Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(warning)"])) }
         guard !record.mutes.isEmpty else {
-            print("No repository muted with gbnotify. Mute one with: gbnotifyctl mute ACCOUNT OWNER/REPO")
+            print(
+                Localized.text(
+                    "No repository muted with gbnotify. Mute one with: {command}", note: "gbnotifyctl mutes. {command}: the command (stays English).",
+                    ["command": "gbnotifyctl mute ACCOUNT OWNER/REPO"]))
             return ExitStatus.success
         }
         let zone = SystemZone.offsets

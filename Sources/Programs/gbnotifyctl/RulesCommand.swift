@@ -38,7 +38,10 @@ struct RulesCheck: Command {
     init(parsing arguments: inout Arguments) throws(UsageError) {
         if let text = try arguments.value(of: Self.rows) {
             guard let rows = Int(text), GitbayCommand.listLimitRange.contains(rows) else {
-                throw UsageError("\(Self.rows.name) takes a number from 1 to 200")
+                throw UsageError(
+                    Localized.text(
+                        "{option} takes a number from 1 to 200", note: "A usage error of gbnotifyctl. {option}: the option, as --rows (stays as it is).",
+                        ["option": Self.rows.name]))
             }
             self.rows = rows
         } else {
@@ -61,21 +64,32 @@ struct RulesCheck: Command {
         print(Self.heading(config, path: read.pathWords))
         let source = AccountItems(settings: ViewSettings(read, environment: environment))
         let (record, warning) = try Setup.stateDirectory().loadNoise()
-        if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+        if let warning { Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(warning)"])) }
         let holds = HoldRules(quietHours: config.quietHours, snoozes: record.snoozes, zone: SystemZone.offsets)
         let now = SystemZone.now()
         var complete = true
         for account in try await source.accounts(named: self.account) {
             var heading = account.reference
-            if !config.settings(for: account).isEnabled { heading += " · paused (enabled = false): not polled, nothing shown" }
-            if let hold = holds.hold(for: account, at: now) { heading += " · \(hold.description(at: now, zone: holds.zone)), popups held" }
+            if !config.settings(for: account).isEnabled {
+                heading += Localized.text(
+                    " · paused (enabled = false): not polled, nothing shown",
+                    note: "Ends an account's heading in gbnotifyctl rules check. enabled = false is the config's line and stays as it is.")
+            }
+            if let hold = holds.hold(for: account, at: now) {
+                heading += Localized.text(
+                    " · {hold}, popups held", note: "Ends an account's heading in gbnotifyctl rules check. {hold}: the snooze or quiet hours (the message of that name).",
+                    ["hold": hold.spoken(at: now, zone: holds.zone)])
+            }
             print("")
             print(heading)
             do throws(ReadProblem) {
                 let rows = try await source.latestRows(of: account, count: rows)
                 print(Self.table(rows.map { ($0, config.rules.evaluate($0, of: account)) }))
             } catch {
-                print("  cannot read the inbox: \(error)")
+                print(
+                    Localized.text(
+                        "  cannot read the inbox: {problem}", note: "gbnotifyctl rules check, under an account's heading. {problem}: what went wrong.",
+                        ["problem": "\(error)"]))
                 complete = false
             }
         }
@@ -85,14 +99,23 @@ struct RulesCheck: Command {
     static func heading(_ config: Config, path: String) -> String {
         let names = config.rules.rules.map(\.name)
         let rules = names.isEmpty
-            ? "No rules in \(path): every notice pops up"
-            : "\(names.count.counted("rule")) in \(path), first match wins: \(names.joined(separator: ", "))"
-        return rules + (config.quietHours.map { "; quiet hours \($0)" } ?? "")
+            ? Localized.text(
+                "No rules in {path}: every notice pops up", note: "gbnotifyctl rules's first line. {path}: the config file.", ["path": path])
+            : Localized.plural(
+                "{count} rule in {path}, first match wins: {names}", "{count} rules in {path}, first match wins: {names}",
+                count: names.count, note: "gbnotifyctl rules's first line. {path}: the config file; {names}: the rules' names, as written there.",
+                ["path": path, "names": names.joined(separator: ", ")])
+        return rules
+            + (config.quietHours.map {
+                Localized.text(
+                    "; quiet hours {hours}", note: "Ends gbnotifyctl rules's first line. {hours}: the quiet hours, as 22:00-07:30.",
+                    ["hours": "\($0)"])
+            } ?? "")
     }
 
     /// One line a row: kind, path, actor and summary, and what the rules make of it.
     static func table(_ decided: [(InboxItem, RuleDecision)]) -> String {
-        guard !decided.isEmpty else { return "  no notices" }
+        guard !decided.isEmpty else { return Localized.text("  no notices", note: "gbnotifyctl rules check, under an account's heading.") }
         let kinds = decided.map { $0.0.kind?.rawValue ?? "?" }
         let paths = decided.map { $0.0.path.displaySafe(truncatedTo: 60) }
         let texts = decided.map { "\($0.0.actor) \($0.0.summary)".displaySafe(truncatedTo: 50) }
@@ -103,7 +126,10 @@ struct RulesCheck: Command {
         return decided.indices.map { index in
             let decision = decided[index].1
             return "  " + padded(kinds[index], to: widths[0]) + "  " + padded(paths[index], to: widths[1]) + "  "
-                + padded(texts[index], to: widths[2]) + "  -> " + (decision.rule ?? "no rule") + ": \(decision)"
+                + padded(texts[index], to: widths[2]) + "  -> "
+                + Localized.text(
+                    "{rule}: {decision}", note: "gbnotifyctl rules check: which rule a notice matched and what it does. {rule}: the rule's name; {decision}: what it does.",
+                    ["rule": decision.rule ?? Localized.text("no rule", note: "gbnotifyctl rules check: stands for {rule} when no rule matched."), "decision": "\(decision)"])
         }.joined(separator: "\n")
     }
 }

@@ -50,7 +50,12 @@ struct ConfigSettings {
 
     /// Says on standard error, once, that the defaults stand in for an unusable file.
     func warnIfUnusable() {
-        if let problem { Console.error("gbnotifyctl: warning: \(problem); using the default settings") }
+        if let problem {
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: warning: {problem}; using the default settings",
+                    note: "A warning of gbnotifyctl when the config file cannot be used. {problem}: why, in English.", ["problem": "\(problem)"]))
+        }
     }
 }
 

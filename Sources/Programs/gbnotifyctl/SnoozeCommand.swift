@@ -41,25 +41,37 @@ struct SnoozeCommand: Command {
     func run() async throws -> Int32 {
         var account: Account?
         if let reference = self.account { account = try await Setup.accountItems().account(reference) }
-        let whom = account?.displayName ?? "every account"
+        let whom = account?.displayName ?? Localized.text("every account", note: "gbnotifyctl snooze: whom a snooze is for, in the messages that name {whom}.")
         let (zone, now) = (SystemZone.offsets, SystemZone.now())
         let state = try Setup.stateDirectory()
         if let end = request.end(from: now, zone: zone) {
             let warning = try state.updateNoise { [account] in $0.snooze(account, until: end, now: now) }.warning
-            if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
-            print("Snoozed \(whom) until \(Hold.localTime(end, at: now, zone: zone)).")
+            if let warning { Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(warning)"])) }
+            print(
+                Localized.text(
+                    "Snoozed {whom} until {time}.", note: "gbnotifyctl snooze. {whom}: user@host, or the message \"every account\"; {time}: as 14:30 or tomorrow 08:00.",
+                    ["whom": whom, "time": Hold.spokenTime(end, at: now, zone: zone)]))
         } else {
             let (ended, warning) = try state.updateNoise { [account] in $0.endSnooze(account, now: now) }
-            if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
-            print(ended ? "Snooze off for \(whom)." : account.map { "\($0.displayName) was not snoozed." } ?? "Nothing was snoozed.")
+            if let warning { Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(warning)"])) }
+            print(
+                ended
+                    ? Localized.text(
+                        "Snooze off for {whom}.", note: "gbnotifyctl snooze off. {whom}: user@host, or the message \"every account\".", ["whom": whom])
+                    : account.map {
+                        Localized.text("{account} was not snoozed.", note: "gbnotifyctl snooze off. {account}: user@host.", ["account": $0.displayName])
+                    } ?? Localized.text("Nothing was snoozed.", note: "gbnotifyctl snooze off."))
         }
         switch await DaemonCall.call(.reload) {
         case .replied:
             break
         case .notRunning, .noBus:
-            print("gbnotifyd is not running; it will read the snooze when it starts.")
+            print(Localized.text("gbnotifyd is not running; it will read the snooze when it starts.", note: "gbnotifyctl snooze."))
         case .failed(let reason):
-            Console.error("gbnotifyctl: warning: the running gbnotifyd did not reload: \(reason)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: warning: the running gbnotifyd did not reload: {reason}",
+                    note: "An error of gbnotifyctl. {reason}: the daemon's answer, in English.", ["reason": reason]))
         }
         return ExitStatus.success
     }

@@ -24,14 +24,20 @@ struct StatusCommand: Command {
         let answer = await DaemonCall.call(.status, timeout: DaemonCall.statusTimeout)
         guard case .replied(let reply) = answer else {
             if case .failed(let reason) = answer {
-                Console.error("gbnotifyctl: gbnotifyd did not tell its status: \(reason)")
+                Console.error(
+                    Localized.text(
+                        "gbnotifyctl: gbnotifyd did not tell its status: {reason}",
+                        note: "An error of gbnotifyctl status. {reason}: why, in English.", ["reason": reason]))
             } else {
                 Console.error("gbnotifyctl: \(answer.trouble ?? "")")
             }
             return ExitStatus.failure
         }
         guard let (status, json) = DaemonCall.status(in: reply) else {
-            Console.error("gbnotifyctl: gbnotifyd did not tell its status: its answer is not a status")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: gbnotifyd did not tell its status: its answer is not a status",
+                    note: "An error of gbnotifyctl status: the daemon's answer could not be read."))
             return ExitStatus.failure
         }
         if self.json { Console.json(json) } else { Console.out(status.renderText(), terminator: "") }

@@ -13,8 +13,9 @@ enum TokenInput {
 
         var description: String {
             switch self {
-            case .empty: "no token given; pipe it on standard input or type it at the prompt"
-            case .unreadable(let why): "cannot read the token: \(why)"
+            case .empty: Localized.text("no token given; pipe it on standard input or type it at the prompt", note: "An error of gbnotifyctl when it reads a token.")
+            case .unreadable(let why):
+                Localized.text("cannot read the token: {reason}", note: "An error of gbnotifyctl. {reason}: why, in English.", ["reason": why])
             case .invalid(let error): "\(error)"
             }
         }

@@ -43,7 +43,7 @@ struct ShowCommand: Command {
         account = try arguments.positional(SharedPositionals.account)
         let path = try arguments.positional(SharedPositionals.item)
         guard let destination = NotificationDestination(path: path) else {
-            throw UsageError("'\(path.displaySafe(truncatedTo: 200))' names no item; use OWNER/REPO/issues/N, OWNER/REPO/mrs/N or OWNER/REPO/builds/N")
+            throw UsageError(SharedPositionals.namesNoItem(path))
         }
         if reply {
             guard !json else { throw UsageError("--reply opens the view's editor; it does not go with --json") }

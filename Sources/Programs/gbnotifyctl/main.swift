@@ -1,5 +1,6 @@
 import CGlibc
 import CommandKit
+import Gettext
 import Glibc
 import MainLoop
 import PushCore
@@ -10,6 +11,11 @@ import Terminal
 if gbn_forbid_core_dumps() != 0 {
     Console.error("gbnotifyctl: warning: cannot forbid core dumps: \(String(cString: strerror(errno)))")
 }
+
+// What gbnotifyctl says to a person in the session's language; command and option names, help
+// and JSON stay English.
+Gettext.start()
+Localized.use(Localized.Catalog(text: Gettext.text, plural: Gettext.plural))
 
 /// `gbnotifyctl`: accounts, status and the running daemon, from the command line.
 struct Root: Command {

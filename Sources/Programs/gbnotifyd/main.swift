@@ -1,6 +1,7 @@
 import CommandKit
 import Daemon
 import FoundationEssentials
+import Gettext
 import Glibc
 import PushCore
 import MainLoop
@@ -55,6 +56,10 @@ struct GBNotifyDaemon: Command {
             environment: ProcessInfo.processInfo.environment)
     }
 }
+
+// The notifications and the tray's menu in the session's language; the log stays English.
+Gettext.start()
+Localized.use(Localized.Catalog(text: Gettext.text, plural: Gettext.plural))
 
 // On the main loop, where every task runs and everything waits (MainLoop says why). With Swift's
 // default executor, libdispatch would also wake the idle daemon every second for its thread pool.

@@ -9,12 +9,25 @@ enum Age {
         let elapsed = now - then
         let minute = 60.0, hour = 3600.0, day = 86400.0
         switch elapsed {
-        case ..<(-minute): return "in the future (\(timestamp.prefix(10)))"
-        case ..<45: return "just now"
-        case ..<(59.5 * minute): return Int((elapsed / minute).rounded()).counted("minute") + " ago"
-        case ..<(36 * hour): return Int((elapsed / hour).rounded()).counted("hour") + " ago"
-        case ..<(30 * day): return Int((elapsed / day).rounded()).counted("day") + " ago"
-        default: return "on " + String(timestamp.prefix(10))
+        case ..<(-minute):
+            return Localized.text(
+                "in the future ({date})", note: "The terminal view: a time later than now. {date}: its date, as 2026-09-20.",
+                ["date": String(timestamp.prefix(10))])
+        case ..<45: return Localized.text("just now", note: "The terminal view: when something happened, less than a minute ago.")
+        case ..<(59.5 * minute):
+            return Localized.plural(
+                "{count} minute ago", "{count} minutes ago", count: Int((elapsed / minute).rounded()),
+                note: "The terminal view: when something happened.")
+        case ..<(36 * hour):
+            return Localized.plural(
+                "{count} hour ago", "{count} hours ago", count: Int((elapsed / hour).rounded()), note: "The terminal view: when something happened.")
+        case ..<(30 * day):
+            return Localized.plural(
+                "{count} day ago", "{count} days ago", count: Int((elapsed / day).rounded()), note: "The terminal view: when something happened.")
+        default:
+            return Localized.text(
+                "on {date}", note: "The terminal view: when something happened, a month ago or more. {date}: its date, as 2026-09-20.",
+                ["date": String(timestamp.prefix(10))])
         }
     }
 

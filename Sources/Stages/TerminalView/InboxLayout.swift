@@ -14,7 +14,11 @@ enum InboxLayout {
     static func lines(_ inboxes: [AccountInbox], width: Int, now: Double) -> (lines: [StyledLine], rows: [Row]) {
         let width = max(width, 20)
         guard !inboxes.isEmpty else {
-            return (ItemLayout.wrapped("No gitbay accounts in the keyring. Add one: gbnotifyctl account add URL", .dim, width), [])
+            return (ItemLayout.wrapped(
+                Localized.text(
+                    "No gitbay accounts in the keyring. Add one: {command}", note: "The terminal view's inbox. {command}: the command (stays English).",
+                    ["command": "gbnotifyctl account add URL"]),
+                .dim, width), [])
         }
         var lines: [StyledLine] = []
         var rows: [Row] = []
@@ -27,10 +31,18 @@ enum InboxLayout {
                 heading.append(problem.headline, .colored(.red, bold: true))
                 lines.append(heading.truncated(to: width))
                 lines += ItemLayout.wrapped(problem.detail, .plain, width, indent: "  ")
-                if let fix = problem.fix { lines += ItemLayout.wrapped("What to do: " + fix, .dim, width, indent: "  ") }
+                if let fix = problem.fix { lines += ItemLayout.wrapped(
+                        Localized.text("What to do: {fix}", note: "The terminal view, under a problem. {fix}: what to do, in English.", ["fix": fix]),
+                        .dim, width, indent: "  ") }
             case .success(let listing):
                 let count = listing.rows.count
-                heading.append(" · " + (listing.hasMore ? "\(count)+ unread" : count == 0 ? "nothing unread" : "\(count) unread"), .dim)
+                let unread = count == 0
+                    ? Localized.text("nothing unread", note: "The terminal view's inbox, after an account's name.")
+                    : Localized.plural(
+                        "{number} unread", "{number} unread", count: count,
+                        note: "The terminal view's inbox, after an account's name. {number}: how many notices (\"7\", or \"50+\" when there are more).",
+                        ["number": listing.hasMore ? "\(count)+" : "\(count)"])
+                heading.append(" · " + unread, .dim)
                 lines.append(heading.truncated(to: width))
                 let referenceWidth = min(listing.rows.map { ScreenText.width(of: ScreenText.line(reference($0))) }.max() ?? 0, width / 3)
                 for item in listing.rows {
@@ -38,7 +50,11 @@ enum InboxLayout {
                     lines.append(row(item, referenceWidth: referenceWidth, width: width, now: now))
                 }
                 if listing.hasMore {
-                    lines += ItemLayout.wrapped("More unread on the web: \(Links.inboxURL(on: inbox.account.instance))", .dim, width, indent: "  ")
+                    lines += ItemLayout.wrapped(
+                        Localized.text(
+                            "More unread on the web: {url}", note: "The terminal view's inbox, under a long list. {url}: the inbox's address.",
+                            ["url": Links.inboxURL(on: inbox.account.instance)]),
+                        .dim, width, indent: "  ")
                 }
             }
         }

@@ -23,8 +23,15 @@ enum ItemLayout {
 
     private static func issueLines(_ issue: IssueDetails, _ context: Context) -> [StyledLine] {
         let discussion = issue.discussion
-        var lines = heading(discussion, noun: "issue #\(discussion.number)", context)
-        lines += people([("Labels", discussion.labels), ("Assignees", issue.assignees)], milestone: discussion.milestone, context)
+        var lines = heading(
+            discussion, noun: Localized.text("issue #{number}", note: "The terminal view, under an issue's title. {number}: its number.", ["number": "\(discussion.number)"]),
+            context)
+        lines += people(
+            [
+                (Localized.text("Labels", note: "The terminal view: the heading of an item's labels."), discussion.labels),
+                (Localized.text("Assignees", note: "The terminal view: the heading of an issue's assignees."), issue.assignees),
+            ],
+            milestone: discussion.milestone, context)
         lines += reactions(discussion.reactions, context)
         return lines + conversation(discussion, context)
     }
@@ -37,8 +44,8 @@ enum ItemLayout {
         var summary = StyledLine(noun + " · ", .dim)
         summary.append(state(discussion.state))
         for part in extra { summary.append(" · ", .dim); summary.append(part) }
-        summary.append(" · by ", .dim)
-        summary.append(discussion.author)
+        summary.append(" · ", .dim)
+        summary.append(Localized.text("by {author}", note: "The terminal view, under an item's title. {author}: who opened it.", ["author": discussion.author]))
         summary.append(" · " + context.age(discussion.createdAt), .dim)
         lines += wrapped(summary, context.width)
         return lines
@@ -47,7 +54,7 @@ enum ItemLayout {
     /// `Labels: bug, api · Assignees: alba · Milestone: v1`, the empty ones left out.
     static func people(_ lists: [(String, [String])], milestone: String?, _ context: Context) -> [StyledLine] {
         var parts = lists.filter { !$0.1.isEmpty }.map { ($0.0, $0.1.joined(separator: ", ")) }
-        if let milestone, !milestone.isEmpty { parts.append(("Milestone", milestone)) }
+        if let milestone, !milestone.isEmpty { parts.append((Localized.text("Milestone", note: "The terminal view: the heading of an item's milestone."), milestone)) }
         guard !parts.isEmpty else { return [] }
         var line = StyledLine()
         for (index, (label, value)) in parts.enumerated() {
@@ -65,7 +72,7 @@ enum ItemLayout {
         for (index, reaction) in reactions.enumerated() {
             if index > 0 { line.append(" · ", .dim) }
             line.append("\(reaction.reaction) ×\(reaction.count)", .colored(.yellow))
-            if reaction.me { line.append(" (you)", .dim) }
+            if reaction.me { line.append(" " + Localized.text("(you)", note: "The terminal view, after a reaction the user made too."), .dim) }
         }
         return wrapped(line, context.width, hanging: indent.count)
     }
@@ -74,15 +81,17 @@ enum ItemLayout {
     static func conversation(_ discussion: Discussion, _ context: Context) -> [StyledLine] {
         var lines = [StyledLine()]
         if discussion.body.isEmpty {
-            lines.append(StyledLine("No description.", .dim))
+            lines.append(StyledLine(Localized.text("No description.", note: "The terminal view: an item without a body."), .dim))
         } else {
             lines += BodyLayout.lines(discussion.body, format: discussion.bodyFormat, width: context.width)
         }
         guard !discussion.comments.isEmpty else { return lines }
         let count = discussion.comments.count(where: { !$0.isSystem })
         let events = discussion.comments.count - count
-        var title = count.counted("comment")
-        if events > 0 { title += ", " + events.counted("event") }
+        var title = Localized.plural("{count} comment", "{count} comments", count: count, note: "The terminal view: the rule above an item's comments.")
+        if events > 0 {
+            title += ", " + Localized.plural("{count} event", "{count} events", count: events, note: "The terminal view, after the count of comments: the system's entries.")
+        }
         lines += [StyledLine(), rule(title, context.width)]
         for comment in discussion.comments {
             if comment.isSystem {
@@ -113,7 +122,18 @@ enum ItemLayout {
         case "source_gone", "pending", "running": .yellow
         default: .gray
         }
-        return StyledLine(state.replacing("_", with: " "), .colored(color, bold: true))
+        let words = switch state {
+        case "open": Localized.text("open", context: "state", note: "The terminal view: an issue's or merge request's state.")
+        case "closed": Localized.text("closed", context: "state", note: "The terminal view: an issue's or merge request's state.")
+        case "merged": Localized.text("merged", context: "state", note: "The terminal view: a merge request's state.")
+        case "success": Localized.text("success", context: "state", note: "The terminal view: a build's or check's state.")
+        case "failure": Localized.text("failure", context: "state", note: "The terminal view: a build's or check's state.")
+        case "running": Localized.text("running", context: "state", note: "The terminal view: a build's state.")
+        case "pending": Localized.text("pending", context: "state", note: "The terminal view: a build's or check's state.")
+        // A state this build does not know: as gitbay wrote it.
+        default: state.replacing("_", with: " ")
+        }
+        return StyledLine(words, .colored(color, bold: true))
     }
 
     /// `── 3 comments ─────────` across the width.

@@ -7,11 +7,15 @@ enum MergeRequestLayout {
 
     static func lines(_ mr: MergeRequestDetails, _ context: Context) -> [StyledLine] {
         let discussion = mr.discussion
-        let draft = mr.draft ? [StyledLine("draft", .colored(.yellow, bold: true))] : []
-        var lines = ItemLayout.heading(discussion, noun: "merge request !\(discussion.number)", extra: draft, context)
+        let draft = mr.draft ? [StyledLine(Localized.text("draft", note: "The terminal view: a merge request that is a draft."), .colored(.yellow, bold: true))] : []
+        var lines = ItemLayout.heading(discussion, noun: Localized.text(
+                "merge request !{number}", note: "The terminal view, under a merge request's title. {number}: its number.", ["number": "\(discussion.number)"]), extra: draft, context)
         lines += branches(mr, context)
         lines += ItemLayout.people(
-            [("Labels", discussion.labels), ("Review requested", mr.reviewRequests)], milestone: discussion.milestone, context)
+            [
+                (Localized.text("Labels", note: "The terminal view: the heading of an item's labels."), discussion.labels),
+                (Localized.text("Review requested", note: "The terminal view: the heading of who is asked to review."), mr.reviewRequests),
+            ], milestone: discussion.milestone, context)
         lines += outcome(mr, context)
         lines += ItemLayout.reactions(discussion.reactions, context)
         lines += gates(mr, context)
@@ -23,10 +27,15 @@ enum MergeRequestLayout {
 
     /// `fix-empty-repo → main at 4f1c2a9e`, and its place in a stack.
     private static func branches(_ mr: MergeRequestDetails, _ context: Context) -> [StyledLine] {
-        var line = StyledLine(mr.source.isEmpty ? "(source gone)" : mr.source, .colored(.cyan))
+        var line = StyledLine(mr.source.isEmpty ? Localized.text("(source gone)", note: "The terminal view: a merge request whose source branch is gone.") : mr.source, .colored(.cyan))
         line.append(" → ", .dim)
         line.append(mr.targetRef ?? "?", .colored(.cyan))
-        if let sha = mr.headSHA { line.append(" at " + shortSHA(sha), .dim) }
+        if let sha = mr.headSHA {
+            line.append(
+                " " + Localized.text("at {commit}", note: "The terminal view: the commit a build or merge request is at. {commit}: its short hash.",
+                                     ["commit": shortSHA(sha)]),
+                .dim)
+        }
         var lines = ItemLayout.wrapped(line, context.width)
         if let base = mr.stackedOn {
             lines += ItemLayout.wrapped("Stacked on !\(base.number) \(base.title)", .plain, context.width)
@@ -57,12 +66,14 @@ enum MergeRequestLayout {
     private static func gates(_ mr: MergeRequestDetails, _ context: Context) -> [StyledLine] {
         guard let gates = mr.gates else { return [] }
         var lines = [StyledLine()]
-        var title = ItemLayout.section("Merge gates: ")
+        var title = ItemLayout.section(Localized.text("Merge gates:", note: "The terminal view: the heading of what is left before a merge.") + " ")
         if gates.unmet.isEmpty {
-            title.append("✓ ready to merge", .colored(.green, bold: true))
+            title.append("✓ " + Localized.text("ready to merge", note: "The terminal view, after \"Merge gates:\"."), .colored(.green, bold: true))
             lines += ItemLayout.wrapped(title, context.width)
         } else {
-            title.append("✗ " + gates.unmet.count.counted("unmet gate"), .colored(.red, bold: true))
+            title.append(
+                "✗ " + Localized.plural("{count} unmet gate", "{count} unmet gates", count: gates.unmet.count, note: "The terminal view, after \"Merge gates:\"."),
+                .colored(.red, bold: true))
             lines += ItemLayout.wrapped(title, context.width)
             for gate in gates.unmet {
                 var line = StyledLine("  ✗ ", .colored(.red))
@@ -87,7 +98,7 @@ enum MergeRequestLayout {
 
     private static func checks(_ mr: MergeRequestDetails, _ context: Context) -> [StyledLine] {
         guard !mr.checks.isEmpty else { return [] }
-        var title = ItemLayout.section("Checks")
+        var title = ItemLayout.section(Localized.text("Checks", note: "The terminal view: the heading of a merge request's checks."))
         if let combined = mr.checksCombined {
             title.append(": ", .bold)
             title.append(ItemLayout.state(combined))
@@ -108,31 +119,39 @@ enum MergeRequestLayout {
 
     private static func reviews(_ mr: MergeRequestDetails, _ context: Context) -> [StyledLine] {
         guard !mr.reviews.isEmpty else { return [] }
-        var lines = [StyledLine(), ItemLayout.section("Reviews").truncated(to: context.width)]
+        var lines = [StyledLine(), ItemLayout.section(Localized.text("Reviews", note: "The terminal view: the heading of a merge request's reviews.")).truncated(to: context.width)]
         for review in mr.reviews {
             let (mark, color, words): (String, Color, String) = switch review.verdict {
-            case "approve": ("✓", .green, "approved")
-            case "request_changes": ("✗", .red, "requested changes")
-            case "comment": ("·", .gray, "commented")
+            case "approve": ("✓", .green, Localized.text("approved", note: "The terminal view, after a reviewer's name."))
+            case "request_changes": ("✗", .red, Localized.text("requested changes", note: "The terminal view, after a reviewer's name."))
+            case "comment": ("·", .gray, Localized.text("commented", note: "The terminal view, after a reviewer's name."))
             default: ("?", .gray, review.verdict)
             }
             var line = StyledLine("  \(mark) ", .colored(color))
             line.append(review.reviewer, .bold)
             line.append(" " + words, .colored(color))
             if let at = review.createdAt { line.append(" · " + context.age(at), .dim) }
-            if review.stale { line.append(" · stale: of an older head", .colored(.yellow)) }
-            if !review.counts && !review.stale { line.append(" · does not count", .dim) }
+            if review.stale {
+                line.append(" · " + Localized.text("stale: of an older head", note: "The terminal view: a review of an older version."), .colored(.yellow))
+            }
+            if !review.counts && !review.stale {
+                line.append(" · " + Localized.text("does not count", note: "The terminal view: a review that does not count towards approval."), .dim)
+            }
             lines += ItemLayout.wrapped(line, context.width, hanging: 4)
         }
         if let threads = mr.unresolvedThreads, threads > 0 {
-            lines += ItemLayout.wrapped(threads.counted("unresolved diff thread"), .colored(.yellow), context.width, indent: "  ")
+            lines += ItemLayout.wrapped(
+                Localized.plural(
+                    "{count} unresolved diff thread", "{count} unresolved diff threads", count: threads, note: "The terminal view, under a merge request's reviews."),
+                .colored(.yellow), context.width, indent: "  ")
         }
         return lines
     }
 
     private static func commits(_ mr: MergeRequestDetails, _ context: Context) -> [StyledLine] {
         guard !mr.commits.isEmpty else { return [] }
-        var lines = [StyledLine(), ItemLayout.section("Commits (\(mr.commits.count))").truncated(to: context.width)]
+        var lines = [StyledLine(), ItemLayout.section(
+            Localized.text("Commits ({count})", note: "The terminal view: the heading of a merge request's commits. {count}: how many.", ["count": "\(mr.commits.count)"])).truncated(to: context.width)]
         for commit in mr.commits {
             var line = StyledLine("  " + shortSHA(commit.sha) + " ", .colored(.yellow))
             line.append(commit.subject)

@@ -7,7 +7,7 @@ enum ProblemLayout {
         lines += ItemLayout.wrapped(problem.detail, .plain, width)
         if let fix = problem.fix {
             lines.append(StyledLine())
-            lines += ItemLayout.wrapped(StyledLine("What to do: ", .bold) + StyledLine(fix), width)
+            lines += ItemLayout.wrapped(StyledLine(Localized.text("What to do:", note: "The terminal view, before what to do about a problem.") + " ", .bold) + StyledLine(fix), width)
         }
         return lines
     }

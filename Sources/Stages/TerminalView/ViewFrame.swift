@@ -43,10 +43,17 @@ extension ViewState {
             let account = item.account?.displayName ?? item.accountName
             title = " \(item.destination.shortName) · \(account)"
         case .inbox(let inbox):
-            var text = " Inbox"
+            var text = " " + Localized.text("Inbox", note: "The terminal view's title bar.")
             if case .loaded(let inboxes) = inbox.content {
                 let unread = inbox.rows.count
-                text += " · \(unread) unread" + (inboxes.count > 1 ? " · \(inboxes.count.counted("account"))" : "")
+                text += " · "
+                    + Localized.plural(
+                        "{number} unread", "{number} unread", count: unread,
+                        note: "The terminal view's inbox, after an account's name. {number}: how many notices (\"7\", or \"50+\" when there are more).",
+                        ["number": "\(unread)"])
+                    + (inboxes.count > 1
+                        ? " · " + Localized.plural("{count} account", "{count} accounts", count: inboxes.count, note: "The terminal view's title bar.")
+                        : "")
             }
             if let name = inbox.accountName { text += " · \(name)" }
             title = text
@@ -60,7 +67,9 @@ extension ViewState {
     /// `12-40/80` lines shown, or `all`.
     private func positionText(_ screen: Screen) -> String {
         let total = screen.lines.count
-        guard total > bodyHeight else { return "all " }
+        guard total > bodyHeight else {
+            return Localized.text("all", note: "The terminal view's title bar, at its right: every line is shown.") + " "
+        }
         let last = min(screen.scroll + bodyHeight, total)
         return "\(screen.scroll + 1)-\(last)/\(total) "
     }
@@ -82,7 +91,7 @@ extension ViewState {
             keys = [ViewKeys.choose, ViewKeys.cancel]
         case .item(let item):
             switch item.content {
-            case .loading: return StyledLine("Loading… · \(ViewKeys.line([back]))", .dim)
+            case .loading: return StyledLine(Self.loadingLine(back), .dim)
             case .failed where item.account == nil: keys = [ViewKeys.reload, back]
             case .failed: keys = [ViewKeys.reload, ViewKeys.open, back]
             case .loaded(.build): keys = [ViewKeys.scroll, ViewKeys.markRead, ViewKeys.open, ViewKeys.reload, back]
@@ -90,11 +99,16 @@ extension ViewState {
             }
         case .inbox(let inbox):
             switch inbox.content {
-            case .loading: return StyledLine("Loading… · \(ViewKeys.line([back]))", .dim)
+            case .loading: return StyledLine(Self.loadingLine(back), .dim)
             case .failed: keys = [ViewKeys.reload, back]
             case .loaded: keys = [ViewKeys.select, ViewKeys.view, ViewKeys.markRead, ViewKeys.open, ViewKeys.reload, back]
             }
         }
         return StyledLine(ViewKeys.line(keys), .dim)
+    }
+
+    /// The status line while a page loads, with the key that leaves it.
+    static func loadingLine(_ back: ViewKey) -> String {
+        Localized.text("Loading… · {back}", note: "The terminal view's status line. {back}: the key that goes back, as \"q back\".", ["back": ViewKeys.line([back])])
     }
 }

@@ -137,10 +137,14 @@ public struct ViewState {
         case .markedRead(let account, let path, let result):
             return markedRead(account: account, path: path, result)
         case .opened(.success(let url)):
-            message = Message(text: "Opened \(url) in the browser", kind: .done)
+            message = Message(
+                text: Localized.text("Opened {url} in the browser", note: "The terminal view's status line. {url}: what was opened.", ["url": "\(url)"]),
+                kind: .done)
             return []
         case .opened(.failure(let problem)):
-            message = Message(text: "Could not open it: \(problem)", kind: .failed)
+            message = Message(
+                text: Localized.text("Could not open it: {problem}", note: "The terminal view's status line. {problem}: why, in English.", ["problem": "\(problem)"]),
+                kind: .failed)
             return []
         case .reacted(let id, let reaction, let remove, let failure):
             return reacted(screen: id, reaction: reaction, remove: remove, failure: failure)
@@ -170,16 +174,18 @@ public struct ViewState {
             return [reload(top)]
         case ViewKeys.open.key:
             guard let target = currentTarget() else {
-                message = Message(text: "Nothing to open yet", kind: .failed)
+                message = Message(text: Localized.text("Nothing to open yet", note: "The terminal view's status line, after o."), kind: .failed)
                 return []
             }
             return [.open(target)]
         case ViewKeys.markRead.key:
             guard let (account, path) = currentItemPath() else {
-                message = Message(text: "Nothing to mark read", kind: .failed)
+                message = Message(text: Localized.text("Nothing to mark read", note: "The terminal view's status line, after r."), kind: .failed)
                 return []
             }
-            message = Message(text: "Marking \(Self.name(of: path)) read…", kind: .underWay)
+            message = Message(
+                text: Localized.text("Marking {item} read…", note: "The terminal view's status line. {item}: as krz/gitbay#12.", ["item": Self.name(of: path)]),
+                kind: .underWay)
             return [.markRead(account: account, path: path)]
         case ViewKeys.thumbsUp.key:
             return toggle(Self.keyReaction)
@@ -245,7 +251,11 @@ public struct ViewState {
         guard case .inbox(let inbox) = screens.last?.kind, inbox.rows.indices.contains(inbox.selected) else { return [] }
         let row = inbox.rows[inbox.selected]
         guard let destination = NotificationDestination(path: row.item.path) else {
-            message = Message(text: "This notice names no issue, merge request or build; o opens the inbox in the browser", kind: .failed)
+            message = Message(
+                text: Localized.text(
+                    "This notice names no issue, merge request or build; o opens the inbox in the browser",
+                    note: "The terminal view's status line, after Enter. Keep the key, o."),
+                kind: .failed)
             return []
         }
         return [push(.item(ItemScreen(accountName: row.account.reference, account: row.account, destination: destination)))]
@@ -283,12 +293,21 @@ public struct ViewState {
     private mutating func markedRead(account: Account, path: String, _ result: Result<Int, ReadProblem>) -> [ViewEffect] {
         switch result {
         case .failure(let problem):
-            message = Message(text: "Could not mark \(Self.name(of: path)) read: \(problem)", kind: .failed)
+            message = Message(
+                text: Localized.text(
+                    "Could not mark {item} read: {problem}", note: "The terminal view's status line. {item}: as krz/gitbay#12; {problem}: why, in English.",
+                    ["item": Self.name(of: path), "problem": "\(problem)"]),
+                kind: .failed)
             return []
         case .success(let count):
             message = Message(
-                text: count == 0 ? "Nothing unread for \(Self.name(of: path)) on \(account.displayName)"
-                    : "Marked \(count.counted("notice")) of \(Self.name(of: path)) read",
+                text: count == 0
+                    ? Localized.text(
+                        "Nothing unread for {item} on {account}", note: "The terminal view's status line. {item}: as krz/gitbay#12; {account}: user@host.",
+                        ["item": Self.name(of: path), "account": account.displayName])
+                    : Localized.plural(
+                        "Marked {count} notice of {item} read", "Marked {count} notices of {item} read", count: count,
+                        note: "The terminal view's status line. {item}: as krz/gitbay#12.", ["item": Self.name(of: path)]),
                 kind: .done)
         }
         // Every inbox in the stack is out of date: the one on top is read again now.

@@ -54,9 +54,10 @@ final class DaemonOnDesktop: Sendable {
     ///   - plasmaPopups: how long Plasma shows a popup before it expires to its history:
     ///     `.long` unless a test is about Plasma's default 5 s, which a busy machine could
     ///     otherwise let pass in the middle of a test.
+    ///   - extra: added to the daemon's environment (a language: `Translations.environment`).
     static func run(
         users: [String] = ["cmc"], systemBus: [String: String] = SystemBusStandin.noSystemBus,
-        config: String = "poll-interval = 3600\n", plasmaPopups: PlasmaShell.PopupTimeout = .long,
+        config: String = "poll-interval = 3600\n", plasmaPopups: PlasmaShell.PopupTimeout = .long, environment extra: [String: String] = [:],
         _ body: (DaemonOnDesktop) async throws -> Void
     ) async throws {
         let session = try SharedDesktop.session()
@@ -67,7 +68,7 @@ final class DaemonOnDesktop: Sendable {
         }
         let standin = try await SharedDesktop.standin()
         try await standin.reset()
-        let desktop = try await start(on: session, standin: standin, users: users, systemBus: systemBus, config: config)
+        let desktop = try await start(on: session, standin: standin, users: users, adding: systemBus.merging(extra) { $1 }, config: config)
         do {
             try await body(desktop)
         } catch {
@@ -78,7 +79,7 @@ final class DaemonOnDesktop: Sendable {
     }
 
     private static func start(
-        on session: DesktopSession, standin: Standin, users: [String], systemBus: [String: String], config: String
+        on session: DesktopSession, standin: Standin, users: [String], adding extra: [String: String], config: String
     ) async throws -> DaemonOnDesktop {
         // Every start registers (a write): more than a few a minute are past gitbay's limits.
         try await standin.configure(.init(writeBurst: 1000, writesPerMinute: 1000))
@@ -92,7 +93,7 @@ final class DaemonOnDesktop: Sendable {
         let bin = home.directory.appending(path: "bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let browser = try OpenerStub(at: bin.appending(path: "xdg-open").path)
-        var environment = home.environment(on: session.environment).merging(systemBus) { $1 }
+        var environment = home.environment(on: session.environment).merging(extra) { $1 }
         environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         if let data = session.dataDirectory {
             environment["XDG_DATA_DIRS"] = data + ":" + (environment["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share")

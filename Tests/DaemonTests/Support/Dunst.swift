@@ -14,7 +14,7 @@ import Testing
 /// `config` is the dunst config a suite's session is started with: its stock one in the parts
 /// that matter (`markup = full`, so it advertises `body-markup`), except that its context menu
 /// runs `pick-action` (its dmenu), which chooses "Mark read" (or the action `choose` names),
-/// so `dunstctl context` clicks that action.
+/// so `dunstctl context` clicks that action, and keeps the menu it was offered (`lastMenu`).
 enum Dunst {
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -36,7 +36,9 @@ enum Dunst {
             #!/bin/sh
             choice="$(dirname "$0")/pick.key"
             key=$(cat "$choice" 2>/dev/null && rm -f "$choice" || echo mark-read)
-            exec grep -m1 "$key\\]\\$"
+            menu=$(cat)
+            printf '%s\\n' "$menu" > "$(dirname "$0")/menu.last"
+            printf '%s\\n' "$menu" | grep -m1 "$key\\]\\$"
 
             """, to: "\(path)/pick-action", executable: true)
         return ["XDG_CONFIG_DIRS": "\(path)/xdg"]
@@ -51,6 +53,16 @@ enum Dunst {
         let file = URL(fileURLWithPath: configDirectory).deletingLastPathComponent().appendingPathComponent("pick.key").path
         try key.write(toFile: file, atomically: true, encoding: .utf8)
         try await ctl("context")
+    }
+
+    /// The menu dunst offered the last `choose`, one action a line: `#LABEL (SUMMARY) [ID,KEY]`.
+    /// Written before the choice is made, so it is there once the choice took effect.
+    static func lastMenu() throws -> String {
+        guard let configDirectory = ProcessInfo.processInfo.environment["XDG_CONFIG_DIRS"] else {
+            throw Failure(description: "no XDG_CONFIG_DIRS: this session's dunst was not started with Dunst.config")
+        }
+        let file = URL(fileURLWithPath: configDirectory).deletingLastPathComponent().appendingPathComponent("menu.last")
+        return try String(contentsOf: file, encoding: .utf8)
     }
 
     /// dunstctl on this session's bus; its output without the trailing newline.

@@ -36,9 +36,15 @@ public struct ReadProblem: Error, Sendable, Equatable, CustomStringConvertible {
         self.fix = fix.map { $0.displaySafe(truncatedTo: 400) }
     }
 
-    /// `headline: detail. fix`, for standard error.
+    /// `headline: detail. fix`, for standard error, the headline starting in lower case.
     public var description: String {
-        "\(headline.lowercased()): \(detail)" + (fix.map { ". \($0)" } ?? "")
+        let said = Localized.text(
+            "{headline}: {detail}", note: "A problem on one line after \"gbnotifyctl: \". {headline}: its few words, starting in lower case; {detail}: what happened.",
+            ["headline": headline.prefix(1).lowercased() + headline.dropFirst(), "detail": detail])
+        guard let fix else { return said }
+        return Localized.text(
+            "{problem}. {fix}", note: "A problem on one line with what to do. {problem}: the message \"{headline}: {detail}\"; {fix}: what to do.",
+            ["problem": said, "fix": fix])
     }
 
     /// An answer other than success to a request of `account`'s.
@@ -46,51 +52,89 @@ public struct ReadProblem: Error, Sendable, Equatable, CustomStringConvertible {
         let host = account.instance.displayName
         switch result {
         case .notFound(let message):
-            let repository = message.hasPrefix("repository ")
+            let user: KeyValuePairs = ["account": account.displayName, "message": message]
+            guard message.hasPrefix("repository ") else {
+                self.init(.notFound, Localized.text("No such item", note: "The headline of a problem: the item is not on the instance."), message)
+                return
+            }
             self.init(
-                .notFound, repository ? "No such repository" : "No such item",
-                repository ? "\(message) (gitbay says the same of a repository \(account.displayName) may not read)" : message,
-                fix: repository ? "check that \(account.displayName) is the account that can read it" : nil)
+                .notFound, Localized.text("No such repository", note: "The headline of a problem: the repository is not on the instance."),
+                Localized.text(
+                    "{message} (gitbay says the same of a repository {account} may not read)",
+                    note: "A problem's detail. {message}: the instance's words, in English; {account}: user@host.", user),
+                fix: Localized.text(
+                    "check that {account} is the account that can read it", note: "What to do about a problem. {account}: user@host.", user))
         case .forbidden(let message):
-            self.init(.noAccess, "No access", "\(host) refused \(account.displayName): \(message)", fix: "ask an admin of \(host)")
+            self.init(
+                .noAccess, Localized.text("No access", note: "The headline of a problem: the account may not do it."),
+                Localized.text(
+                    "{host} refused {account}: {message}",
+                    note: "A problem's detail. {host}: the instance; {account}: user@host; {message}: the instance's words, in English.",
+                    ["host": host, "account": account.displayName, "message": message]),
+                fix: Localized.text("ask an admin of {host}", note: "What to do about a problem. {host}: the instance.", ["host": host]))
         case .readOnlyToken(let message):
-            self.init(.noAccess, "Read-only token", message, fix: Self.newToken(for: account))
+            self.init(
+                .noAccess, Localized.text("Read-only token", note: "The headline of a problem: the token may only read."), message,
+                fix: Self.newToken(for: account))
         case .unauthorized(let message):
             self.init(
-                .tokenRejected, "Token rejected",
-                "\(host) rejected the API token of \(account.displayName) (HTTP 401: \(message)); it was revoked, expired or never valid",
+                .tokenRejected, Localized.text("Token rejected", note: "The headline of a problem: the instance refused the API token."),
+                Localized.text(
+                    "{host} rejected the API token of {account} (HTTP 401: {message}); it was revoked, expired or never valid",
+                    note: "A problem's detail. {host}: the instance; {account}: user@host; {message}: the instance's words, in English.",
+                    ["host": host, "account": account.displayName, "message": message]),
                 fix: Self.newToken(for: account))
         case .rateLimited, .busy, .tooManyWrites:
-            self.init(.busy, "Busy", "\(host) \(result)", fix: "wait a moment and reload")
+            self.init(
+                .busy, Localized.text("Busy", note: "The headline of a problem: the instance asks to wait."), "\(host) \(result)",
+                fix: Localized.text("wait a moment and reload", note: "What to do about a problem."))
         default:
-            self.init(.failed, "The instance failed", "\(host): \(result)", fix: "reload; if it goes on, tell the admin of \(host)")
+            self.init(
+                .failed, Localized.text("The instance failed", note: "The headline of a problem: the instance answered with an error."), "\(host): \(result)",
+                fix: Localized.text(
+                    "reload; if it goes on, tell the admin of {host}", note: "What to do about a problem. {host}: the instance.", ["host": host]))
         }
     }
 
     /// No answer at all: the network, TLS, a timeout (`reason` says which).
     public static func unreachable(_ account: Account, reason: String) -> ReadProblem {
         ReadProblem(
-            .unreachable, "Cannot reach \(account.instance.displayName)", "\(account.instance.url): \(reason)",
-            fix: "check the network and that the instance is up, then reload")
+            .unreachable,
+            Localized.text(
+                "Cannot reach {host}", note: "The headline of a problem: no answer at all. {host}: the instance.", ["host": account.instance.displayName]),
+            "\(account.instance.url): \(reason)",
+            fix: Localized.text("check the network and that the instance is up, then reload", note: "What to do about a problem."))
     }
 
     /// An answer that is not the shape the contract gives.
     public static func unexpected(_ account: Account, _ error: APIDecodingError) -> ReadProblem {
-        ReadProblem(.failed, "Unexpected answer", "\(account.instance.displayName): \(error)")
+        ReadProblem(.failed, unexpectedAnswer, "\(account.instance.displayName): \(error)")
+    }
+
+    /// The headline of an answer that is not the shape the contract gives.
+    public static var unexpectedAnswer: String {
+        Localized.text("Unexpected answer", note: "The headline of a problem: the instance answered something gbnotify cannot read.")
     }
 
     /// An account on plain http to another host, which is not sent its token unless the config
     /// allows it (as gbnotifyd would not send it).
     public static func plainHTTPRefused(_ account: Account, configPath: String) -> ReadProblem {
         ReadProblem(
-            .noAccess, "Token not sent",
-            "\(account.instance.url) is plain http to another machine, which would send the API token readable by anyone on the way",
-            fix: "add the account again with its https URL, or set allow-http = true in \(configPath)")
+            .noAccess, Localized.text("Token not sent", note: "The headline of a problem: gbnotify kept the token back."),
+            Localized.text(
+                "{url} is plain http to another machine, which would send the API token readable by anyone on the way",
+                note: "A problem's detail. {url}: the instance's address.", ["url": account.instance.url]),
+            fix: Localized.text(
+                "add the account again with its https URL, or set allow-http = true in {path}",
+                note: "What to do about a refused plain-http account. {path}: the config file; allow-http = true is its line and stays as it is.", ["path": configPath]))
     }
 
     /// The command that mints a new token for `account` with the user's SSH key and stores it,
     /// the token never shown.
     public static func newToken(for account: Account) -> String {
-        "mint a new token with your SSH key and store it: gbnotifyctl account add \(account.instance.url) --ssh"
+        Localized.text(
+            "mint a new token with your SSH key and store it: {command}",
+            note: "What to do about a rejected or read-only token. {command}: the command (stays English).",
+            ["command": "gbnotifyctl account add \(account.instance.url) --ssh"])
     }
 }

@@ -73,9 +73,21 @@ public struct RuleDecision: Sendable, Equatable, CustomStringConvertible {
     /// `popup, urgency normal, sound message-new-instant`, as `gbnotifyctl rules check` says it.
     public var description: String {
         switch show {
-        case .none: "none (not shown)"
-        case .silent: "silent (badge and inbox, no popup)"
-        case .popup: "popup, urgency \(urgency.rawValue), " + (sound.map { "sound \($0)" } ?? "no sound")
+        case .none: Localized.text("none (not shown)", note: "gbnotifyctl rules check: what a rule does to a notice. none is the config's value and stays as it is.")
+        case .silent:
+            Localized.text(
+                "silent (badge and inbox, no popup)", note: "gbnotifyctl rules check: what a rule does to a notice. silent is the config's value and stays as it is.")
+        case .popup:
+            sound.map {
+                Localized.text(
+                    "popup, urgency {urgency}, sound {sound}",
+                    note: "gbnotifyctl rules check: what a rule does to a notice. popup is the config's value and stays as it is; {urgency}: low or normal, as in the config; {sound}: the sound's name.",
+                    ["urgency": urgency.rawValue, "sound": $0])
+            }
+                ?? Localized.text(
+                    "popup, urgency {urgency}, no sound",
+                    note: "gbnotifyctl rules check: what a rule does to a notice. popup is the config's value and stays as it is; {urgency}: low or normal, as in the config.",
+                    ["urgency": urgency.rawValue])
         }
     }
 }

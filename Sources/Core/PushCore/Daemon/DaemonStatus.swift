@@ -185,26 +185,49 @@ extension DaemonStatus {
     /// errors. Every string is made one harmless line first, as errors carry server text.
     public func renderText() -> String {
         var lines = [
-            "gbnotifyd \(Self.clean(version, 32)), up \(Self.duration(uptimeSeconds)), config \(Self.clean(configPath, 200))"
+            Localized.text(
+                "gbnotifyd {version}, up {uptime}, config {path}",
+                note: "gbnotifyctl status's first line. {version}: gbnotifyd's version; {uptime}: how long it has run (\"3h 20m\"); {path}: its config file.",
+                ["version": Self.clean(version, 32), "uptime": Self.duration(uptimeSeconds), "path": Self.clean(configPath, 200)])
         ]
         if network == .offline {
-            lines.append("offline: nothing polls until the network is back")
+            lines.append(
+                Localized.text("offline: nothing polls until the network is back", note: "A line of gbnotifyctl status while the system is offline."))
         }
         if let keyringWaiting {
-            lines.append("waiting for the keyring: \(Self.clean(keyringWaiting, 300))")
+            lines.append(
+                Localized.text(
+                    "waiting for the keyring: {reason}", note: "A line of gbnotifyctl status. {reason}: what the keyring is waiting for, in English.",
+                    ["reason": Self.clean(keyringWaiting, 300)]))
         }
         if deliveries != DeliveryCounts() {
-            lines.append("wake-ups: \(deliveries.wakeUps) polled, \(deliveries.dropped) dropped")
+            lines.append(
+                Localized.text(
+                    "wake-ups: {polled} polled, {dropped} dropped",
+                    note: "A line of gbnotifyctl status about the relay's wake-ups. {polled}: how many led to a poll; {dropped}: how many were dropped.",
+                    ["polled": String(deliveries.wakeUps), "dropped": String(deliveries.dropped)]))
         }
         if let relayLine = relay.renderedLine(clean: Self.clean) { lines.append(relayLine) }
         lines.append("")
         guard !accounts.isEmpty else {
             // While the keyring cannot be read, "no accounts" would be a guess.
-            lines.append(keyringWaiting == nil ? "No accounts. Add one with: gbnotifyctl account add URL" : "No accounts read yet.")
+            lines.append(
+                keyringWaiting == nil
+                    ? Localized.text(
+                        "No accounts. Add one with: {command}", note: "gbnotifyctl status without accounts. {command}: the command (stays English).",
+                        ["command": "gbnotifyctl account add URL"])
+                    : Localized.text("No accounts read yet.", note: "gbnotifyctl status while the keyring cannot be read yet."))
             return lines.joined(separator: "\n") + "\n"
         }
 
-        let header = ["ACCOUNT", "STATE", "UNREAD", "LAST POLL", "RESULT", "NEXT POLL"]
+        let header = [
+            Localized.text("ACCOUNT", note: "A column heading of gbnotifyctl status, in capitals where the script has them."),
+            Localized.text("STATE", note: "A column heading of gbnotifyctl status: the account's state (the words under it stay English)."),
+            Localized.text("UNREAD", note: "A column heading of gbnotifyctl status: how many notices are unread."),
+            Localized.text("LAST POLL", note: "A column heading of gbnotifyctl status: when the account was last polled."),
+            Localized.text("RESULT", note: "A column heading of gbnotifyctl status: the last poll's result."),
+            Localized.text("NEXT POLL", note: "A column heading of gbnotifyctl status: when the account is polled next."),
+        ]
         let rows = accounts.map { account in
             [
                 account.displayName,
@@ -225,8 +248,8 @@ extension DaemonStatus {
             lines.append(cells.joined(separator: "  "))
         }
 
-        lines += section("Popups held:", \.popupsHeld, limit: 80)
-        lines += section("Errors:", \.lastError, limit: 300)
+        lines += section(Localized.text("Popups held:", note: "A heading of gbnotifyctl status: the accounts whose popups wait."), \.popupsHeld, limit: 80)
+        lines += section(Localized.text("Errors:", note: "A heading of gbnotifyctl status: each account's last error."), \.lastError, limit: 300)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -64,8 +64,14 @@ public struct DoctorReport: Sendable, Equatable {
     public func renderText() -> String {
         var lines = findings.map { finding in
             let label = Self.label(finding.verdict)
-            var line = label + String(repeating: " ", count: 9 - label.count) + "\(finding.check): \(finding.finding)"
-            if let fix = finding.fix { line += ". Fix: \(fix)" }
+            var line = label + String(repeating: " ", count: max(9 - label.count, 1))
+                + Localized.text(
+                    "{check}: {finding}", note: "A line of gbnotifyctl doctor after its verdict. {check}: what was checked; {finding}: what doctor found.",
+                    ["check": finding.check, "finding": finding.finding])
+            if let fix = finding.fix {
+                line += Localized.text(
+                    ". Fix: {fix}", note: "Ends a line of gbnotifyctl doctor with what to do. {fix}: what to do (for now in English).", ["fix": fix])
+            }
             return line
         }
         lines.append("")
@@ -90,17 +96,31 @@ public struct DoctorReport: Sendable, Equatable {
     private var summary: String {
         let failures = findings.count { $0.verdict == .failure }
         let warnings = findings.count { $0.verdict == .warning }
-        let warned = warnings == 0 ? "" : ", with \(warnings.counted("warning"))"
-        guard failures > 0 else { return "All checks passed\(warned)." }
-        return "\(failures.counted("check")) failed\(warned)."
+        switch (failures, warnings) {
+        case (0, 0): return Localized.text("All checks passed.", note: "gbnotifyctl doctor's last line.")
+        case (0, _):
+            return Localized.plural(
+                "All checks passed, with {count} warning.", "All checks passed, with {count} warnings.", count: warnings,
+                note: "gbnotifyctl doctor's last line.")
+        case (_, 0):
+            return Localized.plural("{count} check failed.", "{count} checks failed.", count: failures, note: "gbnotifyctl doctor's last line.")
+        default:
+            return Localized.plural(
+                "{count} check failed, with {warnings}.", "{count} checks failed, with {warnings}.", count: failures,
+                note: "gbnotifyctl doctor's last line. {warnings}: \"2 warnings\", as the message of that name says it.",
+                [
+                    "warnings": Localized.plural(
+                        "{count} warning", "{count} warnings", count: warnings, note: "Part of gbnotifyctl doctor's last line.")
+                ])
+        }
     }
 
     private static func label(_ verdict: DoctorFinding.Verdict) -> String {
         switch verdict {
-        case .ok: "ok"
-        case .note: "note"
-        case .warning: "warning"
-        case .failure: "FAIL"
+        case .ok: Localized.text("ok", note: "gbnotifyctl doctor: a check's verdict, at most 8 characters.")
+        case .note: Localized.text("note", note: "gbnotifyctl doctor: a check's verdict, at most 8 characters.")
+        case .warning: Localized.text("warning", note: "gbnotifyctl doctor: a check's verdict, at most 8 characters.")
+        case .failure: Localized.text("FAIL", note: "gbnotifyctl doctor: a check's verdict, in capitals where the script has them, at most 8 characters.")
         }
     }
 }

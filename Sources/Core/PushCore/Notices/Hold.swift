@@ -20,25 +20,57 @@ public struct Hold: Sendable, Equatable {
     }
 
     /// `snoozed until 15:30`, `quiet hours until tomorrow 07:30`, `snoozed until Sat 09:00`,
-    /// in local time as seen at `now`.
+    /// in local time as seen at `now`; in English, for log lines (`spoken` is a person's).
     public func description(at now: Int64, zone: ZoneOffsets) -> String {
         let words = reason == .snoozed ? "snoozed" : "quiet hours"
         return "\(words) until \(Self.localTime(until, at: now, zone: zone))"
     }
 
-    /// `15:30` today, `tomorrow 07:30`, else the weekday: a hold is at most a week long.
+    /// `description` in the session's language, for a person.
+    public func spoken(at now: Int64, zone: ZoneOffsets) -> String {
+        let time = Self.spokenTime(until, at: now, zone: zone)
+        return reason == .snoozed
+            ? Localized.text("snoozed until {time}", note: "Why popups are held. {time}: as 15:30, tomorrow 07:30 or Sat 09:00 (messages of their own).", ["time": time])
+            : Localized.text(
+                "quiet hours until {time}", note: "Why popups are held. {time}: as 15:30, tomorrow 07:30 or Sat 09:00 (messages of their own).", ["time": time])
+    }
+
+    /// `15:30` today, `tomorrow 07:30`, else the weekday: a hold is at most a week long. In
+    /// English, for log lines (`spokenTime` is a person's).
     public static func localTime(_ instant: Int64, at now: Int64, zone: ZoneOffsets) -> String {
-        let time = TimeOfDay.of(instant, zone: zone)
-        let days = zone.day(of: instant) - zone.day(of: now)
+        let (days, weekday, time) = when(instant, at: now, zone: zone)
         switch days {
         case ...0: return "\(time)"
         case 1: return "tomorrow \(time)"
-        default:
-            // 1970-01-01 was a Thursday.
-            let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
-            let day = zone.day(of: instant)
-            return "\(weekdays[Int(((day % 7) + 7) % 7)]) \(time)"
+        default: return "\(["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][weekday]) \(time)"
         }
+    }
+
+    /// `localTime` in the session's language, for a person.
+    public static func spokenTime(_ instant: Int64, at now: Int64, zone: ZoneOffsets) -> String {
+        let (days, weekday, time) = when(instant, at: now, zone: zone)
+        let values: KeyValuePairs = ["time": "\(time)"]
+        switch days {
+        case ...0: return "\(time)"
+        case 1: return Localized.text("tomorrow {time}", note: "A time of day tomorrow. {time}: as 08:00.", values)
+        default:
+            switch weekday {
+            case 0: return Localized.text("Thu {time}", note: "A time on Thursday this week, the day abbreviated. {time}: as 08:00.", values)
+            case 1: return Localized.text("Fri {time}", note: "A time on Friday this week, the day abbreviated. {time}: as 08:00.", values)
+            case 2: return Localized.text("Sat {time}", note: "A time on Saturday this week, the day abbreviated. {time}: as 08:00.", values)
+            case 3: return Localized.text("Sun {time}", note: "A time on Sunday this week, the day abbreviated. {time}: as 08:00.", values)
+            case 4: return Localized.text("Mon {time}", note: "A time on Monday this week, the day abbreviated. {time}: as 08:00.", values)
+            case 5: return Localized.text("Tue {time}", note: "A time on Tuesday this week, the day abbreviated. {time}: as 08:00.", values)
+            default: return Localized.text("Wed {time}", note: "A time on Wednesday this week, the day abbreviated. {time}: as 08:00.", values)
+            }
+        }
+    }
+
+    /// Days from `now`'s local day to `instant`'s, `instant`'s weekday (0 is Thursday:
+    /// 1970-01-01 was one) and its local time of day.
+    private static func when(_ instant: Int64, at now: Int64, zone: ZoneOffsets) -> (days: Int64, weekday: Int, time: TimeOfDay) {
+        let day = zone.day(of: instant)
+        return (day - zone.day(of: now), Int(((day % 7) + 7) % 7), TimeOfDay.of(instant, zone: zone))
     }
 }
 

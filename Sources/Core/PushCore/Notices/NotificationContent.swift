@@ -147,7 +147,10 @@ public struct NotificationContent: Sendable, Equatable {
             bodyText(oneLine("\(row.actor) \(row.summary)", limit: maximumGroupLineLength), capabilities)
         }
         if group.items.count > listed.count {
-            lines.append("and \(group.items.count - listed.count) more")
+            lines.append(
+                Localized.plural(
+                    "and {count} more", "and {count} more", count: group.items.count - listed.count,
+                    note: "The last line of a notification that lists a repository's first notices: how many more it holds."))
         }
         let categories = Set(group.items.map { $0.kind?.category })
         let isOne = group.items.count == 1
@@ -156,10 +159,16 @@ public struct NotificationContent: Sendable, Equatable {
         if group.key.repository != nil { offered.insert(.mute) }
         if answerable != nil { offered.formUnion([.reply, .react]) }
         let inline = capabilities.inlineReply
-        let actions = [openAction, isOne ? "Open" : "Open the inbox"] + buttons.choose(from: offered).flatMap { button in
+        let open = isOne
+            ? Localized.text("Open", context: "button", note: "A notification's button: opens the notice's item in the browser.")
+            : Localized.text("Open the inbox", note: "A notification's button: opens the account's inbox in the browser.")
+        let actions = [openAction, open] + buttons.choose(from: offered).flatMap { button in
             switch button {
-            case .markRead: [markReadAction, isOne ? "Mark read" : "Mark all read"]
-            case .mute: [muteAction, "Mute"]
+            case .markRead:
+                [markReadAction, isOne
+                    ? Localized.text("Mark read", note: "A notification's button: marks its one notice read on the server.")
+                    : Localized.text("Mark all read", note: "A notification's button: marks every notice it lists read on the server.")]
+            case .mute: [muteAction, Localized.text("Mute", context: "button", note: "A notification's button: mutes the notice's repository on the server.")]
             case .reply: inline ? [inlineReplyAction, "Reply"] : [replyAction, "Reply…"]
             case .react: [reactAction, "👍"]
             }
@@ -182,20 +191,44 @@ public struct NotificationContent: Sendable, Equatable {
         _ summary: NoticeSummary, account: Account, capabilities: NotificationCapabilities, buttons: ButtonBudget = .standard
     ) -> NotificationContent {
         let number = "\(summary.count)\(summary.isAtLeast ? "+" : "")"
-        let (words, after) = switch summary.wording {
-        case .unread: ("unread", "")
-        case .new: ("new", "")
-        case .more: ("more unread", "")
-        case .whileSnoozed: ("new", " while snoozed")
-        case .duringQuietHours: ("new", " during quiet hours")
+        let values: KeyValuePairs = ["number": number, "instance": account.instance.displayName, "user": account.username]
+        let title = switch summary.wording {
+        case .unread:
+            Localized.plural(
+                "{number} unread on {instance} as {user}", "{number} unread on {instance} as {user}", count: summary.count,
+                note: "A notification's title. {number}: how many notices (\"27\", or \"50+\"); {instance}: the gitbay instance; {user}: the account's user name.",
+                values)
+        case .new:
+            Localized.plural(
+                "{number} new on {instance} as {user}", "{number} new on {instance} as {user}", count: summary.count,
+                note: "A notification's title. {number}: how many new notices (\"7\", or \"50+\"); {instance}: the gitbay instance; {user}: the account's user name.",
+                values)
+        case .more:
+            Localized.plural(
+                "{number} more unread on {instance} as {user}", "{number} more unread on {instance} as {user}", count: summary.count,
+                note: "A notification's title, for notices folded away to keep the number of notifications down. {number}: how many; {instance}: the gitbay instance; {user}: the account's user name.",
+                values)
+        case .whileSnoozed:
+            Localized.plural(
+                "{number} new on {instance} as {user} while snoozed", "{number} new on {instance} as {user} while snoozed",
+                count: summary.count,
+                note: "A notification's title at the end of a snooze. {number}: how many new notices; {instance}: the gitbay instance; {user}: the account's user name.",
+                values)
+        case .duringQuietHours:
+            Localized.plural(
+                "{number} new on {instance} as {user} during quiet hours", "{number} new on {instance} as {user} during quiet hours",
+                count: summary.count,
+                note: "A notification's title at the end of quiet hours. {number}: how many new notices; {instance}: the gitbay instance; {user}: the account's user name.",
+                values)
         }
         let markRead = summary.markReadIDs != nil && buttons.choose(from: [.markRead]) == [.markRead]
-        let actions = [openAction, "Open the inbox"] + (markRead ? [markReadAction, "Mark all read"] : [])
+        let actions = [openAction, Localized.text("Open the inbox", note: "A notification's button: opens the account's inbox in the browser.")]
+            + (markRead ? [markReadAction, Localized.text("Mark all read", note: "A notification's button: marks every notice it lists read on the server.")] : [])
         return NotificationContent(
-            summary: oneLine(
-                "\(number) \(words) on \(account.instance.displayName) as \(account.username)\(after)", limit: maximumSummaryLength),
+            summary: oneLine(title, limit: maximumSummaryLength),
             // Never an empty body: Cinnamon 5.6 throws on one and never answers the Notify.
-            body: bodyText("Open the inbox to see them.", capabilities), actions: capabilities.actions ? actions : [],
+            body: bodyText(Localized.text("Open the inbox to see them.", note: "The body of a notification that counts notices."), capabilities),
+            actions: capabilities.actions ? actions : [],
             category: nil, urgency: .normal, sound: nil, staysUntilDismissed: false)
     }
 
@@ -204,10 +237,16 @@ public struct NotificationContent: Sendable, Equatable {
     /// dismissed: nothing else tells the user that this account went quiet.
     public static func tokenRejected(account: Account, capabilities: NotificationCapabilities) -> NotificationContent {
         NotificationContent(
-            summary: oneLine("Sign in again to \(account.instance.displayName)", limit: maximumSummaryLength),
+            summary: oneLine(
+                Localized.text(
+                    "Sign in again to {instance}", note: "A notification's title when a token was rejected. {instance}: the gitbay instance.",
+                    ["instance": account.instance.displayName]),
+                limit: maximumSummaryLength),
             body: bodyText(
-                "The server rejected the API token of \(account.username), so gbnotifyd stopped checking it. "
-                    + "Run: gbnotifyctl account add \(account.instance.url)",
+                Localized.text(
+                    "The server rejected the API token of {user}, so gbnotifyd stopped checking it. Run: {command}",
+                    note: "A notification's body. {user}: the account's user name; {command}: the command that adds the account again (stays English).",
+                    ["user": account.username, "command": "gbnotifyctl account add \(account.instance.url)"]),
                 capabilities),
             actions: [], category: nil, urgency: .normal, sound: nil, staysUntilDismissed: true)
     }
@@ -217,9 +256,18 @@ public struct NotificationContent: Sendable, Equatable {
     /// of reach.
     public static func muted(_ repository: String, account: Account, capabilities: NotificationCapabilities) -> NotificationContent {
         NotificationContent(
-            summary: oneLine("Muted \(repository) on \(account.displayName)", limit: maximumSummaryLength),
-            body: bodyText("No new notices of it reach \(account.username), here or on any other client.", capabilities),
-            actions: capabilities.actions ? [undoAction, "Undo"] : [], category: nil, urgency: .normal, sound: nil,
+            summary: oneLine(
+                Localized.text(
+                    "Muted {repository} on {account}",
+                    note: "A notification's title after Mute. {repository}: owner/name; {account}: the account, user@host.",
+                    ["repository": repository, "account": account.displayName]),
+                limit: maximumSummaryLength),
+            body: bodyText(
+                Localized.text(
+                    "No new notices of it reach {user}, here or on any other client.",
+                    note: "The body of the notification after Mute. {user}: the account's user name.", ["user": account.username]),
+                capabilities),
+            actions: capabilities.actions ? [undoAction, Localized.text("Undo", note: "A notification's button: takes the Mute back.")] : [], category: nil, urgency: .normal, sound: nil,
             staysUntilDismissed: false)
     }
 
@@ -258,7 +306,9 @@ public struct NotificationContent: Sendable, Equatable {
     /// What `gbnotifyctl test` shows.
     public static func sample(capabilities: NotificationCapabilities) -> NotificationContent {
         NotificationContent(
-            summary: "gbnotify", body: bodyText("Notifications from gitbay will look like this.", capabilities),
+            summary: "gbnotify", body: bodyText(
+                Localized.text("Notifications from gitbay will look like this.", note: "The body of gbnotifyctl test's notification."),
+                capabilities),
             actions: [], category: nil, urgency: .normal, sound: nil, staysUntilDismissed: false)
     }
 

@@ -66,13 +66,40 @@ public struct RelayStatus: Codable, Equatable, Sendable {
     /// The line `gbnotifyctl status` prints; nil when no relay is configured.
     func renderedLine(clean: (String, Int) -> String) -> String? {
         guard let url else { return nil }
-        var parts = ["relay \(clean(url, 200)): \(connected ? "connected" : "not connected")"]
-        if let lastEvent { parts.append("last event \(clean(lastEvent, 40))") }
-        if let lastMessageID { parts.append("last message \(clean(lastMessageID, 64))") }
-        parts.append("\(reconnects) reconnect\(reconnects == 1 ? "" : "s")")
-        parts.append("\(droppedLines) dropped line\(droppedLines == 1 ? "" : "s")")
-        var line = parts.joined(separator: ", ")
-        if let lastError, !connected { line += "\n  relay error: \(clean(lastError, 300))" }
+        var parts = [
+            connected
+                ? Localized.text(
+                    "relay {url}: connected", note: "gbnotifyctl status: the push relay's state. {url}: the relay's address.", ["url": clean(url, 200)])
+                : Localized.text(
+                    "relay {url}: not connected", note: "gbnotifyctl status: the push relay's state. {url}: the relay's address.",
+                    ["url": clean(url, 200)])
+        ]
+        if let lastEvent {
+            parts.append(
+                Localized.text(
+                    "last event {time}", note: "gbnotifyctl status, after the relay's state. {time}: when its last event came.",
+                    ["time": clean(lastEvent, 40)]))
+        }
+        if let lastMessageID {
+            parts.append(
+                Localized.text(
+                    "last message {id}", note: "gbnotifyctl status, after the relay's state. {id}: the relay's id of its last message.",
+                    ["id": clean(lastMessageID, 64)]))
+        }
+        parts.append(
+            Localized.plural(
+                "{count} reconnect", "{count} reconnects", count: reconnects,
+                note: "gbnotifyctl status, after the relay's state: how often the relay's stream was connected again."))
+        parts.append(
+            Localized.plural(
+                "{count} dropped line", "{count} dropped lines", count: droppedLines,
+                note: "gbnotifyctl status, after the relay's state: how many lines of its stream were dropped as unreadable."))
+        var line = parts.joined(separator: Localized.text(", ", note: "What separates the parts of gbnotifyctl status's relay line."))
+        if let lastError, !connected {
+            line += "\n  " + Localized.text(
+                "relay error: {error}", note: "gbnotifyctl status: the relay's last error. {error}: the error, in English.",
+                ["error": clean(lastError, 300)])
+        }
         return line
     }
 }

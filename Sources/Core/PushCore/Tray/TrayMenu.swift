@@ -95,7 +95,18 @@ public struct TrayMenu: Sendable, Equatable {
     /// The line for the unread rows an account's section does not list: "27 unread on
     /// cmc@gitbay.org" alone, "17 more unread on cmc@gitbay.org" under the rows it lists.
     static func unlistedLabel(_ count: String, on account: Account, belowRows: Bool) -> String {
-        belowRows ? "\(count) more unread on \(account.displayName)" : "\(count) unread on \(account.displayName)"
+        // The count is written "50+" when it is only a floor; its number picks the plural.
+        let number = Int(count.prefix(while: \.isNumber)) ?? 0
+        let values: KeyValuePairs = ["number": count, "account": account.displayName]
+        return belowRows
+            ? Localized.plural(
+                "{number} more unread on {account}", "{number} more unread on {account}", count: number,
+                note: "The tray menu's line under the listed notices. {number}: how many more (\"7\", or \"50+\"); {account}: the account, user@host.",
+                values)
+            : Localized.plural(
+                "{number} unread on {account}", "{number} unread on {account}", count: number,
+                note: "The tray item's title and tooltip. {number}: how many notices (\"7\", or \"50+\"); {account}: the account, user@host.",
+                values)
     }
 
     /// Text from outside as a dbusmenu label: one line, bounded, underscores doubled.
@@ -206,17 +217,19 @@ struct TrayMenuFacts: Equatable, Sendable {
                 entries.append(Entry(.unreadCount(account), label, .open(PushTarget(account: account, destination: nil))))
             }
             if !section.rows.isEmpty {
-                entries.append(Entry(.markAllRead(account), "Mark all read", .markAllRead(account, rowIDs: section.rows.map(\.id))))
+                entries.append(Entry(.markAllRead(account), Localized.text("Mark all read", note: "The tray menu's item: marks the account's listed notices read."),
+                    .markAllRead(account, rowIDs: section.rows.map(\.id))))
             }
         }
         if !entries.isEmpty {
             entries.append(.separator(.snoozeSeparator))
         }
-        entries.append(Entry(.snoozeForAnHour, "Snooze for 1 hour", .snooze(.forAnHour)))
-        entries.append(Entry(.snoozeUntilTomorrow, "Snooze until tomorrow 08:00", .snooze(.untilTomorrowMorning)))
-        entries.append(Entry(.resume, "Resume notifications", isEnabled: isSnoozed, .resume))
+        entries.append(Entry(.snoozeForAnHour, Localized.text("Snooze for 1 hour", note: "The tray menu's item: holds popups for an hour."), .snooze(.forAnHour)))
+        entries.append(Entry(
+            .snoozeUntilTomorrow, Localized.text("Snooze until tomorrow 08:00", note: "The tray menu's item: holds popups until 08:00 the next day, local time."), .snooze(.untilTomorrowMorning)))
+        entries.append(Entry(.resume, Localized.text("Resume notifications", note: "The tray menu's item: ends a snooze."), isEnabled: isSnoozed, .resume))
         entries.append(.separator(.inboxSeparator))
-        entries.append(Entry(.openInbox, "Open inbox", .openInbox))
+        entries.append(Entry(.openInbox, Localized.text("Open inbox", note: "The tray menu's item: opens the gitbay inbox."), .openInbox))
         return entries
     }
 }

@@ -144,14 +144,24 @@ public struct TrayModel: Sendable {
         let withUnread = state.shelves.filter { $0.unread.badgeCount > 0 }
         let title: String
         switch withUnread.count {
-        case 0: title = "Nothing unread"
-        case 1: title = "\(total)\(floor) unread on \(withUnread[0].account.displayName)"
-        default: title = "\(total)\(floor) unread on \(withUnread.count) accounts"
+        case 0: title = Localized.text("Nothing unread", note: "The tray item's title and tooltip when no notice is unread.")
+        case 1:
+            title = Localized.plural(
+                "{number} unread on {account}", "{number} unread on {account}", count: total,
+                note: "The tray item's title and tooltip. {number}: how many notices (\"7\", or \"50+\"); {account}: the account, user@host.",
+                ["number": "\(total)\(floor)", "account": withUnread[0].account.displayName])
+        default:
+            title = Localized.plural(
+                "{number} unread on {count} accounts", "{number} unread on {count} accounts", count: withUnread.count,
+                note: "The tray item's title and tooltip. {number}: how many notices (\"7\", or \"50+\"); {count}: how many accounts have them (2 or more).",
+                ["number": "\(total)\(floor)"])
         }
         let lines: [String]
         if withUnread.count > 1 {
             lines = withUnread.map { shelf in
-                "\(shelf.unread.badgeCount)\(shelf.unread.isAtLeast ? "+" : "") on \(shelf.account.displayName)"
+                Localized.text(
+                    "{number} on {account}", note: "A line of the tray's tooltip, one per account. {number}: how many unread notices; {account}: the account, user@host.",
+                    ["number": "\(shelf.unread.badgeCount)\(shelf.unread.isAtLeast ? "+" : "")", "account": shelf.account.displayName])
             }
         } else {
             lines = withUnread.first?.newest.first.map { [TrayMenu.label(of: $0)] } ?? []

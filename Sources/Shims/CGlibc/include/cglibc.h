@@ -9,6 +9,19 @@
 
 #include <spawn.h>
 
+/*
+ * gettext, dgettext, dcgettext, ngettext, dngettext, bindtextdomain and
+ * bind_textdomain_codeset: glibc has them built in, but its libintl.h is not part of Swift's
+ * Glibc module. Declared as they are, no wrapper needed (Sources/System/Gettext uses them).
+ */
+#include <libintl.h>
+#include <locale.h>
+
+/// The locale the environment names for messages (LC_ALL, LC_MESSAGES, LANG), every other
+/// category C's: newlocale(LC_MESSAGES_MASK, "", 0), whose mask is a macro Swift cannot import.
+/// NULL, with errno set, when that locale is not installed.
+locale_t gbn_messages_locale(void);
+
 /// Closes every descriptor from `from` up in the child, whatever its close-on-exec flag
 /// (glibc's posix_spawn_file_actions_addclosefrom_np).
 int gbn_spawn_closefrom(posix_spawn_file_actions_t *actions, int from);
