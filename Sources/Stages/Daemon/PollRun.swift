@@ -39,7 +39,7 @@ struct PollRun: Sendable {
                 refuse(owner: owner.username)
                 return memory
             }
-            await onItsOwnStack(&memory) { await $0.register(&$1) }
+            await register(&memory)
         }
         var registrationChecked = timeline.now
         var schedule = PollSchedule(interval: settings.pollInterval, backoffCap: settings.backoffCap)
@@ -54,12 +54,12 @@ struct PollRun: Sendable {
             // Only once the token is known to be the user's: until then nothing else is sent.
             if memory.tokenOwner?.token == token, timeline.now - registrationChecked >= .seconds(settings.registrationCheckInterval) {
                 registrationChecked = timeline.now
-                await onItsOwnStack(&memory) { await $0.checkRegistration(&$1) }
+                await checkRegistration(&memory)
             }
             let started = services.wallClock.now
             memory.lastPoll = timeline.now
             signal.clearWake()
-            guard let polled = await onItsOwnStack(&memory, { await $0.confirmingPoll(&$1) }) else { return memory }
+            guard let polled = await confirmingPoll(&memory) else { return memory }
             if polled.error != nil, !signal.look().snapshot.isOnline {
                 // Went offline during the poll: its failure says nothing about the server, and
                 // the account polls as soon as the network is back.
@@ -148,28 +148,10 @@ struct PollRun: Sendable {
         }
     }
 
-    /// Runs `work` in a task of its own. A task keeps every slab of stack its async frames
-    /// ever took until it ends, so a poll run in the loop's task (the request, the desktop's
-    /// hand-off, the record written: about 20 KiB deep) would stay allocated in every account
-    /// while it waits for its next poll, 20 MiB with 1,000 accounts (heaptrack, issue 43). A
-    /// task of its own gives its stack back when the work ends; cancelling the loop cancels it.
-    private func onItsOwnStack<Result: Sendable>(
-        _ memory: inout PollMemory, _ work: @escaping @LoopActor @Sendable (PollRun, inout PollMemory) async -> Result
-    ) async -> Result {
-        let (run, before) = (self, memory)
-        let child = Task { @LoopActor in
-            var memory = before
-            return (await work(run, &memory), memory)
-        }
-        let (result, after) = await withTaskCancellationHandler { await child.value } onCancel: { child.cancel() }
-        memory = after
-        return result
-    }
-
     // MARK: - Polling
 
     /// How one poll went.
-    private struct Polled: Sendable {
+    private struct Polled {
         let outcome: PollOutcome
         /// For `last_result`.
         let words: String
