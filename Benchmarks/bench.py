@@ -1970,7 +1970,8 @@ def growth_report(growth):
              "10 HTTPS instances (10 loopback addresses of nghttpx before one stand-in, `Tests/Standin/http2_front.py`), "
              "at the default 30 s, connections kept; nghttpx's ALPN offering h2 (HTTP/2), and in the same run only "
              "http/1.1 (HTTP/1.1); TLS handshakes from nghttpx's access log (one per connection that carried an API "
-             "request); the daemon's figures from one window after every account's first poll, the baseline's "
+             "request); the daemon's figures from windows back to back after every account's first poll (CPU per 304 "
+             "poll over them all, and each window's; memory, threads and files at their end), the baseline's "
              "(curl, beside HTTP/1.1) from whole rounds back to back (less its first) and its bash a second into its "
              "loop.", "",
              "| Accounts | Protocol | CPU per 304 poll (polls in the window) | VmRSS / Pss / Private_Dirty | Threads "
