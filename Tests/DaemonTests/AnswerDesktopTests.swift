@@ -63,8 +63,9 @@ extension DesktopTests {
     }
 }
 
-/// "Reply…" on dunst, which has no text field: gbnotifyctl reply in the user's terminal (tmux
-/// here), the text written in the editor (a script), posted once on the notice's instance.
+/// "Reply…" on dunst, which has no text field: the item's terminal view in the user's terminal
+/// (tmux here), the text written in the editor (a script) as soon as the item is shown, posted
+/// once on the notice's instance; q then leaves the view.
 extension DesktopTests {
     @Test func replyOpensTheReplyInTheTerminalWithTheEditorAndPostsItOnce() async throws {
         let tmux = try await Tmux.start()
@@ -83,9 +84,14 @@ extension DesktopTests {
                 try await world.standin.addItem(.issue, repo: "krz/gitbay", data: Self.issue(12, "Crash"))
                 try await world.show()
                 try await Dunst.choose(NotificationContent.replyAction)
+                try await pane.waitFor("the view to say the reply was posted") { screen in
+                    screen.contains { $0.contains("Replied to krz/gitbay#12") }
+                }
+                try await pane.send("q")
                 #expect(try await pane.waitForExit().status == 0)
                 #expect(try pane.arguments() == [
-                    "env", "VISUAL=\(editor)", Program.built("gbnotifyctl"), "reply", world.account.reference, "krz/gitbay/issues/12",
+                    "env", "VISUAL=\(editor)", Program.built("gbnotifyctl"), "show", "--reply", world.account.reference,
+                    "krz/gitbay/issues/12",
                 ])
                 let comments = try await world.standin.requests().filter { $0.argv?.starts(with: ["issue", "comment"]) == true }
                 #expect(comments.map(\.stdin) == ["Written in the editor."])

@@ -131,7 +131,7 @@ import Testing
             #expect(argv.first.map { Array($0[..<2]) } == ["/bin/true", "--"])
             // The gbnotifyctl beside the daemon (this build's), else PATH's.
             #expect(argv.first?[2].hasSuffix("gbnotifyctl") == true)
-            #expect(argv.first.map { Array($0[3...]) } == ["reply", "cmc@gitbay-0.test", "krz/gitbay/mrs/31"])
+            #expect(argv.first.map { Array($0[3...]) } == ["show", "--reply", "cmc@gitbay-0.test", "krz/gitbay/mrs/31"])
             #expect(stage.requests.taken.value.isEmpty)
         }
     }

@@ -36,8 +36,24 @@ import Testing
         #expect(state.handle(.replied(screen: 1, posted)) == [
             .loadItem(screen: 1, account: "cmc@gitbay.org", destination: Self.issue12),
             .loadDraft(screen: 1, account: Items.account, destination: Self.issue12),
+            .markRead(account: Items.account, path: Self.issue12.path),
         ])
         #expect(Self.status(state).hasPrefix("Replied to krz/gitbay#12 as cmc@gitbay.org."))
+        // Answered, so marked read; the status line still says the reply was posted.
+        _ = state.handle(.markedRead(account: Items.account, path: Self.issue12.path, .success(1)))
+        #expect(Self.status(state).hasPrefix("Replied to krz/gitbay#12 as cmc@gitbay.org."))
+        // A later r says what it marked, as ever.
+        _ = state.handle(.markedRead(account: Items.account, path: Self.issue12.path, .success(0)))
+        #expect(Self.status(state).hasPrefix("Nothing unread for krz/gitbay#12"))
+    }
+
+    /// A reply not posted leaves the item unread.
+    @Test func aReplyNotPostedMarksNothingRead() {
+        var state = ViewStateTests.itemView(size: TerminalSize(rows: 16, columns: 120))
+        _ = state.handle(.key(.character("c")))
+        _ = state.handle(.composed(screen: 1, .text("Looks good.", file: "/tmp/r.md")))
+        let kept = ReplyOutcome(isPosted: false, lines: ["not posted to krz/gitbay#12: offline", "the reply is kept as a draft"])
+        #expect(!state.handle(.replied(screen: 1, kept)).contains { if case .markRead = $0 { true } else { false } })
     }
 
     @Test func anEmptyTextCancelsAndATooLongOneIsRefusedWithItsFileNamed() {

@@ -142,7 +142,14 @@ extension ViewState {
         else { return [] }
         message = Message(text: outcome.lines.joined(separator: "; ").capitalizedFirst, kind: outcome.isPosted ? .done : .failed)
         // Read again: the thread with the reply in it, and the draft as it is now.
-        return [loadEffect(index), .loadDraft(screen: id, account: account, destination: item.destination)]
+        var effects = [loadEffect(index), ViewEffect.loadDraft(screen: id, account: account, destination: item.destination)]
+        if outcome.isPosted {
+            // Answered, so read, as after a reply from the popup: the notification goes at the
+            // daemon's next poll.
+            markingReadAfterReply.insert(item.destination.path)
+            effects.append(.markRead(account: account, path: item.destination.path))
+        }
+        return effects
     }
 }
 

@@ -13,6 +13,9 @@ public struct ViewState {
     public private(set) var exitStatus: Int32?
     var screens: [Screen]
     var message: Message?
+    /// Items marked read because a reply to them was posted: the status line keeps saying the
+    /// reply was posted rather than how many notices were marked.
+    var markingReadAfterReply: Set<String> = []
     private(set) var size: TerminalSize
     /// Seconds since the epoch, for ages; the moment the view started.
     private let now: Double
@@ -291,7 +294,10 @@ public struct ViewState {
     }
 
     private mutating func markedRead(account: Account, path: String, _ result: Result<Int, ReadProblem>) -> [ViewEffect] {
+        let afterReply = markingReadAfterReply.remove(path) != nil
         switch result {
+        case .success where afterReply:
+            break
         case .failure(let problem):
             message = Message(
                 text: Localized.text(

@@ -209,12 +209,13 @@ public struct Config: Equatable, Sendable {
     }
 
     /// The full argv that composes a reply to `destination` of `account`'s in a terminal, what
-    /// "Reply…" on a notification runs: the terminal's words, then `gbnotifyctl reply ACCOUNT
-    /// PATH` (`viewer`), which opens `$VISUAL` or `$EDITOR`, posts the text once and keeps it as a
-    /// draft when it cannot. A reply needs gbnotify's own command whatever `open-with` and
+    /// "Reply…" on a notification runs: the terminal's words, then `gbnotifyctl show --reply
+    /// ACCOUNT PATH` (`viewer`): the item in gbnotify's terminal view, which opens `$VISUAL` or
+    /// `$EDITOR` once it is shown (from a kept draft), posts the text once and keeps it as a draft
+    /// when it cannot. A reply needs gbnotify's own command whatever `open-with` and
     /// `terminal-command` say.
     public func terminalReplyArgv(to destination: NotificationDestination, of account: Account, viewer: String, isInstalled: (String) -> Bool) -> [String] {
-        terminalWords(isInstalled: isInstalled) + [viewer, "reply", account.reference, destination.path]
+        terminalWords(isInstalled: isInstalled) + [viewer, "show", "--reply", account.reference, destination.path]
     }
 
     /// `terminal`, else the first of `fallbackTerminals` installed, else the last of them (so the

@@ -32,7 +32,7 @@ public struct ClickLaunch: Sendable, Equatable {
         return ClickLaunch(argv: argv, environment: activationEnvironment(activationToken), url: nil)
     }
 
-    /// "Reply…" on a notice of `destination`: `gbnotifyctl reply` in the terminal, with the
+    /// "Reply…" on a notice of `destination`: its terminal view in the terminal, with the
     /// editor (`Config.terminalReplyArgv`).
     public static func forReply(
         to destination: NotificationDestination, of account: Account, config: Config, activationToken: String?,
