@@ -180,15 +180,6 @@ public struct ScreenBook: Sendable, Equatable {
         return entries.last.flatMap { $0.subject == .said(said, until: until) ? $0 : nil }
     }
 
-    /// Whether `entry` still offers Undo at `now` (seconds since the Unix epoch): a "Muted"
-    /// notification, or a reaction's, within its time.
-    public static func offersUndo(_ entry: Entry, at now: Int64) -> Bool {
-        switch entry.subject {
-        case .muted(_, let until?), .said(.reacted, let until?): now < until
-        default: false
-        }
-    }
-
     /// The notifications said for a while whose time is over at `now` go ("Muted" ones of a
     /// daemon that kept no time included); returns the others, with when each one ends.
     public mutating func endUndoWindows(at now: Int64) -> [(id: UInt64, until: Int64)] {

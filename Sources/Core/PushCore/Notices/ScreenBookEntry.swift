@@ -128,3 +128,14 @@ extension ScreenBook.Subject {
         }
     }
 }
+
+extension ScreenBook {
+    /// Whether `entry` still offers Undo at `now` (seconds since the Unix epoch): a "Muted"
+    /// notification, or a reaction's, within its time.
+    public static func offersUndo(_ entry: Entry, at now: Int64) -> Bool {
+        switch entry.subject {
+        case .muted(_, let until?), .said(.reacted, let until?): now < until
+        default: false
+        }
+    }
+}
