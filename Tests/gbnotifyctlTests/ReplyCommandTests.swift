@@ -67,15 +67,21 @@ struct ReplyCommandTests {
         }
     }
 
-    @Test func aMessageIsPostedOnceAndSaid() async throws {
+    @Test func aMessageIsPostedOnceAndSaidAndTheItemsNoticesMarkedRead() async throws {
         let world = try await World.start()
+        let notice = try await world.standin.addNotification(for: "cmc", repo: "krz/gitbay", path: World.issue)
+        let other = try await world.standin.addNotification(for: "cmc", repo: "krz/gitbay", path: "krz/gitbay/issues/13")
 
         let run = try await world.ctl.run(["reply", world.account, World.issue, "--message", "Looks good."])
 
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == "Replied to krz/gitbay#12 as \(world.account).\n")
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
         #expect(try await world.comments() == ["Looks good."])
         #expect(try await world.commentRequests() == 1)
+        let rows = try await world.standin.state().notifications
+        #expect(rows.first { $0.id == notice }?.readAt != nil)
+        #expect(rows.first { $0.id == other }?.readAt == nil)
         #expect(!(run.stdout + run.stderr).contains(world.token))
         await world.stop()
     }

@@ -23,7 +23,8 @@ struct ReplyCommand: Command {
             answer comes, the thread is read to tell whether it was posted. A reply that could not
             be posted (offline, the token refused, an archived repository, too many writes, no such
             item) is kept as a draft in the state directory, and the editor offers it again the
-            next time this item is replied to. Builds take no reply.
+            next time this item is replied to. A posted reply marks the item's unread notices read,
+            as one from a notification does. Builds take no reply.
             """,
         options: [message, file]
     )
@@ -111,7 +112,18 @@ struct ReplyCommand: Command {
         var lines = outcome.lines[...]
         if outcome.isPosted, let said = lines.popFirst() { print(said) }
         for line in lines { Console.error("gbnotifyctl: \(line)") }
-        return outcome.isPosted ? ExitStatus.success : ExitStatus.failure
+        guard outcome.isPosted else { return ExitStatus.failure }
+        // Answered, so read, as a reply from the popup or the view is: the notification goes at
+        // the daemon's next poll. The reply stands whatever becomes of this.
+        do {
+            _ = try await source.markRead(destination.path, of: account)
+        } catch {
+            Console.error("gbnotifyctl: " + Localized.text(
+                "the reply is posted, but {item} could not be marked read: {problem}",
+                note: "gbnotifyctl reply's warning after posting. {item}: as krz/gitbay#12; {problem}: why, in English.",
+                ["item": destination.shortName, "problem": "\(error)"]))
+        }
+        return ExitStatus.success
     }
 
     /// Standard input, up to one byte over the limit so that a longer text is refused, not cut.
