@@ -24,6 +24,13 @@ public struct CommentText: Sendable, Equatable {
         return kept.isEmpty ? nil : kept.joined(separator: "\n")
     }
 
+    /// Why a text from the editor was not sent, and the file that still holds it.
+    public static func notSent(_ problem: String, keptIn file: String) -> String {
+        Localized.text(
+            "{problem} (the text is kept in {file})", note: "A reply that was not sent. {problem}: why, in English; {file}: a file's path.",
+            ["problem": problem, "file": file])
+    }
+
     /// The file the editor opens: an empty first line for the text, then what to do, as `#`
     /// lines that `fromEditor` drops. `draft` starts it off (a kept text offered again).
     public static func editorTemplate(for destination: NotificationDestination, account: String, draft: String = "") -> String {
