@@ -125,7 +125,10 @@ struct ReplyCommand: Command {
         do {
             return String(decoding: try FileDescriptor.standardInput.read(upTo: CommentText.maximumBytes + 1), as: UTF8.self)
         } catch {
-            throw ReplyEditor.Failure(description: "cannot read the reply from standard input: \(error)")
+            throw ReplyEditor.Failure(
+                description: Localized.text(
+                    "cannot read the reply from standard input: {problem}", note: "gbnotifyctl reply's error. {problem}: why, in English.",
+                    ["problem": "\(error)"]))
         }
     }
 
