@@ -65,6 +65,44 @@ extension DesktopTests {
         #expect(daemon.lines.value.last == "<6>stopped")
         await fixture.finish()
     }
+
+    /// A notice's "Reply…" and 👍 in German, and what 👍 did said in German with its Undo.
+    @Test func inGermanReplyAndTheThumbsUpNotificationWithUndoAreGermanOnDunst() async throws {
+        let fixture = try await BinaryFixture.start()
+        try await fixture.standin.addNotification(
+            for: "cmc", repo: "krz/other", kind: "issue", actor: "eve", summary: "opened issue #1", path: "krz/other/issues/1")
+        let environment = fixture.home.environment.merging(try await Translations.environment("de")) { $1 }
+        let daemon = try RunningDaemon(environment: environment)
+        try await daemon.waitForSummary(of: 1)
+        _ = try await Dunst.closeAllAndReadHistory()
+
+        try await fixture.standin.addItem(.issue, repo: "krz/gitbay", data: #"{"number": 12, "title": "Crash", "state": "open", "author": "alice"}"#)
+        let row = try await fixture.standin.addNotification(
+            for: "cmc", repo: "krz/gitbay", kind: "issue", actor: "alice", summary: "opened issue #12", path: "krz/gitbay/issues/12")
+        daemon.send(SIGHUP)
+        try await daemon.waitForEvent("notice \(row) shown", DaemonEvent.isShown(row: Int64(row), of: fixture.account))
+        try await Dunst.choose(NotificationContent.reactAction)
+        try await daemon.waitForEvent("Reacted 👍 shown") { event in
+            if case .shown(_, .said(.reacted, _), _, _) = event { true } else { false }
+        }
+        // dunst has no text field: "Reply…" (the terminal), beside 👍.
+        let offered = try Dunst.lastMenu()
+        for label in ["Öffnen", "Als gelesen markieren", "Antworten…", "👍"] {
+            #expect(offered.contains(label), "dunst's menu: \(offered)")
+        }
+        try await Dunst.choose(NotificationContent.undoAction)
+        try await daemon.waitForEvent("the reaction taken back") {
+            $0 == .reactionTakenBack(fixture.account, path: "krz/gitbay/issues/12", reaction: "+1")
+        }
+        let undoMenu = try Dunst.lastMenu()
+        #expect(undoMenu.contains("Rückgängig"), "dunst's menu: \(undoMenu)")
+        let said = try await Dunst.closeAllAndReadHistory().first { $0.summary == "Mit 👍 auf krz/gitbay#12 reagiert" }
+        #expect(said?.body == "Als \(fixture.account.displayName).", "\(String(describing: said))")
+
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit() == 0)
+        await fixture.finish()
+    }
 }
 
 /// The same in German on xfce4-notifyd, its bubbles read over AT-SPI and clicked with a real

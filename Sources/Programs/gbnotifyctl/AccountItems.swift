@@ -145,7 +145,8 @@ actor AccountItems: ViewSource {
             kept = try state.loadDrafts().record.draft(of: account, for: destination.path)
             client = try await self.client(for: account)
         } catch {
-            return ReplyOutcome(isPosted: false, lines: ["not posted to \(destination.shortName): \(error)", "the text is still in \(file)"])
+            return ReplyOutcome(
+                isPosted: false, lines: [ReplySending.notPosted(to: destination.shortName, "\(error)"), ReplySending.textIsStill(in: file)])
         }
         return await ReplySending(account: account, destination: destination, state: state)
             .send(comment, with: client, kept: kept, offered: offered, editorFile: file)

@@ -35,9 +35,14 @@ struct ReactCommand: Command {
         let source = Setup.accountItems()
         let account = try await source.account(self.account)
         let answer = try await source.react(reaction, remove: remove, on: destination, of: account)
+        let values: KeyValuePairs = ["reaction": answer.reaction, "item": destination.shortName, "account": account.displayName]
         print(answer.removed
-            ? "Took back \(answer.reaction) on \(destination.shortName) as \(account.displayName)."
-            : "Reacted \(answer.reaction) on \(destination.shortName) as \(account.displayName).")
+            ? Localized.text(
+                "Took back {reaction} on {item} as {account}.",
+                note: "gbnotifyctl react --remove's line. {reaction}: the reaction's name; {item}: owner/repo#12; {account}: user@host.", values)
+            : Localized.text(
+                "Reacted {reaction} on {item} as {account}.",
+                note: "gbnotifyctl react's line. {reaction}: the reaction's name; {item}: owner/repo#12; {account}: user@host.", values))
         return ExitStatus.success
     }
 }

@@ -84,7 +84,13 @@ struct ReplyCommand: Command {
         case .standardInput:
             text = try Self.readStandardInput()
         case .editor:
-            if let kept { Console.error("gbnotifyctl: your draft of \(Self.when(kept.savedAt)) is in the editor (kept because \(kept.reason))") }
+            if let kept {
+                let words = Localized.text(
+                    "your draft of {when} is in the editor (kept because {reason})",
+                    note: "gbnotifyctl reply, before the editor. {when}: when the draft was kept; {reason}: why, in English.",
+                    ["when": Self.when(kept.savedAt), "reason": kept.reason])
+                Console.error("gbnotifyctl: \(words)")
+            }
             let editor = ReplyEditor(environment: ProcessInfo.processInfo.environment)
             switch await editor.compose(CommentText.editorTemplate(for: destination, account: account.displayName, draft: kept?.text ?? "")) {
             case .cancelled:
@@ -102,7 +108,7 @@ struct ReplyCommand: Command {
         do {
             comment = try CommentText(text)
         } catch {
-            Console.error("gbnotifyctl: \(error)" + (editorFile.map { " (the text is kept in \($0))" } ?? ""))
+            Console.error("gbnotifyctl: \(editorFile.map { CommentText.notSent("\(error)", keptIn: $0) } ?? "\(error)")")
             return ExitStatus.failure
         }
 
@@ -131,7 +137,10 @@ struct ReplyCommand: Command {
         do {
             return String(decoding: try FileDescriptor.standardInput.read(upTo: CommentText.maximumBytes + 1), as: UTF8.self)
         } catch {
-            throw ReplyEditor.Failure(description: "cannot read the reply from standard input: \(error)")
+            throw ReplyEditor.Failure(
+                description: Localized.text(
+                    "cannot read the reply from standard input: {problem}", note: "gbnotifyctl reply's error. {problem}: why, in English.",
+                    ["problem": "\(error)"]))
         }
     }
 

@@ -8,8 +8,8 @@ extension ViewState {
     static let keyReaction = "+1"
 
     /// The item on top when it is a loaded issue or merge request of a known account; else says
-    /// why `what` cannot be done to it.
-    private mutating func discussion(for what: String) -> (index: Int, item: ItemScreen, account: Account, reactions: [Reaction])? {
+    /// that `refusal` cannot be done to it.
+    private mutating func discussion(refusing refusal: @autoclosure () -> String) -> (index: Int, item: ItemScreen, account: Account, reactions: [Reaction])? {
         guard let index = screens.indices.last, case .item(let item) = screens[index].kind, let account = item.account,
               case .loaded(let details) = item.content
         else { return nil }
@@ -17,7 +17,7 @@ extension ViewState {
         case .issue(let issue): return (index, item, account, issue.discussion.reactions)
         case .mergeRequest(let mr): return (index, item, account, mr.discussion.reactions)
         case .build:
-            message = Message(text: "A build takes no \(what)", kind: .failed)
+            message = Message(text: refusal(), kind: .failed)
             return nil
         }
     }
@@ -26,15 +26,22 @@ extension ViewState {
 
     /// Sets `reaction` on the item shown, or takes it back when the account gave it.
     mutating func toggle(_ reaction: String) -> [ViewEffect] {
-        guard let (index, item, account, reactions) = discussion(for: "reaction") else { return [] }
+        guard let (index, item, account, reactions) = discussion(refusing: Self.noReaction) else { return [] }
         let remove = reactions.contains { $0.reaction == reaction && $0.me }
-        message = Message(text: remove ? "Taking back \(reaction)…" : "Reacting \(reaction)…", kind: .underWay)
+        let text = remove
+            ? Localized.text("Taking back {reaction}…", note: "The terminal view's status line while a reaction is removed. {reaction}: its name, \"+1\", \"heart\".", ["reaction": reaction])
+            : Localized.text("Reacting {reaction}…", note: "The terminal view's status line while a reaction is set. {reaction}: its name, \"+1\", \"heart\".", ["reaction": reaction])
+        message = Message(text: text, kind: .underWay)
         return [.react(screen: screens[index].id, account: account, destination: item.destination, reaction: reaction, remove: remove)]
+    }
+
+    private static var noReaction: String {
+        Localized.text("A build takes no reaction", note: "The terminal view's status line: a reaction key on a build's page.")
     }
 
     /// The reaction key: the picker of every reaction the instance knows.
     mutating func openPicker() {
-        guard let (index, item, _, _) = discussion(for: "reaction") else { return }
+        guard let (index, item, _, _) = discussion(refusing: Self.noReaction) else { return }
         var picking = item
         picking.isPicking = true
         screens[index].kind = .item(picking)
@@ -59,13 +66,20 @@ extension ViewState {
         case .mergeRequest(let mr): mr.discussion.reactions
         case .build: []
         }
-        var lines = [StyledLine("React to \(item.destination.shortName):", Style(bold: true))]
+        var lines = [StyledLine(
+            Localized.text("React to {item}:", note: "The heading of the terminal view's reaction picker. {item}: owner/repo#12.", ["item": item.destination.shortName]),
+            Style(bold: true))]
         for (offset, name) in Reaction.names.enumerated() {
             var line = StyledLine("  \(offset + 1)  ", .colored(.yellow))
             line.append(name + String(repeating: " ", count: max(10 - name.count, 0)))
             if let reaction = given.first(where: { $0.reaction == name }) {
                 line.append("×\(reaction.count)", .dim)
-                if reaction.me { line.append(" (you: \(offset + 1) takes it back)", .dim) }
+                if reaction.me { line.append(
+                    " " + Localized.text(
+                        "(you: {digit} takes it back)",
+                        note: "In the terminal view's reaction picker, beside a reaction the account gave. {digit}: the key that removes it.",
+                        ["digit": String(offset + 1)]),
+                    .dim) }
             }
             lines.append(line)
         }
@@ -75,11 +89,16 @@ extension ViewState {
     mutating func reacted(screen id: Int, reaction: String, remove: Bool, failure: ReadProblem?) -> [ViewEffect] {
         guard let index = screens.firstIndex(where: { $0.id == id }), case .item(let item) = screens[index].kind else { return [] }
         if let failure {
-            message = Message(text: "Could not react: \(failure)", kind: .failed)
+            message = Message(
+                text: Localized.text("Could not react: {problem}", note: "The terminal view's status line. {problem}: why, in English.", ["problem": "\(failure)"]),
+                kind: .failed)
             return []
         }
-        let done = remove ? "Took back \(reaction) on" : "Reacted \(reaction) on"
-        message = Message(text: "\(done) \(item.destination.shortName)", kind: .done)
+        let values: KeyValuePairs = ["reaction": reaction, "item": item.destination.shortName]
+        let done = remove
+            ? Localized.text("Took back {reaction} on {item}", note: "The terminal view's status line. {reaction}: the reaction's name; {item}: owner/repo#12.", values)
+            : Localized.text("Reacted {reaction} on {item}", note: "The terminal view's status line. {reaction}: the reaction's name; {item}: owner/repo#12.", values)
+        message = Message(text: done, kind: .done)
         return [loadEffect(index)]
     }
 
@@ -87,7 +106,8 @@ extension ViewState {
 
     /// The reply key: the editor, started from the kept draft when there is one.
     mutating func startReply() -> [ViewEffect] {
-        guard let (index, item, account, _) = discussion(for: "reply") else { return [] }
+        guard let (index, item, account, _) = discussion(refusing: Localized.text("A build takes no reply", note: "The terminal view's status line: the reply key on a build's page."))
+        else { return [] }
         let template = CommentText.editorTemplate(for: item.destination, account: account.displayName, draft: item.draft?.text ?? "")
         return [.compose(screen: screens[index].id, template: template)]
     }
@@ -99,11 +119,16 @@ extension ViewState {
             item.draft = draft
             if let draft, message == nil {
                 message = Message(
-                    text: "Your reply could not be posted (\(draft.reason)) and is kept: \(ViewKeys.reply.keys) edits and sends it",
+                    text: Localized.text(
+                        "Your reply could not be posted ({reason}) and is kept: {keys} edits and sends it",
+                        note: "The terminal view's status line on an item with a kept draft. {reason}: why, in English; {keys}: the reply key.",
+                        ["reason": draft.reason, "keys": ViewKeys.reply.keys]),
                     kind: .offer)
             }
         case .failure(let problem):
-            message = Message(text: "Could not read the kept drafts: \(problem)", kind: .failed)
+            message = Message(
+                text: Localized.text("Could not read the kept drafts: {problem}", note: "The terminal view's status line. {problem}: why, in English.", ["problem": "\(problem)"]),
+                kind: .failed)
         }
         let replyNow = item.replyAtOnce
         item.replyAtOnce = false
@@ -127,10 +152,14 @@ extension ViewState {
             do {
                 comment = try CommentText(text)
             } catch {
-                message = Message(text: "\(error)".capitalizedFirst + " (the text is kept in \(file))", kind: .failed)
+                message = Message(text: CommentText.notSent("\(error)".capitalizedFirst, keptIn: file), kind: .failed)
                 return []
             }
-            message = Message(text: "Posting the reply to \(item.destination.shortName)…", kind: .underWay)
+            message = Message(
+                text: Localized.text(
+                    "Posting the reply to {item}…", note: "The terminal view's status line while a reply is sent. {item}: owner/repo#12.",
+                    ["item": item.destination.shortName]),
+                kind: .underWay)
             return [.reply(
                 screen: id, account: account, destination: item.destination, comment: comment, file: file, offered: item.draft != nil)]
         }

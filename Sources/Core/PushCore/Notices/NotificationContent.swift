@@ -169,7 +169,10 @@ public struct NotificationContent: Sendable, Equatable {
                     ? Localized.text("Mark read", note: "A notification's button: marks its one notice read on the server.")
                     : Localized.text("Mark all read", note: "A notification's button: marks every notice it lists read on the server.")]
             case .mute: [muteAction, Localized.text("Mute", context: "button", note: "A notification's button: mutes the notice's repository on the server.")]
-            case .reply: inline ? [inlineReplyAction, "Reply"] : [replyAction, "Reply…"]
+            case .reply:
+                inline
+                    ? [inlineReplyAction, Localized.text("Reply", context: "button", note: "A notification's button: opens its text field for a reply to the notice's item.")]
+                    : [replyAction, Localized.text("Reply…", context: "button", note: "A notification's button: composes a reply to the notice's item in the terminal's editor.")]
             case .react: [reactAction, "👍"]
             }
         }
@@ -181,7 +184,16 @@ public struct NotificationContent: Sendable, Equatable {
             category: categories.count == 1 ? categories.first ?? nil : nil,
             urgency: decision?.urgency.notificationUrgency ?? .normal, sound: decision?.sound,
             staysUntilDismissed: false,
-            inlineReply: hasField ? answerable.map { InlineReply(placeholder: "Reply to \($0.shortName)", submitLabel: "Send") } : nil)
+            inlineReply: hasField ? answerable.map(inlineReply) : nil)
+    }
+
+    /// The text field of a notice's reply: what it says while empty, and its button.
+    static func inlineReply(to destination: NotificationDestination) -> InlineReply {
+        InlineReply(
+            placeholder: Localized.text(
+                "Reply to {item}", note: "What a notification's reply field says while empty. {item}: owner/repo#12.",
+                ["item": destination.shortName]),
+            submitLabel: Localized.text("Send", context: "button", note: "The button that sends the reply typed into a notification."))
     }
 
     /// Several notices in one notification that opens the inbox: "7 new on gitbay.org as cmc",
@@ -267,8 +279,13 @@ public struct NotificationContent: Sendable, Equatable {
                     "No new notices of it reach {user}, here or on any other client.",
                     note: "The body of the notification after Mute. {user}: the account's user name.", ["user": account.username]),
                 capabilities),
-            actions: capabilities.actions ? [undoAction, Localized.text("Undo", note: "A notification's button: takes the Mute back.")] : [], category: nil, urgency: .normal, sound: nil,
+            actions: capabilities.actions ? [undoAction, undoLabel] : [], category: nil, urgency: .normal, sound: nil,
             staysUntilDismissed: false)
+    }
+
+    /// The button of a notification that says what was done (a Mute, a reaction): takes it back.
+    static var undoLabel: String {
+        Localized.text("Undo", note: "A notification's button: takes back what the notification says was done (a Mute, a reaction).")
     }
 
     /// How a reaction is shown: 👍 for +1, else gitbay's name of it.
@@ -283,17 +300,46 @@ public struct NotificationContent: Sendable, Equatable {
         let item = NotificationDestination(path: said.path)?.shortName ?? said.path
         let (summary, body, actions): (String, String, [String]) = switch said {
         case .reacted(_, let reaction):
-            ("Reacted \(reactionLabel(reaction)) to \(item)", "As \(account.displayName).", [undoAction, "Undo"])
+            (
+                Localized.text(
+                    "Reacted {reaction} to {item}",
+                    note: "A notification's title after a reaction from a notification. {reaction}: 👍 or gitbay's name of it; {item}: owner/repo#12.",
+                    ["reaction": reactionLabel(reaction), "item": item]),
+                Localized.text("As {account}.", note: "The body of the notification after a reaction. {account}: user@host.", ["account": account.displayName]),
+                [undoAction, undoLabel]
+            )
         case .replied:
-            ("Replied to \(item)", "Posted as \(account.displayName).", [])
+            (
+                Localized.text("Replied to {item}", note: "A notification's title after a reply from a notification was posted. {item}: owner/repo#12.", ["item": item]),
+                Localized.text("Posted as {account}.", note: "The body of the notification after a reply was posted. {account}: user@host.", ["account": account.displayName]),
+                []
+            )
         case .reactionFailed(_, let reaction, let reason):
-            ("Could not react \(reactionLabel(reaction)) to \(item)", "\(reason).", [])
+            (
+                Localized.text(
+                    "Could not react {reaction} to {item}",
+                    note: "A notification's title when a reaction failed. {reaction}: 👍 or gitbay's name of it; {item}: owner/repo#12.",
+                    ["reaction": reactionLabel(reaction), "item": item]),
+                "\(reason).", []
+            )
         case .replyNotSent(_, let reason):
-            ("Your reply to \(item) was not sent", "\(reason.prefix(1).uppercased())\(reason.dropFirst()).", [])
+            (
+                Localized.text(
+                    "Your reply to {item} was not sent",
+                    note: "A notification's title when a reply typed into a notification was refused before sending (empty, too long). {item}: owner/repo#12.",
+                    ["item": item]),
+                "\(reason.prefix(1).uppercased())\(reason.dropFirst()).", []
+            )
         case .replyKept(let path, let reason):
             (
-                "Your reply to \(item) was not posted",
-                "\(reason). Nothing is lost: the text is kept, and gbnotifyctl reply \(account.reference) \(path) offers it again.",
+                Localized.text(
+                    "Your reply to {item} was not posted",
+                    note: "A notification's title when a reply was not posted (or may not have been) and is kept as a draft. {item}: owner/repo#12.",
+                    ["item": item]),
+                Localized.text(
+                    "{reason}. Nothing is lost: the text is kept, and {command} offers it again.",
+                    note: "The body of the notification of a reply not posted. {reason}: why, in English; {command}: the command that offers the kept text again (stays English).",
+                    ["reason": reason, "command": "gbnotifyctl reply \(account.reference) \(path)"]),
                 []
             )
         }

@@ -24,17 +24,33 @@ public struct CommentText: Sendable, Equatable {
         return kept.isEmpty ? nil : kept.joined(separator: "\n")
     }
 
+    /// Why a text from the editor was not sent, and the file that still holds it.
+    public static func notSent(_ problem: String, keptIn file: String) -> String {
+        Localized.text(
+            "{problem} (the text is kept in {file})", note: "A reply that was not sent. {problem}: why, in English; {file}: a file's path.",
+            ["problem": problem, "file": file])
+    }
+
     /// The file the editor opens: an empty first line for the text, then what to do, as `#`
-    /// lines that `fromEditor` drops. `draft` starts it off (a kept text offered again).
+    /// lines that `fromEditor` drops. `draft` starts it off (a kept text offered again). The
+    /// `#` stays outside the translated words, so no translation can make a line part of the text.
     public static func editorTemplate(for destination: NotificationDestination, account: String, draft: String = "") -> String {
-        """
-        \(draft)
+        let heading = Localized.text(
+            "Your reply to {item} as {account}.", note: "A comment line of the reply's editor file. {item}: owner/repo#12; {account}: user@host.",
+            ["item": destination.shortName, "account": account])
+        let rule = Localized.text(
+            "Lines starting with '#' are dropped; an empty text cancels the reply.", note: "A comment line of the reply's editor file.")
+        let limit = Localized.text(
+            "At most {size} KiB (gitbay reads no more).", note: "A comment line of the reply's editor file. {size}: a number.",
+            ["size": String(maximumBytes / 1024)])
+        return """
+            \(draft)
 
-        # Your reply to \(destination.shortName) as \(account).
-        # Lines starting with '#' are dropped; an empty text cancels the reply.
-        # At most \(maximumBytes / 1024) KiB (gitbay reads no more).
+            # \(heading)
+            # \(rule)
+            # \(limit)
 
-        """
+            """
     }
 }
 
