@@ -105,7 +105,7 @@ public struct TrayMenu: Sendable, Equatable {
                 values)
             : Localized.plural(
                 "{number} unread on {account}", "{number} unread on {account}", count: number,
-                note: "The tray item's title and tooltip. {number}: how many notices (\"7\", or \"50+\"); {account}: the account, user@host.",
+                note: "The tray menu's line for an account none of whose notices are listed; also the tray item's title. {number}: how many notices (\"7\", or \"50+\"); {account}: the account, user@host.",
                 values)
     }
 
