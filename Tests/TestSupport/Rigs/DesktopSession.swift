@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Glibc
+import Synchronization
 
 /// A private desktop session with a real notification server, for one suite: its own session
 /// bus, HOME and XDG directories, a Secret Service, and GNOME Shell, Plasma, dunst,
@@ -234,22 +235,35 @@ public final class DesktopSession: Sendable {
     }
 
     /// Kills the owner of a bus name with SIGKILL, as a crash would, and returns its pid once
-    /// the name has no owner. `org.freedesktop.Notifications` is the server (on GNOME, its gjs
+    /// the killed connection no longer owns the name (it has none, or one that was queued for
+    /// it took it over). `org.freedesktop.Notifications` is the server (on GNOME, its gjs
     /// helper); `org.gnome.Shell` is gnome-shell itself.
     @discardableResult
-    public func kill(owner name: String, timeout: Duration = .seconds(15)) async throws -> pid_t {
+    public func kill(owner name: String, timeout: Duration = .seconds(60)) async throws -> pid_t {
         try await withConnection { connection in
             let owners = try await connection.watchNameOwner(name)
-            return try await withDeadline(timeout, "\(name) to lose its owner") {
-                var killed: pid_t?
-                for await owner in owners {
-                    if let killed, owner == nil { return killed }
-                    guard let owner, killed == nil else { continue }
-                    let pid = try await Self.processID(of: owner, on: connection)
-                    killed = pid
-                    Glibc.kill(pid, SIGKILL)
+            let killed = Mutex<(name: String, pid: pid_t)?>(nil)
+            do {
+                return try await withDeadline(timeout, "\(name) to lose its owner") {
+                    for await owner in owners {
+                        if let victim = killed.withLock({ $0 }) {
+                            if owner != victim.name { return victim.pid }
+                            continue
+                        }
+                        guard let owner else { continue }
+                        let pid = try await Self.processID(of: owner, on: connection)
+                        killed.withLock { $0 = (owner, pid) }
+                        Glibc.kill(pid, SIGKILL)
+                    }
+                    throw Failure(description: "the connection closed while waiting for \(name) to go")
                 }
-                throw Failure(description: "the connection closed while waiting for \(name) to go")
+            } catch let timedOut as TimedOut {
+                // Whether the process is gone says whose the delay is: the bus's, or the process's.
+                let state = killed.withLock { $0 }.map { victim in
+                    let status = (try? String(contentsOfFile: "/proc/\(victim.pid)/status", encoding: .utf8)) ?? "State: gone"
+                    return "pid \(victim.pid): " + (status.split(separator: "\n").first { $0.hasPrefix("State:") } ?? "no state")
+                } ?? "nothing killed yet"
+                throw TimedOut(description: "\(timedOut.description) (\(state))")
             }
         }
     }

@@ -131,6 +131,11 @@ public struct TrayHost: Sendable {
             let point = (try await self.item(of: service, titled: item.title) ?? item).area.center
             try await session.runChecked(["xdotool", "mousemove", String(point.x), String(point.y)])
             try await session.runChecked(["xdotool", "click", "3"])
+            // Mapped, or the failure says the click opened nothing (not, later, that some
+            // pixels never changed).
+            _ = try await poll("the menu of \(service) shown after a right click at \(point.x),\(point.y)", timeout: .seconds(60)) {
+                try await x11MenuShown() ? true : nil
+            }
         }
     }
 
@@ -312,14 +317,32 @@ public struct TrayHost: Sendable {
 
     /// The hosts say nothing when they have drawn an item, so the rig looks again every
     /// 100 ms until `body` has an answer (the watcher's signals mark only the registration).
+    /// A wait that gives up says what the host was doing then (see `report`).
     private func poll<Result: Sendable>(
         _ what: String, timeout: Duration, _ body: @escaping @Sendable () async throws -> Result?
     ) async throws -> Result {
-        try await withDeadline(timeout, what) {
-            while true {
-                if let result = try await body() { return result }
-                try await Task.sleep(for: .milliseconds(100))
+        do {
+            return try await withDeadline(timeout, what) {
+                while true {
+                    if let result = try await body() { return result }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
             }
+        } catch let timedOut as TimedOut {
+            throw TimedOut(description: "\(timedOut.description); \(await report())")
         }
+    }
+
+    /// The host's state for a failure's message: whether its process still holds its bus name,
+    /// and the end of its log (a host that died or hung says so there, not in the test).
+    public func report() async -> String {
+        let (name, log) = switch session.server {
+        case .plasma: ("org.kde.plasmashell", "plasmashell")
+        case .gnomeShell: ("org.gnome.Shell", "gnome-shell")
+        default: (TrayWatcher.name, "xfce4-panel")
+        }
+        let owner = (try? await session.owner(of: name)).map { $0.map { "\($0.uniqueName), pid \($0.pid)" } ?? "none" } ?? "unknown"
+        let tail = session.log(log).split(separator: "\n", omittingEmptySubsequences: false).suffix(20).joined(separator: "\n")
+        return "owner of \(name): \(owner); the end of \(log).log:\n\(tail)"
     }
 }
