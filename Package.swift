@@ -84,7 +84,7 @@ let package = Package(
             name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "MainLoop"], path: "Sources/Services/Keyring",
             swiftSettings: headerSearchPaths("libsecret-1")),
         // The desktop's notification server (org.freedesktop.Notifications) over a DBus connection.
-        .target(name: "Notifications", dependencies: ["DBus", "PushCore", "SystemCalls"], path: "Sources/Services/Notifications"),
+        .target(name: "Notifications", dependencies: ["DBus", "MainLoop", "PushCore", "SystemCalls"], path: "Sources/Services/Notifications"),
         // Typed wrapper over libdbus: connections on the main loop, messages, calls, signals, names.
         .target(name: "DBus", dependencies: ["CDBus", "MainLoop", "SystemCalls"], path: "Sources/System/DBus"),
         // The state directory: per-account state, the relay cursor and what is on screen, written

@@ -142,7 +142,7 @@ public final class Desktop: Sendable {
             logger: logger, saved: saved, serverOwner: owner, server: server)
         await screen.begin()
         let followers = [
-            Task { @LoopActor in for await event in client.events { screen.heard(event) } },
+            await client.follow { screen.heard($0) },
             Task { @LoopActor in for await signal in broadcasts { await screen.heardBroadcast(signal) } },
             Task { @LoopActor in for await owner in dockOwners where owner != nil { screen.dockAppeared() } },
         ]
