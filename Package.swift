@@ -75,7 +75,7 @@ let package = Package(
         // Typed wrapper over libcurl, its transfers on the main loop (the multi socket interface).
         .target(name: "Curl", dependencies: ["CCurl", "MainLoop", "SystemCalls"], path: "Sources/System/Curl"),
         // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
-        .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"], path: "Sources/Services/GitbayClient"),
+        .target(name: "GitbayClient", dependencies: ["PushCore", "Curl", "MainLoop"], path: "Sources/Services/GitbayClient"),
         // gitbay's SSH-only commands (minting and revoking API tokens), run with the system's ssh.
         .target(name: "GitbaySSH", dependencies: ["PushCore", "Spawn", "MainLoop"], path: "Sources/Services/GitbaySSH"),
         // Accounts in the Secret Service through libsecret's asynchronous calls on the main loop;
