@@ -74,7 +74,7 @@ final class Screen {
     /// The snoozes in force; with the config's quiet hours, they hold popups back.
     private var snoozes: [NoiseRecord.Snooze] = []
     /// The one timer of the holds: it fires at the soonest end (`holdEnd`) of any hold.
-    private var holdTimer: Task<Void, Never>?
+    private var holdTimer: Timeline.Alarm?
     private var holdEnd: Int64?
     /// Shows sent and not yet answered, by entry id: one at a time per entry, any number at once.
     var flights: [UInt64: Flight] = [:]
@@ -272,10 +272,14 @@ final class Screen {
             holdTimer = nil
             return
         }
-        let timeline = options.timeline
-        holdTimer = Task { [weak self] in
-            guard (try? await timeline.sleep(for: .seconds(end - now))) != nil else { return }
-            self?.holdsDue()
+        holdTimer = alarm(after: .seconds(end - now)) { $0.holdsDue() }
+    }
+
+    /// Calls `action` on the loop, in a job of its own, once `delay` has passed on the stage's
+    /// timeline, unless cancelled first or the stage has gone.
+    func alarm(after delay: Duration, _ action: @escaping @LoopActor (Screen) -> Void) -> Timeline.Alarm {
+        options.timeline.alarm(after: delay) { [weak self] in
+            MainLoop.shared.submit { LoopActor.assumeIsolated { self.map(action) } }
         }
     }
 

@@ -156,11 +156,7 @@ extension Screen {
 
     /// The notification `id` said for a while goes once `delay` has passed.
     func withdrawSaid(_ id: UInt64, after delay: Duration) {
-        let timeline = options.timeline
-        Task { [weak self] in
-            guard (try? await timeline.sleep(for: delay)) != nil else { return }
-            self?.saidEnough(id)
-        }
+        _ = alarm(after: delay) { $0.saidEnough(id) }
     }
 
     /// In a task of its own: the portal may take a while to answer, and the news must not wait.
