@@ -88,7 +88,8 @@ public enum Lifecycle {
             logger.warning("\(error); SIGTERM and SIGHUP are not handled")
             requests = nil
         }
-        let (endings, end) = AsyncStream.makeStream(of: Ending.self)
+        // The first ending stops the daemon; later ones (a second SIGTERM) are dropped.
+        let end = OneAnswer<Ending>()
         var wiring: [Task<Void, Never>] = []
         defer { wiring.forEach { $0.cancel() } }
 
@@ -151,7 +152,7 @@ public enum Lifecycle {
                 for await request in requests {
                     switch request {
                     case .reload: supervisor.take(.reload(reply: nil))
-                    case .stop(let number): end.yield(.stopSignal(number))
+                    case .stop(let number): end.answer(.success(.stopSignal(number)))
                     }
                 }
             })
@@ -198,8 +199,8 @@ public enum Lifecycle {
         }
         wiring.append(Task {
             switch try? await connection.waitUntilClosed() {
-            case .disconnected?: end.yield(.busLost)
-            case .nameTaken(let name, let owner)?: end.yield(.nameTaken(name, owner: owner))
+            case .disconnected?: end.answer(.success(.busLost))
+            case .nameTaken(let name, let owner)?: end.answer(.success(.nameTaken(name, owner: owner)))
             case .closed?, nil: break
             }
         })
@@ -211,7 +212,7 @@ public enum Lifecycle {
                 try await supervisor.start()
             } catch {
                 logger.error("cannot use the state directory \(state.path): \(error)")
-                end.yield(.startFailed)
+                end.answer(.success(.startFailed))
                 return
             }
             let accounts = supervisor.status().accounts.count
@@ -219,29 +220,26 @@ public enum Lifecycle {
         })
 
         var exitStatus: Int32 = 0
-        waiting: for await ending in endings {
-            switch ending {
-            case .stopSignal(let number):
-                logger.info("stopping on signal \(number)")
-                break waiting
-            case .busLost:
-                logger.error("lost the session bus; exiting so that the service manager can start gbnotifyd again")
-                exitStatus = 1
-                break waiting
-            case .nameTaken(let name, let owner):
-                // What was sent to the name meanwhile (clicks, calls) went to the other owner; no
-                // click on a notification shown before can be told from one it sent.
-                logger.error("""
-                    the session bus dropped gbnotifyd's connection, and by the time it was back \
-                    \(owner.map { "another process (\($0))" } ?? "another process") had taken \(name); \
-                    exiting rather than serve it beside that process
-                    """)
-                exitStatus = 1
-                break waiting
-            case .startFailed:
-                exitStatus = 1
-                break waiting
-            }
+        // Only successes are given, so the wait cannot throw.
+        switch try? await end.value() {
+        case .stopSignal(let number)?:
+            logger.info("stopping on signal \(number)")
+        case .busLost?:
+            logger.error("lost the session bus; exiting so that the service manager can start gbnotifyd again")
+            exitStatus = 1
+        case .nameTaken(let name, let owner)?:
+            // What was sent to the name meanwhile (clicks, calls) went to the other owner; no
+            // click on a notification shown before can be told from one it sent.
+            logger.error("""
+                the session bus dropped gbnotifyd's connection, and by the time it was back \
+                \(owner.map { "another process (\($0))" } ?? "another process") had taken \(name); \
+                exiting rather than serve it beside that process
+                """)
+            exitStatus = 1
+        case .startFailed?:
+            exitStatus = 1
+        case nil:
+            break
         }
         readiness.stopping()
         watchdog?.stop()

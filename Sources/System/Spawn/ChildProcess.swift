@@ -70,7 +70,9 @@ public enum ChildProcess {
     }
 }
 
-/// The child and the descriptor it is signalled through.
+/// The child and the descriptor it is signalled through. Its state is locked: the loop's thread
+/// (the capture, the deadline's alarm) and the caller's (its cancellation handler, on whatever
+/// thread cancels it) both stop or kill the child.
 private final class Child: Sendable {
     let pid: pid_t
     private let pidfd: Int32
