@@ -13,6 +13,7 @@ import Testing
     static let servers: [(name: String?, version: String?)] = [
         ("gnome-shell", "43.9"), ("gnome-shell", "48.7"), ("Plasma", "5.27.5"), ("Plasma", "6.3.6"),
         ("dunst", "1.12.2 (2025-03-05)"), ("mako", "0.0.0"), ("lxqt-notificationd", "1.2.1"),
+        ("SwayNotificationCenter", "0.7.3"), ("SwayNotificationCenter", "0.11.0"),
         ("Xfce Notify Daemon", "0.9.7"), ("Notification Daemon", "3.20.0"), ("something new", "1"), (nil, nil),
     ]
 
@@ -48,6 +49,7 @@ import Testing
             let shown = ServerQuirks(serverName: name, version: version).buttonsShown
             switch name {
             case "dunst", "mako": #expect(shown == nil, "\(name ?? "none"): a menu holds every action")
+            case "SwayNotificationCenter": #expect(shown == nil, "a row of a button per action")
             case "lxqt-notificationd": #expect(shown == 2, "Open is a button there too")
             default: #expect(shown == 3, "\(name ?? "none") \(version ?? "")")
             }

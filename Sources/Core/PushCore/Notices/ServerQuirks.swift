@@ -15,7 +15,7 @@ public struct ServerQuirks: Sendable, Equatable {
     /// folded summary would still offer "Mark read".
     public let keepsFirstButtons: Bool
     /// How many action buttons the server shows beside the click on the body; nil where every
-    /// action is listed in a menu (dunst's context menu, `makoctl menu`).
+    /// action is offered (dunst's context menu, `makoctl menu`, swaync's row of buttons).
     public let buttonsShown: Int?
 
     /// How many of gbnotifyd's notifications are open at once where the user did not say
@@ -53,6 +53,10 @@ public struct ServerQuirks: Sendable, Equatable {
         // menu, `dunstctl action`; `makoctl menu`, `makoctl invoke`), so every one fits.
         Seen(name: "dunst", major: nil, quirks: ServerQuirks(buttonsShown: nil)),
         Seen(name: "mako", major: nil, quirks: ServerQuirks(buttonsShown: nil)),
+        // swaync (0.7 on Debian 12, 0.11 on 13) draws every action as a button, in one row of
+        // equal buttons across the popup that scrolls past its width: all four of a notice
+        // show (SwayncDaemonTests).
+        Seen(name: "SwayNotificationCenter", major: nil, quirks: ServerQuirks(buttonsShown: nil)),
     ]
 
     private init(
