@@ -22,6 +22,7 @@ struct Swaync011DaemonTests {
     }
 
     @Test func aReplyWrittenIntoSwayncsFieldIsPostedOnceTheNoticeReadAndItIsSaid() async throws {
+        try await SwayncChecks.inlineReplies(true, on: screen.session)
         try await DaemonOnDesktop.run { desktop in
             #expect(try await SwayncChecks.capabilities(desktop).contains(NotificationCapabilities.inlineReplyName))
             let monitor = try await BusMonitor(on: desktop.session)
@@ -29,8 +30,9 @@ struct Swaync011DaemonTests {
             let (row, id) = try await SwayncChecks.issueOnScreen(desktop)
             let popup = try await screen.waitForPopup(titled: "krz/gitbay")
             #expect(popup.replyArea != nil, "no reply field: \(popup)")
-            // The field's own button, named by the action, beside the other answers; no Reply….
-            #expect(popup.buttons.map(\.label).filter { !$0.isEmpty } == ["Reply", "Mark read", "👍", "Mute"])
+            // The field's own button, named by the action, then the other answers, Reply… among
+            // them: swaync draws the field only when its config asks (SwayncChecks.inlineReplies).
+            #expect(popup.buttons.map(\.label).filter { !$0.isEmpty } == ["Reply", "Mark read", "Reply…", "👍", "Mute"])
 
             let text = "Looks good to me — sent from swaync."
             try await screen.reply(text, onPopupTitled: "krz/gitbay")
@@ -45,7 +47,7 @@ struct Swaync011DaemonTests {
             // What swaync was handed: the field's action and the placeholder naming the item.
             let notify = try #require(seen.named("Notify").first { $0.strings.contains("krz/gitbay") })
             #expect(notify.strings.contains(NotificationContent.inlineReplyAction))
-            #expect(!notify.strings.contains(NotificationContent.replyAction))
+            #expect(notify.strings.contains(NotificationContent.replyAction))
             #expect(notify.value(after: "x-kde-reply-placeholder-text") == "Reply to krz/gitbay#12")
 
             let comments = try await SwayncChecks.commentRequests(desktop)
@@ -56,6 +58,21 @@ struct Swaync011DaemonTests {
             try await desktop.daemon.waitForEvent("Replied shown") { event in
                 if case .shown(_, .said(.replied(path: "krz/gitbay/issues/12"), _), _, _) = event { true } else { false }
             }
+        }
+    }
+}
+
+extension Swaync011DaemonTests {
+    /// As Debian 13 packages it, swaync advertises `inline-reply` but draws no field, nor any
+    /// button for that action: Reply… is the one way to reply there, and it is on the popup.
+    @Test func whereSwayncDrawsNoFieldReplyIsStillOnThePopup() async throws {
+        try await SwayncChecks.inlineReplies(false, on: screen.session)
+        try await DaemonOnDesktop.run { desktop in
+            #expect(try await SwayncChecks.capabilities(desktop).contains(NotificationCapabilities.inlineReplyName))
+            try await SwayncChecks.issueOnScreen(desktop)
+            let popup = try await screen.waitForPopup(titled: "krz/gitbay")
+            #expect(popup.replyArea == nil)
+            #expect(popup.buttons.map(\.label).filter { !$0.isEmpty } == ["Mark read", "Reply…", "👍", "Mute"])
         }
     }
 }
@@ -134,6 +151,21 @@ struct SwayncDaemonTests {
 
 /// What both swaync suites do.
 enum SwayncChecks {
+    /// Turns swaync's inline-reply field on or off in the session's swaync config (the rig's,
+    /// `scripts/desktop-servers/swaync.sh`, has it on; Debian 13's package has it off) and has
+    /// swaync read it again (`swaync-client --reload-config`, answered once it has): the popups
+    /// shown from then on follow it.
+    static func inlineReplies(_ on: Bool, on session: DesktopSession) async throws {
+        let path = "\(session.directory)/home/.config/swaync/config.json"
+        let config = try String(contentsOfFile: path, encoding: .utf8)
+        let key = #""notification-inline-replies": "#
+        try #require(config.contains(key), "no \(key) in \(config)")
+        try config.replacingOccurrences(of: key + String(!on), with: key + String(on))
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let reloaded = try await session.run(session.inDesktop(["swaync-client", "--reload-config", "--skip-wait"]))
+        try #require(reloaded.status == 0, "swaync-client --reload-config: \(reloaded.stderr)")
+    }
+
     /// What the server says it can do (`GetCapabilities`).
     static func capabilities(_ desktop: DaemonOnDesktop) async throws -> [String] {
         let reply = try await desktop.session.withConnection { connection in

@@ -117,6 +117,25 @@ import Testing
         }
     }
 
+    /// swaync advertises the field but draws it only when its config asks: Reply… comes beside
+    /// it there, and alone where the field is not advertised (0.7).
+    @Test func swayncGetsReplyBesideItsFieldWhichItMayNotDraw() {
+        let notice = DesktopContentTests.group([DesktopContentTests.row()])
+        let swaync = ServerQuirks(serverName: "SwayNotificationCenter", version: "0.11.0")
+        let both = NotificationContent.group(notice, capabilities: Self.withField, buttons: swaync.buttons(order: NoticeButton.defaultOrder))
+        #expect(both.actions == [
+            "default", "Open", "mark-read", "Mark read", "inline-reply", "Reply", "reply", "Reply…", "react", "👍", "mute", "Mute",
+        ])
+        #expect(both.inlineReply?.placeholder == "Reply to krz/gitbay#12")
+        let old = ServerQuirks(serverName: "SwayNotificationCenter", version: "0.7.3")
+        let button = NotificationContent.group(notice, capabilities: Self.full, buttons: old.buttons(order: [.reply]))
+        #expect(button.actions == ["default", "Open", "reply", "Reply…"])
+        #expect(button.inlineReply == nil)
+        let plasma = ServerQuirks(serverName: "Plasma", version: "6.3.6")
+        let field = NotificationContent.group(notice, capabilities: Self.withField, buttons: plasma.buttons(order: [.reply]))
+        #expect(field.actions == ["default", "Open", "inline-reply", "Reply"])
+    }
+
     @Test func gnomeShellGetsTheFirstThreeThatFitInTheConfigsOrder() {
         let gnome = ServerQuirks(serverName: "gnome-shell", version: "43.9")
         let content = NotificationContent.group(
