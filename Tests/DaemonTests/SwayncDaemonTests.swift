@@ -176,9 +176,12 @@ enum SwayncChecks {
         return reply.first?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 
-    /// Issue krz/gitbay#12 on the stand-in, for a comment to land on; its notice on screen.
+    /// Issue krz/gitbay#12 on the stand-in, for a comment to land on; its notice on screen, once
+    /// an earlier test's popup of it (withdrawn as its daemon stopped) is off the screen, so that
+    /// the popup read is this one.
     @discardableResult
     static func issueOnScreen(_ desktop: DaemonOnDesktop) async throws -> (row: Int, notification: UInt32) {
+        try await OnScreen(desktop.session).waitUntilGone(titled: "krz/gitbay")
         try await desktop.standin.addItem(.issue, repo: "krz/gitbay", data: #"{"number": 12, "title": "Crash", "state": "open", "author": "alice"}"#)
         return try await desktop.show(repo: "krz/gitbay", number: 12)
     }
