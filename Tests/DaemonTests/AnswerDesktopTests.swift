@@ -69,14 +69,10 @@ extension DesktopTests {
 extension DesktopTests {
     @Test func replyOpensTheReplyInTheTerminalWithTheEditorAndPostsItOnce() async throws {
         let tmux = try await Tmux.start()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gbnotify-reply-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let terminal = directory.appendingPathComponent("terminal").path
-        let editor = directory.appendingPathComponent("editor").path
-        try "#!/bin/sh\nprintf 'Written in the editor.\\n# a line the editor template drops\\n' > \"$1\"\n"
-            .write(toFile: editor, atomically: true, encoding: .utf8)
-        chmod(editor, 0o755)
+        let editorScript = try EditorScript()
+        defer { editorScript.remove() }
+        let terminal = editorScript.file("terminal")
+        let editor = editorScript.path
         let pane = try tmux.terminal(at: terminal)
         let config = try Config.parse("terminal = \(terminal) env VISUAL=\(editor)\n")
         do {
@@ -94,7 +90,7 @@ extension DesktopTests {
                     "krz/gitbay/issues/12",
                 ])
                 let comments = try await world.standin.requests().filter { $0.argv?.starts(with: ["issue", "comment"]) == true }
-                #expect(comments.map(\.stdin) == ["Written in the editor."])
+                #expect(comments.map(\.stdin) == [EditorScript.reply])
                 #expect(comments.map(\.status) == [200])
             }
         } catch {

@@ -13,6 +13,7 @@ import Testing
     static let servers: [(name: String?, version: String?)] = [
         ("gnome-shell", "43.9"), ("gnome-shell", "48.7"), ("Plasma", "5.27.5"), ("Plasma", "6.3.6"),
         ("dunst", "1.12.2 (2025-03-05)"), ("mako", "0.0.0"), ("lxqt-notificationd", "1.2.1"),
+        ("SwayNotificationCenter", "0.7.3"), ("SwayNotificationCenter", "0.11.0"),
         ("Xfce Notify Daemon", "0.9.7"), ("Notification Daemon", "3.20.0"), ("something new", "1"), (nil, nil),
     ]
 
@@ -48,6 +49,7 @@ import Testing
             let shown = ServerQuirks(serverName: name, version: version).buttonsShown
             switch name {
             case "dunst", "mako": #expect(shown == nil, "\(name ?? "none"): a menu holds every action")
+            case "SwayNotificationCenter": #expect(shown == nil, "a row of a button per action")
             case "lxqt-notificationd": #expect(shown == 2, "Open is a button there too")
             default: #expect(shown == 3, "\(name ?? "none") \(version ?? "")")
             }
@@ -113,6 +115,25 @@ import Testing
                 }
             }
         }
+    }
+
+    /// swaync advertises the field but draws it only when its config asks: Reply… comes beside
+    /// it there, and alone where the field is not advertised (0.7).
+    @Test func swayncGetsReplyBesideItsFieldWhichItMayNotDraw() {
+        let notice = DesktopContentTests.group([DesktopContentTests.row()])
+        let swaync = ServerQuirks(serverName: "SwayNotificationCenter", version: "0.11.0")
+        let both = NotificationContent.group(notice, capabilities: Self.withField, buttons: swaync.buttons(order: NoticeButton.defaultOrder))
+        #expect(both.actions == [
+            "default", "Open", "mark-read", "Mark read", "inline-reply", "Reply", "reply", "Reply…", "react", "👍", "mute", "Mute",
+        ])
+        #expect(both.inlineReply?.placeholder == "Reply to krz/gitbay#12")
+        let old = ServerQuirks(serverName: "SwayNotificationCenter", version: "0.7.3")
+        let button = NotificationContent.group(notice, capabilities: Self.full, buttons: old.buttons(order: [.reply]))
+        #expect(button.actions == ["default", "Open", "reply", "Reply…"])
+        #expect(button.inlineReply == nil)
+        let plasma = ServerQuirks(serverName: "Plasma", version: "6.3.6")
+        let field = NotificationContent.group(notice, capabilities: Self.withField, buttons: plasma.buttons(order: [.reply]))
+        #expect(field.actions == ["default", "Open", "inline-reply", "Reply"])
     }
 
     @Test func gnomeShellGetsTheFirstThreeThatFitInTheConfigsOrder() {

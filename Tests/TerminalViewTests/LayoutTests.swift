@@ -158,6 +158,19 @@ enum Items {
         #expect(rows.allSatisfy { $0.account == Items.account })
     }
 
+    /// A reply to the item that could not be posted is kept: its row says so, before who did what.
+    @Test func aRowWhoseReplyIsKeptSaysSo() {
+        let listing = InboxListing(
+            rows: [Items.row(9, "krz/gitbay/issues/12"), Items.row(8, "krz/gitbay/issues/13")], hasMore: false,
+            drafted: ["krz/gitbay/issues/13", "krz/other/issues/1"])
+        let (lines, _) = InboxLayout.lines([AccountInbox(account: Items.account, listing: .success(listing))], width: 70, now: Items.now)
+        #expect(lines.map(\.text) == [
+            "cmc@gitbay.org · 2 unread",
+            "  issue krz/gitbay#12  eve opened issue                    3 hours ago",
+            "  issue krz/gitbay#13  reply kept  eve opened issue        3 hours ago",
+        ])
+    }
+
     @Test func anEmptyInboxAndMoreThanWasRead() {
         let inboxes = [
             AccountInbox(account: Items.account, listing: .success(InboxListing(rows: [], hasMore: false))),

@@ -81,6 +81,28 @@ extension ViewTests {
         #expect(try await pane.waitForExit().status == 0)
     }
 
+    /// A reply kept as a draft (not posted) marks its item's row in the inbox, and not the others.
+    @Test func theInboxMarksTheRowOfAnItemWhoseReplyIsKept() async throws {
+        let world = try Self.world
+        let account = try await world.freshAccount()
+        try await world.standin.addRepository("krz/kept", archived: true)
+        try await world.standin.addItem(.issue, repo: "krz/kept", data: ViewWorld.issue(number: 4))
+        try await world.standin.addNotification(for: account.user, repo: "krz/kept", actor: "noor", summary: "opened issue #4", path: "krz/kept/issues/4")
+        try await world.standin.addNotification(for: account.user, repo: "krz/kept", actor: "noor", summary: "opened issue #5", path: "krz/kept/issues/5")
+        let (environment, _) = try Self.editing("false", in: world)
+        // Where the view runs (the tests' keyring is the tmux server's session's).
+        let refused = try await world.tmux.run(
+            [Ctl.executable, "reply", account.name, "krz/kept/issues/4", "--message", "Kept for later."], environment: environment)
+        try await refused.waitFor("the draft kept") { $0.contains { $0.contains("kept as a draft") } }
+        #expect(try await refused.waitForExit().status != 0)
+        let pane = try await world.tmux.run([Ctl.executable, "inbox", account.name], environment: environment, columns: 100, rows: 20)
+        let screen = try await pane.waitFor("the inbox") { $0.contains { $0.hasPrefix(" \(account.name) · 2 unread") } }
+        #expect(screen[2].hasPrefix("   issue krz/kept#5  noor opened issue #5"), "\(screen)")
+        #expect(screen[3].hasPrefix("   issue krz/kept#4  reply kept  noor opened issue #4"), "\(screen)")
+        try await pane.send("q")
+        #expect(try await pane.waitForExit().status == 0)
+    }
+
     /// `show --reply`, as a notification's "Reply…" runs it: the editor opens once the item is
     /// read, and the view stays after the reply.
     @Test func showReplyOpensTheEditorAtOnce() async throws {

@@ -64,7 +64,9 @@ actor AccountItems: ViewSource {
 
     func inbox(of account: Account) async throws(ReadProblem) -> InboxListing {
         let page = try await inboxPage(of: account, cursor: nil)
-        return InboxListing(rows: page.items, hasMore: page.next != nil)
+        // Drafts that cannot be read mark no row here; the item's own screen says why.
+        let drafted = (try? Setup.stateDirectory().loadDrafts().record.paths(of: account)) ?? []
+        return InboxListing(rows: page.items, hasMore: page.next != nil, drafted: drafted)
     }
 
     /// The inbox's data as the API gave it, for `inbox --json`.

@@ -1,7 +1,8 @@
 import PushCore
 
 /// The unread inbox of one or more accounts, by account, each newest first: a heading per
-/// account, then one line per row (kind, item, who did what, how long ago). An account that
+/// account, then one line per row (kind, item, a reply kept for it, who did what, how long
+/// ago). An account that
 /// could not be read says why where its rows would be.
 enum InboxLayout {
     /// A row of the inbox and the line it is drawn on.
@@ -47,7 +48,8 @@ enum InboxLayout {
                 let referenceWidth = min(listing.rows.map { ScreenText.width(of: ScreenText.line(reference($0))) }.max() ?? 0, width / 3)
                 for item in listing.rows {
                     rows.append(Row(line: lines.count, account: inbox.account, item: item))
-                    lines.append(row(item, referenceWidth: referenceWidth, width: width, now: now))
+                    lines.append(row(
+                        item, replyKept: listing.drafted.contains(item.path), referenceWidth: referenceWidth, width: width, now: now))
                 }
                 if listing.hasMore {
                     lines += ItemLayout.wrapped(
@@ -62,13 +64,21 @@ enum InboxLayout {
     }
 
     /// `  issue  krz/gitbay#12  cmc opened issue #12      2 hours ago`, the item reference
-    /// padded to `referenceWidth`, cut to the width with the age kept.
-    static func row(_ item: InboxItem, referenceWidth: Int, width: Int, now: Double) -> StyledLine {
+    /// padded to `referenceWidth` (then "reply kept" where a reply to the item was not posted),
+    /// cut to the width with the age kept.
+    static func row(_ item: InboxItem, replyKept: Bool = false, referenceWidth: Int, width: Int, now: Double) -> StyledLine {
         let kind = item.kind?.rawValue ?? "?"
         var line = StyledLine("  " + kind + String(repeating: " ", count: max(6 - kind.count, 1)), .colored(color(of: item.kind)))
         let name = ScreenText.truncated(ScreenText.line(reference(item)), to: referenceWidth)
         line.append(name, .colored(.cyan))
         line.append(String(repeating: " ", count: max(referenceWidth - ScreenText.width(of: name), 0)) + "  ")
+        if replyKept {
+            line.append(
+                Localized.text(
+                    "reply kept", note: "The terminal view's inbox, on the row of an item whose reply could not be posted and is kept as a draft (c on the item sends it)."),
+                .colored(.yellow, bold: true))
+            line.append("  ")
+        }
         line.append(item.actor, .bold)
         line.append(" " + item.summary)
         let age = StyledLine("  " + Age.describe(item.createdAt, now: now), .dim)

@@ -45,10 +45,14 @@ public struct InboxListing: Sendable, Equatable {
     public let rows: [InboxItem]
     /// More unread rows exist than were read.
     public let hasMore: Bool
+    /// The paths of the items the account has a reply kept for, not posted (its drafts): their
+    /// rows say so.
+    public let drafted: Set<String>
 
-    public init(rows: [InboxItem], hasMore: Bool) {
+    public init(rows: [InboxItem], hasMore: Bool, drafted: Set<String> = []) {
         self.rows = rows
         self.hasMore = hasMore
+        self.drafted = drafted
     }
 }
 

@@ -16,8 +16,18 @@ final class BusMonitor: Sendable {
         /// The leading uint32 arguments: a signal's notification id (and NotificationClosed's
         /// reason); none for Notify, whose first argument is a string.
         let numbers: [UInt32]
+        /// Every string among its arguments, nested ones included, in order: a Notify's texts,
+        /// its actions' keys and labels, its hints' names and string values.
+        let strings: [String]
 
         var firstUInt32: UInt32? { numbers.first }
+
+        /// The string that follows `key` (a hint's value after its name, an action's label after
+        /// its key), or nil.
+        func value(after key: String) -> String? {
+            guard let index = strings.firstIndex(of: key), index + 1 < strings.count else { return nil }
+            return strings[index + 1]
+        }
     }
 
     private let process: RunningDaemon
@@ -50,7 +60,9 @@ final class BusMonitor: Sendable {
     /// destination=:1.14 serial=24 path=...; interface=...; member=ActionInvoked"), then its
     /// arguments, indented, one a line ("   uint32 7"). A message counts only once a line that
     /// is not a number follows it, or its numbers are all there (NotificationClosed's two):
-    /// until then its arguments may still be on their way.
+    /// until then its arguments may still be on their way. Its strings are whole once the next
+    /// message has begun ("   string \"...\"", or "variant" before it, as dbus-monitor prints
+    /// them; a string with a newline is cut at it).
     private static func parse(_ lines: [String]) -> [Message] {
         var messages: [Message] = []
         for (index, line) in lines.enumerated() {
@@ -61,10 +73,12 @@ final class BusMonitor: Sendable {
             let numbers = following.prefix { $0.firstMatch(of: #/^ +uint32 \d+$/#) != nil }
             guard numbers.count < following.count || (head.4 == "NotificationClosed" && numbers.count == 2) else { break }
             let destination = String(head.3)
+            let arguments = following.prefix { $0.hasPrefix(" ") }
             messages.append(Message(
                 isSignal: head.1 == "signal", sender: String(head.2),
                 destination: destination.hasPrefix("(null") ? nil : destination, member: String(head.4),
-                numbers: numbers.compactMap { UInt32($0.split(separator: " ").last ?? "") }))
+                numbers: numbers.compactMap { UInt32($0.split(separator: " ").last ?? "") },
+                strings: arguments.compactMap { $0.firstMatch(of: #/^ +(?:variant +)?string "(.*)"$/#).map { String($0.1) } }))
         }
         return messages
     }

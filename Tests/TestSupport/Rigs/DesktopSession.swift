@@ -5,7 +5,7 @@ import Synchronization
 
 /// A private desktop session with a real notification server, for one suite: its own session
 /// bus, HOME and XDG directories, a Secret Service, and GNOME Shell, Plasma, dunst,
-/// notification-daemon, xfce4-notifyd, mako (on sway), mate-notification-daemon,
+/// notification-daemon, xfce4-notifyd, mako or swaync (on sway), mate-notification-daemon,
 /// lxqt-notificationd or Cinnamon, started by `scripts/desktop-session --server NAME` as a child
 /// of the test process (see `README.md` beside this file).
 ///
@@ -26,13 +26,19 @@ public final class DesktopSession: Sendable {
         case lxqt = "lxqt-notificationd"
         /// Cinnamon 5.6, window manager and shell, its notification daemon built in.
         case cinnamon
+        /// swaync (SwayNotificationCenter) 0.7.3, or 0.11 from Debian 13 with its inline-reply
+        /// field, on a headless sway of the session's own, as mako; its popups read over AT-SPI.
+        case swaync
 
+        /// Whether it draws on a headless sway of the session's own (no X display, no input
+        /// devices).
+        public var usesSway: Bool { self == .mako || self == .swaync }
         /// Whether it draws on the session's own Xvfb display (GNOME Shell draws headless, mako
-        /// on sway's headless output).
-        public var usesX11: Bool { self != .gnomeShell && self != .mako }
+        /// and swaync on sway's headless output).
+        public var usesX11: Bool { self != .gnomeShell && !usesSway }
         /// Whether `OnScreen` reads its popups from the accessibility tree.
         public var hasAccessiblePopups: Bool {
-            [.plasma, .notificationDaemon, .xfce4Notifyd, .mate, .lxqt].contains(self)
+            [.plasma, .notificationDaemon, .xfce4Notifyd, .mate, .lxqt, .swaync].contains(self)
         }
         /// The D-Bus `.service` file it ships, through which the bus can start it on demand
         /// (`Activation`); nil for a server that has none.
@@ -79,9 +85,9 @@ public final class DesktopSession: Sendable {
     public let activation: Activation
     /// The session bus's address.
     public let busAddress: String
-    /// The Xvfb display (`:N`), or nil for GNOME Shell and mako.
+    /// The Xvfb display (`:N`), or nil for GNOME Shell, mako and swaync.
     public let display: String?
-    /// sway's socket (an absolute path), for mako; nil elsewhere.
+    /// sway's socket (an absolute path), for mako and swaync; nil elsewhere.
     public let waylandDisplay: String?
     /// The session's directory: its HOME and XDG directories, and `logs/` with every service's log.
     public let directory: String
@@ -343,12 +349,12 @@ public final class DesktopSession: Sendable {
     // MARK: - Screen
 
     /// A PNG of the screen, or of `area` of it: GNOME Shell's Screenshot interface, grim on
-    /// mako's sway, or ImageMagick's `import` on the Xvfb display.
+    /// mako's and swaync's sway, or ImageMagick's `import` on the Xvfb display.
     public func screenshot(to path: String, area: ScreenArea? = nil) async throws {
         switch server {
         case .gnomeShell:
             try await GnomeShell(self).screenshot(to: path, area: area)
-        case .mako:
+        case .mako, .swaync:
             let region = area.map { ["-g", "\($0.x),\($0.y) \($0.width)x\($0.height)"] } ?? []
             try await runChecked(["grim"] + region + [path])
         default:
@@ -358,10 +364,11 @@ public final class DesktopSession: Sendable {
         }
     }
 
-    /// sway here has no input devices: mako is reached through makoctl (`Mako`).
+    /// sway here has no input devices: mako is reached through makoctl (`Mako`), swaync through
+    /// its accessibility tree (`OnScreen`).
     private func requirePointer() throws {
-        guard server != .mako else {
-            throw Failure(description: "mako's sway has no pointer: act through Mako (makoctl) instead")
+        guard !server.usesSway else {
+            throw Failure(description: "\(server.rawValue)'s sway has no pointer: act through Mako (makoctl) or OnScreen (AT-SPI) instead")
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The notification popups on screen in a Plasma, notification-daemon, xfce4-notifyd,
-/// mate-notification-daemon or lxqt-notificationd session, as the accessibility tree (AT-SPI)
+/// mate-notification-daemon, lxqt-notificationd or swaync session, as the accessibility tree (AT-SPI)
 /// shows them: their text as rendered, where they are, their buttons; read and pressed by
 /// `scripts/desktop-servers/on-screen`.
 ///
@@ -21,8 +21,8 @@ public struct OnScreen: Sendable {
             public let area: ScreenArea
         }
 
-        /// plasmashell, notification-daemon, xfce4-notifyd, mate-notification-daemon or
-        /// lxqt-notificationd.
+        /// plasmashell, notification-daemon, xfce4-notifyd, mate-notification-daemon,
+        /// lxqt-notificationd or swaync.
         public let server: String
         /// The application name in Plasma's header and on LXQt's popup; nil elsewhere.
         public let app: String?
@@ -38,6 +38,10 @@ public struct OnScreen: Sendable {
         /// Where the icon is drawn on the GTK servers' bubbles; nil when the bubble shows none
         /// (notification-daemon, for an icon it cannot load), on Plasma and on LXQt. (xfce4-notifyd draws a "missing image" picture instead: look at the pixels.)
         public let iconArea: ScreenArea?
+        /// Where the inline-reply text field is (swaync 0.8 and later); nil where the popup has
+        /// none. swaync's areas are within its layer surface, which sway places in a corner of the
+        /// output: AT-SPI knows no screen position on Wayland.
+        public let replyArea: ScreenArea?
 
         public func button(_ label: String) throws -> Button {
             guard let button = buttons.first(where: { $0.label == label }) else {
@@ -72,6 +76,14 @@ public struct OnScreen: Sendable {
     /// release only: there this does nothing, and only `pointerClickButton` works.)
     public func pressButton(_ label: String, onPopupTitled title: String) async throws {
         try await session.runChecked([Self.tool, "press", title, label])
+    }
+
+    /// Writes `text` into the inline-reply field of the popup titled `title` and presses the
+    /// button beside it, through the toolkit's own text and action interfaces: what Return in
+    /// the field or a click on that button runs (swaync: its `NotificationReplied`). sway here has
+    /// no keyboard or pointer to focus the field with (see `DesktopSession.requirePointer`).
+    public func reply(_ text: String, onPopupTitled title: String) async throws {
+        try await session.runChecked([Self.tool, "reply", title, text])
     }
 
     /// A real pointer click on the body of the popup titled `title` (the default action where

@@ -22,13 +22,18 @@ public enum NoticeButton: String, CaseIterable, Sendable, Codable {
 public struct ButtonBudget: Sendable, Equatable {
     /// The buttons the user wants, most wanted first (`buttons`).
     public let order: [NoticeButton]
-    /// How many buttons the server shows beside the body's click; nil for a server that lists
-    /// every action in a menu (dunst, mako).
+    /// How many buttons the server shows beside the body's click; nil for a server that offers
+    /// every action (dunst's and mako's menus, swaync's row).
     public let room: Int?
+    /// Reply… comes beside the reply field too, where the server may not draw the field it
+    /// advertises (`ServerQuirks.mayHideReplyField`): the field's action is then shown as
+    /// nothing at all, and the button is the one way left to reply.
+    public let replyBesideField: Bool
 
-    public init(order: [NoticeButton], room: Int?) {
+    public init(order: [NoticeButton], room: Int?, replyBesideField: Bool = false) {
         self.order = order
         self.room = room
+        self.replyBesideField = replyBesideField
     }
 
     /// The default order, within the room of a server not known: what every server seen shows.

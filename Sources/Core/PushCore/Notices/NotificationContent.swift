@@ -170,9 +170,10 @@ public struct NotificationContent: Sendable, Equatable {
                     : Localized.text("Mark all read", note: "A notification's button: marks every notice it lists read on the server.")]
             case .mute: [muteAction, Localized.text("Mute", context: "button", note: "A notification's button: mutes the notice's repository on the server.")]
             case .reply:
-                inline
-                    ? [inlineReplyAction, Localized.text("Reply", context: "button", note: "A notification's button: opens its text field for a reply to the notice's item.")]
-                    : [replyAction, Localized.text("Reply…", context: "button", note: "A notification's button: composes a reply to the notice's item in the terminal's editor.")]
+                (inline ? [inlineReplyAction, Localized.text("Reply", context: "button", note: "A notification's button: opens its text field for a reply to the notice's item.")] : [])
+                    + (!inline || buttons.replyBesideField
+                        ? [replyAction, Localized.text("Reply…", context: "button", note: "A notification's button: composes a reply to the notice's item in the terminal's editor.")]
+                        : [])
             case .react: [reactAction, "👍"]
             }
         }

@@ -15,8 +15,13 @@ public struct ServerQuirks: Sendable, Equatable {
     /// folded summary would still offer "Mark read".
     public let keepsFirstButtons: Bool
     /// How many action buttons the server shows beside the click on the body; nil where every
-    /// action is listed in a menu (dunst's context menu, `makoctl menu`).
+    /// action is offered (dunst's context menu, `makoctl menu`, swaync's row of buttons).
     public let buttonsShown: Int?
+    /// The server advertises `inline-reply` but draws the field only when its own config asks,
+    /// and otherwise shows nothing for that action, not even a button: swaync 0.8 and later,
+    /// whose `notification-inline-replies` is off in Debian 13's package. Reply… comes beside
+    /// the field there (`ButtonBudget.replyBesideField`).
+    public let mayHideReplyField: Bool
 
     /// How many of gbnotifyd's notifications are open at once where the user did not say
     /// (`max-notifications`) and the server has no limit of its own: as many as GNOME Shell 43
@@ -53,16 +58,22 @@ public struct ServerQuirks: Sendable, Equatable {
         // menu, `dunstctl action`; `makoctl menu`, `makoctl invoke`), so every one fits.
         Seen(name: "dunst", major: nil, quirks: ServerQuirks(buttonsShown: nil)),
         Seen(name: "mako", major: nil, quirks: ServerQuirks(buttonsShown: nil)),
+        // swaync (0.7 on Debian 12, 0.11 on 13) draws every action as a button, in one row of
+        // equal buttons across the popup that scrolls past its width: all four of a notice
+        // show (SwayncDaemonTests). 0.11 draws the inline-reply field only with its config's
+        // notification-inline-replies, off as packaged (Swaync011DaemonTests).
+        Seen(name: "SwayNotificationCenter", major: nil, quirks: ServerQuirks(buttonsShown: nil, mayHideReplyField: true)),
     ]
 
     private init(
         keptPerApplication: Int? = nil, withdrawsWhenSenderLeaves: Bool = false, keepsFirstButtons: Bool = false,
-        buttonsShown: Int? = defaultButtonsShown
+        buttonsShown: Int? = defaultButtonsShown, mayHideReplyField: Bool = false
     ) {
         self.keptPerApplication = keptPerApplication
         self.withdrawsWhenSenderLeaves = withdrawsWhenSenderLeaves
         self.keepsFirstButtons = keepsFirstButtons
         self.buttonsShown = buttonsShown
+        self.mayHideReplyField = mayHideReplyField
     }
 
     /// The server's entry in the table; for one not in it (or not known yet: nil), what is safe
@@ -82,7 +93,7 @@ public struct ServerQuirks: Sendable, Equatable {
 
     /// The buttons a notification carries on this server, in the user's order (`buttons`).
     public func buttons(order: [NoticeButton]) -> ButtonBudget {
-        ButtonBudget(order: order, room: buttonsShown)
+        ButtonBudget(order: order, room: buttonsShown, replyBesideField: mayHideReplyField)
     }
 
     /// Whether notifications an earlier daemon left on this server may be taken over after a

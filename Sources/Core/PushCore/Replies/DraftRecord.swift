@@ -55,6 +55,11 @@ public struct DraftRecord: Codable, Equatable, Sendable {
         drafts.first { $0.account == account && $0.path == path }
     }
 
+    /// The paths of the items `account` has a draft kept for.
+    public func paths(of account: Account) -> Set<String> {
+        Set(drafts.filter { $0.account == account }.map(\.path))
+    }
+
     /// Drops the draft of `account` for `path` (it was posted, or given up).
     public mutating func drop(of account: Account, for path: String) {
         drafts.removeAll { $0.account == account && $0.path == path }
