@@ -491,7 +491,8 @@ struct PlasmaDaemonChecks {
             let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
                 if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
             }
-            guard case .answered(_, .replyKept(_, let reason))? = told.last else { return }
+            guard case .answered(_, .replyKept(_, let failure))? = told.last else { return }
+            let reason = failure.description
             #expect(reason.hasPrefix(refusal.words), "\(reason)")
             #expect(try await commentRequests(desktop).count == 1)
             #expect(try await desktop.readAt(row) == nil)
@@ -534,7 +535,7 @@ struct PlasmaDaemonChecks {
             let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
                 if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
             }
-            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.contains("(64 KiB)"), "\(reason)") }
+            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.description.contains("(64 KiB)"), "\(reason)") }
             #expect(try await commentRequests(desktop).isEmpty)
             #expect(try await desktop.readAt(row) == nil)
             let drafts = try StateDirectory(path: desktop.home.stateDirectory).loadDrafts().record.drafts
@@ -562,7 +563,7 @@ struct PlasmaDaemonChecks {
             let notice = try await plasma.notifications().filter { $0.title == "Your reply to krz/gitbay#12 was not posted" }
             #expect(notice.count == 1)
             #expect(notice.first?.body.contains("gbnotifyctl reply \(desktop.account.reference) krz/gitbay/issues/12 offers it again") == true)
-            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.hasPrefix("the instance refused it")) }
+            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.description.hasPrefix("the instance refused it")) }
         }
     }
 }

@@ -94,7 +94,7 @@ struct ReplyCommand: Command {
             let editor = ReplyEditor(environment: ProcessInfo.processInfo.environment)
             switch await editor.compose(CommentText.editorTemplate(for: destination, account: account.displayName, draft: kept?.text ?? "")) {
             case .cancelled:
-                Console.error("gbnotifyctl: \(CommentTextError.empty)")
+                Console.error("gbnotifyctl: \(CommentTextError.empty.spoken)")
                 return ExitStatus.failure
             case .failed(let words):
                 Console.error("gbnotifyctl: \(words)")
@@ -108,7 +108,7 @@ struct ReplyCommand: Command {
         do {
             comment = try CommentText(text)
         } catch {
-            Console.error("gbnotifyctl: \(editorFile.map { CommentText.notSent("\(error)", keptIn: $0) } ?? "\(error)")")
+            Console.error("gbnotifyctl: \(editorFile.map { CommentText.notSent(error.spoken, keptIn: $0) } ?? error.spoken)")
             return ExitStatus.failure
         }
 

@@ -54,7 +54,8 @@ struct ReplySending {
             editorFile.map { _ = unlink($0) }
             return ReplyOutcome(isPosted: true, lines: lines)
         case .notPosted(let reason):
-            return keep(comment.text, reason: "\(reason)", saying: Self.notPosted(to: name, "\(reason)"), editorFile: editorFile)
+            // The draft keeps the English: whichever language reads it next.
+            return keep(comment.text, reason: "\(reason)", saying: Self.notPosted(to: name, reason.spoken), editorFile: editorFile)
         case .unknown(let reason, let checkFailed):
             return keep(
                 comment.text, reason: "it may have been posted; look at the thread before sending it again",
@@ -80,7 +81,8 @@ struct ReplySending {
     /// The first line of a reply not posted.
     static func notPosted(to item: String, _ reason: String) -> String {
         Localized.text(
-            "not posted to {item}: {reason}", note: "A reply not posted. {item}: owner/repo#12; {reason}: why, in English.",
+            "not posted to {item}: {reason}",
+            note: "A reply not posted. {item}: owner/repo#12; {reason}: why (a message of its own in lower case, or an error in English).",
             ["item": item, "reason": reason])
     }
 

@@ -142,7 +142,7 @@ extension ViewState {
         else { return [] }
         switch composed {
         case .cancelled:
-            message = Message(text: "\(CommentTextError.empty)".capitalizedFirst, kind: .failed)
+            message = Message(text: CommentTextError.empty.spoken.capitalizedFirst, kind: .failed)
             return []
         case .failed(let words):
             message = Message(text: words.capitalizedFirst, kind: .failed)
@@ -152,7 +152,7 @@ extension ViewState {
             do {
                 comment = try CommentText(text)
             } catch {
-                message = Message(text: CommentText.notSent("\(error)".capitalizedFirst, keptIn: file), kind: .failed)
+                message = Message(text: CommentText.notSent(error.spoken.capitalizedFirst, keptIn: file), kind: .failed)
                 return []
             }
             message = Message(
