@@ -85,11 +85,15 @@ import TestSupport
     @Test(arguments: [
         ("de", ["show", "nobody@127.0.0.1:9", "krz"], "gbnotifyctl: »krz« nennt keinen Eintrag; verwenden Sie OWNER/REPO/issues/N, "),
         ("fr", ["rules", "check", "--rows", "0"], "gbnotifyctl: --rows attend un nombre de 1 à 200"),
+        ("de", ["status", "--colour"], "gbnotifyctl: unbekannte Option »--colour«\n"),
+        ("fr", ["account", "frobnicate"], "gbnotifyctl: commande inconnue «\u{a0}frobnicate\u{a0}»\u{a0}; attendu l’une de\u{a0}: "),
+        ("de", ["snooze", "1h", "--account"], "gbnotifyctl: --account braucht einen Wert\n"),
     ])
     func aUsageErrorIsInTheSessionsLanguage(_ language: String, _ arguments: [String], _ error: String) async throws {
         let run = try await Ctl().run(arguments, adding: try await Translations.environment(language).merging(Self.noBus) { $1 })
         #expect(run.status != 0)
         #expect(run.stderr.hasPrefix(error), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix(language == "de" ? "Siehe »gbnotifyctl --help«.\n" : "Voir «\u{a0}gbnotifyctl --help\u{a0}».\n"), "\(run.stderr)")
     }
 
     @Test func snoozeSpeaksFrench() async throws {

@@ -51,12 +51,24 @@ public enum Registration: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// In English: the log, the JSON and the state file (which `init(_:)` reads back) go by it.
     public var description: String {
+        Localized.inEnglish { spoken }
+    }
+
+    /// `description` in the session's language, for a person (`account list`).
+    public var spoken: String {
         switch self {
-        case .registered(let id): "registered as device \(id)"
-        case .pushUnavailable: "this instance does not send push notifications"
-        case .readOnlyToken: "the token is read-only, so this install cannot register"
-        case .failed(let why): "registration failed: \(why)"
+        case .registered(let id):
+            Localized.text("registered as device {id}", note: "gbnotifyctl account list: this install's registration. {id}: a number.", ["id": String(id)])
+        case .pushUnavailable:
+            Localized.text("this instance does not send push notifications", note: "gbnotifyctl account list: why this install is not registered.")
+        case .readOnlyToken:
+            Localized.text("the token is read-only, so this install cannot register", note: "gbnotifyctl account list: why this install is not registered.")
+        case .failed(let why):
+            Localized.text(
+                "registration failed: {reason}", note: "gbnotifyctl account list: why this install is not registered. {reason}: the error, in English.",
+                ["reason": why])
         }
     }
 }
