@@ -69,6 +69,8 @@ import TestSupport
         let listed = try await ctl.run(["account", "list"])
         #expect(listed.status == 0)
         #expect(listed.stdout.contains("krz@\(standin.url.dropFirst(7))\t\(standin.url)\tregistration failed: not registered yet"))
+        let german = try await ctl.run(["account", "list"], adding: try await Translations.environment("de"))
+        #expect(german.stdout.contains("krz@\(standin.url.dropFirst(7))\t\(standin.url)\tnoch nicht registriert"), "\(german.stdout)")
 
         let removed = try await ctl.run(["account", "remove", standin.url])
         #expect(removed.status == 0, "\(removed.stderr)")
