@@ -193,6 +193,11 @@ struct ReplyCommandTests {
         #expect(run.status == 1)
         #expect(run.stderr.contains(limited), "\(run.stderr)")
         #expect(try world.drafts().drafts.map(\.reason) == ["too many writes for now; try again in 9 s"])
+        // Offered again, the draft says why it was kept in the session's language too.
+        try await world.standin.clearFaults()
+        let again = try await world.ctl.run(["reply", world.account, World.issue], adding: try world.editor(":").merging(speaking) { $1 })
+        #expect(again.stderr.contains(limited.split(separator: ": ", maxSplits: 1).last.map(String.init) ?? limited), "\(again.stderr)")
+        #expect(!again.stderr.contains("too many writes"), "\(again.stderr)")
         await world.stop()
     }
 

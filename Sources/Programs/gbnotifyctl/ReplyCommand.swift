@@ -87,8 +87,8 @@ struct ReplyCommand: Command {
             if let kept {
                 let words = Localized.text(
                     "your draft of {when} is in the editor (kept because {reason})",
-                    note: "gbnotifyctl reply, before the editor. {when}: when the draft was kept; {reason}: why, in English.",
-                    ["when": Self.when(kept.savedAt), "reason": kept.reason])
+                    note: "gbnotifyctl reply, before the editor. {when}: when the draft was kept; {reason}: why (a message of its own, or in English from an older gbnotify).",
+                    ["when": Self.when(kept.savedAt), "reason": kept.spokenReason])
                 Console.error("gbnotifyctl: \(words)")
             }
             let editor = ReplyEditor(environment: ProcessInfo.processInfo.environment)

@@ -218,11 +218,10 @@ final class AccountPoller {
 
     /// A reply not posted is kept in `drafts.json`, where `gbnotifyctl reply` offers it again,
     /// and said. When even that fails its text goes to the log, so that it is never lost.
-    /// The draft keeps the reason in English: the file is read by whichever language comes next.
     private func keep(_ text: String, on destination: NotificationDestination, because reason: AnswerFailure) async {
         let draft = DraftRecord.Draft(
             account: account, path: destination.path, text: text,
-            savedAt: Int64(services.wallClock.now.timeIntervalSince1970), reason: reason.description)
+            savedAt: Int64(services.wallClock.now.timeIntervalSince1970), failure: reason)
         var said = reason
         do {
             let (kept, warning) = try await services.state.keepDraft(draft)

@@ -121,8 +121,8 @@ extension ViewState {
                 message = Message(
                     text: Localized.text(
                         "Your reply could not be posted ({reason}) and is kept: {keys} edits and sends it",
-                        note: "The terminal view's status line on an item with a kept draft. {reason}: why, in English; {keys}: the reply key.",
-                        ["reason": draft.reason, "keys": ViewKeys.reply.keys]),
+                        note: "The terminal view's status line on an item with a kept draft. {reason}: why (a message of its own, or in English from an older gbnotify); {keys}: the reply key.",
+                        ["reason": draft.spokenReason, "keys": ViewKeys.reply.keys]),
                     kind: .offer)
             }
         case .failure(let problem):
