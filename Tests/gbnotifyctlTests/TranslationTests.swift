@@ -88,6 +88,10 @@ import TestSupport
         ("de", ["status", "--colour"], "gbnotifyctl: unbekannte Option »--colour«\n"),
         ("fr", ["account", "frobnicate"], "gbnotifyctl: commande inconnue «\u{a0}frobnicate\u{a0}»\u{a0}; attendu l’une de\u{a0}: "),
         ("de", ["snooze", "1h", "--account"], "gbnotifyctl: --account braucht einen Wert\n"),
+        ("de", ["react", "nobody@127.0.0.1:9", "krz/gitbay/builds/3", "+1"],
+         "gbnotifyctl: krz/gitbay/builds/3 ist ein Build, der auf gitbay keine Reaktion annimmt; das tun nur Issues und Merge-Requests\n"),
+        ("fr", ["reply", "nobody@127.0.0.1:9", "krz/gitbay/issues/1", "--message", "x", "--file", "-"],
+         "gbnotifyctl: indiquez --message ou --file -, pas les deux\n"),
     ])
     func aUsageErrorIsInTheSessionsLanguage(_ language: String, _ arguments: [String], _ error: String) async throws {
         let run = try await Ctl().run(arguments, adding: try await Translations.environment(language).merging(Self.noBus) { $1 })
