@@ -92,6 +92,7 @@ import TestSupport
          "gbnotifyctl: krz/gitbay/builds/3 ist ein Build, der auf gitbay keine Reaktion annimmt; das tun nur Issues und Merge-Requests\n"),
         ("fr", ["reply", "nobody@127.0.0.1:9", "krz/gitbay/issues/1", "--message", "x", "--file", "-"],
          "gbnotifyctl: indiquez --message ou --file -, pas les deux\n"),
+        ("de", ["snooze", "200h"], "gbnotifyctl: »200h« liegt nicht zwischen einer Minute und einer Woche\n"),
     ])
     func aUsageErrorIsInTheSessionsLanguage(_ language: String, _ arguments: [String], _ error: String) async throws {
         let run = try await Ctl().run(arguments, adding: try await Translations.environment(language).merging(Self.noBus) { $1 })
