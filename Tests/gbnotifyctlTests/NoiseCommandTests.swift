@@ -296,6 +296,9 @@ struct NoiseCommandTests {
             character, b, o or t, not the text [bot]; to match the text, write \\[bot\\]
 
             """)
+        // In German the warning's own words are German; the config's problem stays English.
+        let german = try await world.ctl.run(["rules", "check", world.account], adding: try await Translations.environment("de"))
+        #expect(german.stderr.hasPrefix("gbnotifyctl: Warnung: Konfiguration \(world.ctl.configFile.path): line 2: "), "\(german.stderr)")
 
         try world.ctl.writeConfig("[rule bots]\nurgency = critical\n")
         #expect(try await world.ctl.run(["rules", "check"]).stderr == """

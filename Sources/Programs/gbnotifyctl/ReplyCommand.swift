@@ -94,7 +94,7 @@ struct ReplyCommand: Command {
         let account = try await source.account(self.account)
         let state = try Setup.stateDirectory()
         let (drafts, warning) = try state.loadDrafts()
-        if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+        if let warning { Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(warning)"])) }
         let kept = drafts.draft(of: account, for: destination.path)
 
         let text: String
