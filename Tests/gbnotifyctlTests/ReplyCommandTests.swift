@@ -201,6 +201,18 @@ struct ReplyCommandTests {
         await world.stop()
     }
 
+    /// The editor's failures are said in the session's language too.
+    @Test func anEditorThatFailsIsSaidInTheSessionsLanguage() async throws {
+        let world = try await World.start()
+        let german = try await Translations.environment("de")
+        let failed = try await world.ctl.run(["reply", world.account, World.issue], adding: try world.editor("exit 3").merging(german) { $1 })
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("gbnotifyctl: der Editor "), "\(failed.stderr)")
+        #expect(failed.stderr.contains(" endete mit Status 3; nichts wurde gesendet, und der Text ist in "), "\(failed.stderr)")
+        #expect(try await world.commentRequests() == 0)
+        await world.stop()
+    }
+
     /// The server posts, the answer is cut: the thread has it, so it is not sent again.
     @Test func aLostAnswerIsLookedForInTheThread() async throws {
         let world = try await World.start()
