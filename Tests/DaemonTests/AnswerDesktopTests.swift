@@ -51,7 +51,7 @@ extension DesktopTests {
                 if case .answered(_, .reactionFailed("krz/gone/issues/4", "+1", _)) = event { true } else { false }
             }
             if case .answered(_, .reactionFailed(_, _, let reason))? = told.last {
-                #expect(reason.hasPrefix("no such item, or one this account may not read"))
+                #expect(reason.description.hasPrefix("no such item, or one this account may not read"))
             }
             #expect(try await world.standin.state().notifications.first { $0.id == row }?.readAt == nil)
             #expect(try await Self.reactionRequests(world.standin).map(\.status) == [404])

@@ -29,7 +29,7 @@ import Testing
             #expect(account.state == .ok)
             #expect(account.unread == 2)
             #expect(account.deviceID == Int64(device.id))
-            #expect(account.lastResult == "200 ok, 2 new")
+            #expect(account.lastResult == PollResult(.ok, httpStatus: 200, newNotices: 2))
             #expect(account.nextPoll != nil)
             let table = try await home.ctl(["status"])
             #expect(table.stdout.contains("cmc@\(standin.url)  ok     2"), "\(table.stdout)")
@@ -53,7 +53,7 @@ import Testing
             #expect(second.lines(containing: "\(name): 200 ok") == ["<7>\(name): 200 ok, 5 new"])
             let after = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             #expect(after.accounts.first?.unread == 8)
-            #expect(after.accounts.first?.lastResult == "304 not modified")
+            #expect(after.accounts.first?.lastResult == PollResult(.notModified, httpStatus: 304))
             let saved = try String(contentsOfFile: home.stateDirectory + "/accounts.json", encoding: .utf8)
             #expect(saved.contains("\"highWater\":\(whileDown.last!)"))
 

@@ -23,7 +23,7 @@ import Testing
             let status = try await harness.status(of: 0, from: supervisor)
             #expect(status.state == .needsToken)
             #expect(status.nextPoll == nil)
-            #expect(status.lastResult == "401 unauthorized")
+            #expect(status.lastResult?.description == "401 unauthorized")
             #expect(status.lastError?.contains("HTTP 401") == true)
             let stoppedAt = try await rejected.standin.requests().count
             let seen = try await harness.listRequests(1).count
@@ -64,7 +64,7 @@ import Testing
             try await harness.waitForFailedPolls(1, of: limited.account)
             let backingOff = try await harness.status(of: 0, from: supervisor)
             #expect(backingOff.state == .backingOff)
-            #expect(backingOff.lastResult == words)
+            #expect(backingOff.lastResult?.description == words)
             let requests = try await harness.waitForListRequests(3, on: 0)
             #expect(requests[0].status == status)
             try await harness.waitForAnsweredPolls(2, of: 0)

@@ -103,7 +103,7 @@ import Testing
     @Test func aFailureIsSaidUntilDismissed() async throws {
         try await Self.run { stage in
             await stage.desktop.hand(.answered(
-                stage.account, .replyKept(path: "krz/gitbay/issues/12", reason: "the instance could not be reached (timeout)")))
+                stage.account, .replyKept(path: "krz/gitbay/issues/12", reason: .notPosted(.offline("timeout")))))
             let said = try #require(stage.server.shown.value.last)
             #expect(said.notification.summary == "Your reply to krz/gitbay#12 was not posted")
             #expect(said.notification.staysUntilDismissed)

@@ -48,7 +48,10 @@ import Testing
             }
             let waiting = try JSONDecoder().decode(DaemonStatus.self, from: Data(try await home.ctl(["status", "--json"]).stdout.utf8))
             #expect(waiting.keyringWaiting?.contains("unlock dialog") == true)
+            #expect(waiting.keyringWait == .unlock)
             #expect(try await home.ctl(["status"]).stdout.contains("waiting for the keyring"))
+            let german = try await home.ctl(["status"], adding: try await Translations.environment("de")).stdout
+            #expect(german.contains("\nWarten auf das Entsperren des Schlüsselbunds: Geben Sie sein Passwort im Entsperrdialog ein"), "\(german)")
 
             try await SecretServiceControl.type(SecretServiceControl.password)
             try await SecretServiceControl.press("Return")

@@ -54,8 +54,9 @@ extension DesktopTests {
             }
             try await world.harness.waitForEvents("2 held") { $0 == .held(world.account, count: 2) }
             #expect(try await Dunst.displayed() == 0)
-            let held = await world.supervisor.status().accounts.first?.popupsHeld
-            #expect(held?.hasPrefix("snoozed until ") == true)
+            let held = await world.supervisor.status().accounts.first
+            #expect(held?.popupsHeld?.hasPrefix("snoozed until ") == true)
+            #expect(held?.hold == Hold(reason: .snoozed, until: now + 3600))
 
             // `gbnotifyctl snooze off` writes the same, then asks for a reload.
             try world.harness.state.updateNoise { _ = $0.endSnooze(nil, now: now) }

@@ -79,6 +79,10 @@ struct PlasmaDaemonTests {
     func aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(_ refusal: PlasmaDaemonChecks.Refusal) async throws {
         try await checks.aReplyTheInstanceTurnsAwayIsKeptAndSaysWhy(refusal)
     }
+
+    @Test func aReplyKeptIsSaidInTheSessionsLanguageAndLoggedInEnglish() async throws {
+        try await checks.aReplyKeptIsSaidInTheSessionsLanguageAndLoggedInEnglish()
+    }
 }
 
 /// The same on KDE Plasma 6.3 (Debian 13's, from the root scripts/debian13-root builds).
@@ -491,7 +495,8 @@ struct PlasmaDaemonChecks {
             let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
                 if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
             }
-            guard case .answered(_, .replyKept(_, let reason))? = told.last else { return }
+            guard case .answered(_, .replyKept(_, let failure))? = told.last else { return }
+            let reason = failure.description
             #expect(reason.hasPrefix(refusal.words), "\(reason)")
             #expect(try await commentRequests(desktop).count == 1)
             #expect(try await desktop.readAt(row) == nil)
@@ -500,6 +505,28 @@ struct PlasmaDaemonChecks {
             #expect(drafts.first?.reason == reason)
             let said = try await plasma.notifications().first { $0.title == "Your reply to krz/gitbay#12 was not posted" }
             #expect(said?.body.hasPrefix(refusal.words) == true, "\(said?.body ?? "not shown")")
+        }
+    }
+
+    /// In a German session the notification says why in German, while the log and the kept
+    /// draft keep the English.
+    func aReplyKeptIsSaidInTheSessionsLanguageAndLoggedInEnglish() async throws {
+        try await DaemonOnDesktop.run(environment: try await Translations.environment("de")) { desktop in
+            try await desktop.standin.addItem(.issue, repo: "krz/gitbay", data: #"{"number": 12, "title": "Crash", "state": "open", "author": "alice"}"#)
+            if let fault = Refusal.rateLimited.fault { try await desktop.standin.addFault(fault) }
+            let (_, id) = try await desktop.show(repo: "krz/gitbay", number: 12)
+            try await plasma.replyInline("Später.", on: id)
+            let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
+                if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
+            }
+            guard case .answered(_, .replyKept(_, let failure))? = told.last else { return }
+            #expect(failure == .notPosted(.tooManyWrites(retryAfter: 7)))
+            #expect(desktop.daemon.lines(containing: "was not posted and is kept as a draft: too many writes for now; try again in 7 s").count == 1)
+            let drafts = try StateDirectory(path: desktop.home.stateDirectory).loadDrafts().record.drafts
+            #expect(drafts.first?.reason == "too many writes for now; try again in 7 s")
+            let shown = try await plasma.notifications()
+            let said = shown.first { $0.title == "Ihre Antwort auf krz/gitbay#12 wurde nicht veröffentlicht" }
+            #expect(said?.body.hasPrefix("vorerst zu viele Schreibvorgänge; versuchen Sie es in 7 s erneut. Nichts geht verloren") == true, "\(shown)")
         }
     }
 
@@ -534,7 +561,7 @@ struct PlasmaDaemonChecks {
             let told = try await desktop.daemon.waitForEvent("the reply kept") { event in
                 if case .answered(_, .replyKept("krz/gitbay/issues/12", _)) = event { true } else { false }
             }
-            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.contains("(64 KiB)"), "\(reason)") }
+            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.description.contains("(64 KiB)"), "\(reason)") }
             #expect(try await commentRequests(desktop).isEmpty)
             #expect(try await desktop.readAt(row) == nil)
             let drafts = try StateDirectory(path: desktop.home.stateDirectory).loadDrafts().record.drafts
@@ -562,7 +589,7 @@ struct PlasmaDaemonChecks {
             let notice = try await plasma.notifications().filter { $0.title == "Your reply to krz/gitbay#12 was not posted" }
             #expect(notice.count == 1)
             #expect(notice.first?.body.contains("gbnotifyctl reply \(desktop.account.reference) krz/gitbay/issues/12 offers it again") == true)
-            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.hasPrefix("the instance refused it")) }
+            if case .answered(_, .replyKept(_, let reason))? = told.last { #expect(reason.description.hasPrefix("the instance refused it")) }
         }
     }
 }

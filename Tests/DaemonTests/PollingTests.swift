@@ -74,7 +74,7 @@ import Testing
             #expect(after[.systemFileNumber] as? Int == before[.systemFileNumber] as? Int)
             #expect(after[.modificationDate] as? Date == before[.modificationDate] as? Date)
             #expect(harness.desktop.updates(for: harness.instances[0].account).count == 1)
-            #expect(try await harness.status(of: 0, from: supervisor).lastResult == "304 not modified")
+            #expect(try await harness.status(of: 0, from: supervisor).lastResult?.description == "304 not modified")
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import PushCore
 import Testing
 
@@ -80,20 +81,34 @@ import Testing
         #expect(ThreadCheck.holds("Looks good.", by: "cmc", sentAt: sentAt, in: [behind]))
     }
 
+    /// A draft keeps why in English (`reason`, what an older gbnotify reads) beside the value;
+    /// one an older gbnotify kept has only the English, which is then what is said.
+    @Test func aDraftKeepsWhyAsAValueAndInEnglish() throws {
+        let cmc = try Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "cmc")
+        let draft = DraftRecord.Draft(account: cmc, path: "krz/gitbay/issues/12", text: "t", savedAt: 1, failure: .notPosted(.offline("timeout")))
+        #expect(draft.reason == "the instance could not be reached (timeout)")
+        var fields = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(draft)) as? [String: Any])
+        #expect(try JSONDecoder().decode(DraftRecord.Draft.self, from: JSONSerialization.data(withJSONObject: fields)) == draft)
+        fields["failure"] = nil
+        let older = try JSONDecoder().decode(DraftRecord.Draft.self, from: JSONSerialization.data(withJSONObject: fields))
+        #expect(older.failure == nil)
+        #expect(older.spokenReason == "the instance could not be reached (timeout)")
+    }
+
     @Test func draftsAreOnePerItemAndBounded() throws {
         let cmc = try Account(instance: GitbayInstance(parsing: "https://gitbay.org"), username: "cmc")
         var record = DraftRecord()
-        let first = record.keep(.init(account: cmc, path: "krz/gitbay/issues/12", text: "one", savedAt: 1, reason: "offline"))
+        let first = record.keep(.init(account: cmc, path: "krz/gitbay/issues/12", text: "one", savedAt: 1, failure: .notPosted(.offline("offline"))))
         #expect(first)
-        let second = record.keep(.init(account: cmc, path: "krz/gitbay/issues/12", text: "two", savedAt: 2, reason: "offline"))
+        let second = record.keep(.init(account: cmc, path: "krz/gitbay/issues/12", text: "two", savedAt: 2, failure: .notPosted(.offline("offline"))))
         #expect(second)
         #expect(record.drafts.map(\.text) == ["two"])
         #expect(record.draft(of: cmc, for: "krz/gitbay/issues/12")?.text == "two")
         for number in 1..<DraftRecord.maximumDrafts {
-            let kept = record.keep(.init(account: cmc, path: "krz/gitbay/mrs/\(number)", text: "t", savedAt: 3, reason: "r"))
+            let kept = record.keep(.init(account: cmc, path: "krz/gitbay/mrs/\(number)", text: "t", savedAt: 3, failure: .answered("r")))
             #expect(kept)
         }
-        let full = record.keep(.init(account: cmc, path: "krz/gitbay/issues/13", text: "lost?", savedAt: 4, reason: "r"))
+        let full = record.keep(.init(account: cmc, path: "krz/gitbay/issues/13", text: "lost?", savedAt: 4, failure: .answered("r")))
         #expect(!full)
         #expect(record.isUsable)
         record.drop(of: cmc, for: "krz/gitbay/issues/12")

@@ -22,7 +22,7 @@ import Testing
         .reloading,
         .repositoryMuted(account, repository: "krz/noisy", muted: true),
         .answered(account, .reacted(path: "krz/gitbay/issues/12", reaction: "+1")),
-        .answered(account, .replyKept(path: "krz/gitbay/mrs/31", reason: "the instance could not be reached (timeout)")),
+        .answered(account, .replyKept(path: "krz/gitbay/mrs/31", reason: .notPosted(.offline("timeout")))),
         .reactionTakenBack(account, path: "krz/gitbay/issues/12", reaction: "+1"),
         .snoozed(until: 1_796_166_000),
         .snoozed(until: nil),

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func theTableSaysThemUnderTheDaemonOnceThereAreAny() {
-        #expect(Self.status.renderText() == """
+        #expect(Self.status.renderText(at: 0, zone: .fixed(0)) == """
             gbnotifyd 0.1.0, up 42s, config /c
             wake-ups: 5 polled, 3 dropped
 
@@ -35,6 +35,6 @@ import Testing
 
             """)
         let none = DaemonStatus(version: "0.1.0", uptimeSeconds: 42, configPath: "/c", accounts: [])
-        #expect(!none.renderText().contains("wake-ups"))
+        #expect(!none.renderText(at: 0, zone: .fixed(0)).contains("wake-ups"))
     }
 }

@@ -197,25 +197,24 @@ import Testing
         #expect(replied.summary == "Replied to krz/gitbay!31")
         #expect(replied.actions.isEmpty)
         let kept = NotificationContent.said(
-            .replyKept(path: "krz/gitbay/issues/12", reason: "the instance could not be reached (timeout)"), account: Self.account,
+            .replyKept(path: "krz/gitbay/issues/12", reason: .notPosted(.offline("timeout"))), account: Self.account,
             capabilities: caps)
         #expect(kept.summary == "Your reply to krz/gitbay#12 was not posted")
         #expect(kept.body == "the instance could not be reached (timeout). Nothing is lost: the text is kept, and gbnotifyctl reply cmc@gitbay.org krz/gitbay/issues/12 offers it again.")
         #expect(kept.staysUntilDismissed)
         let failed = NotificationContent.said(
-            .reactionFailed(path: "krz/gitbay/issues/12", reaction: "+1", reason: "no such item"), account: Self.account, capabilities: caps)
+            .reactionFailed(path: "krz/gitbay/issues/12", reaction: "+1", reason: .answered("no such item")), account: Self.account, capabilities: caps)
         #expect(failed.summary == "Could not react 👍 to krz/gitbay#12")
         #expect(failed.staysUntilDismissed)
         let refused = NotificationContent.said(
-            .replyNotSent(path: "krz/gitbay/issues/12", reason: "the reply is longer than gitbay's limit of 65536 bytes"), account: Self.account,
-            capabilities: caps)
-        #expect(refused.body == "The reply is longer than gitbay's limit of 65536 bytes.")
+            .replyNotSent(path: "krz/gitbay/issues/12", reason: .refused(.empty)), account: Self.account, capabilities: caps)
+        #expect(refused.body == "The reply is empty; nothing was sent.")
     }
 
     @Test func anAnswerSaidForAWhileGoesWhenItsTimeIsOverAndAFailureStays() {
         var book = ScreenBook(limit: 3)
         let reacted = book.say(.reacted(path: "krz/gitbay/issues/12", reaction: "+1"), for: Self.account, until: 110)
-        let failed = book.say(.replyKept(path: "krz/gitbay/issues/12", reason: "offline"), for: Self.account, until: nil)
+        let failed = book.say(.replyKept(path: "krz/gitbay/issues/12", reason: .notPosted(.offline("offline"))), for: Self.account, until: nil)
         #expect(reacted.map { ScreenBook.offersUndo($0, at: 109) } == true)
         #expect(reacted.map { ScreenBook.offersUndo($0, at: 110) } == false)
         #expect(failed.map { ScreenBook.offersUndo($0, at: 0) } == false)

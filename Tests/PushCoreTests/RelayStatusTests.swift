@@ -35,15 +35,15 @@ import Testing
     }
 
     @Test func theTextShowsTheRelayOnlyWhenConfigured() {
-        #expect(!Self.status(relay: RelayStatus()).renderText().contains("relay"))
-        let text = Self.status(relay: Self.connected).renderText()
+        #expect(!Self.status(relay: RelayStatus()).renderText(at: 0, zone: .fixed(0)).contains("relay"))
+        let text = Self.status(relay: Self.connected).renderText(at: 0, zone: .fixed(0))
         #expect(text.contains(
             "relay https://ntfy.example.org: connected, last event 2026-09-20T10:11:12Z, last message hwQ2YpKdmg, 2 reconnects, 1 dropped line\n"))
     }
 
     @Test func aDownRelayShowsItsErrorOnOneCleanLine() {
         let down = RelayStatus(url: "https://ntfy.example.org", lastError: "could not connect\n<3>forged")
-        let text = Self.status(relay: down).renderText()
+        let text = Self.status(relay: down).renderText(at: 0, zone: .fixed(0))
         #expect(text.contains("relay https://ntfy.example.org: not connected, 0 reconnects, 0 dropped lines\n"))
         #expect(text.contains("  relay error: could not connect <3>forged\n"))
     }

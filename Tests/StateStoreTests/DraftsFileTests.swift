@@ -14,7 +14,7 @@ import Testing
         #expect(try state.loadDrafts().record == DraftRecord())
         let text = String(repeating: "\u{1}\"x", count: CommentText.maximumBytes / 3)
         let kept = try state.updateDrafts { record in
-            record.keep(.init(account: Self.cmc, path: "krz/gitbay/issues/12", text: text, savedAt: 1000, reason: "offline"))
+            record.keep(.init(account: Self.cmc, path: "krz/gitbay/issues/12", text: text, savedAt: 1000, failure: .notPosted(.offline("offline"))))
         }
         #expect(kept.result)
         let (record, warning) = try state.loadDrafts()

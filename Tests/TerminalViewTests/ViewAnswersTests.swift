@@ -16,7 +16,8 @@ import Testing
     }
 
     static let draft = DraftRecord.Draft(
-        account: Items.account, path: "krz/gitbay/issues/12", text: "Kept words.", savedAt: 1_800_000_000, reason: "the instance is offline")
+        account: Items.account, path: "krz/gitbay/issues/12", text: "Kept words.", savedAt: 1_800_000_000,
+        failure: .notPosted(.offline("timeout")))
 
     static func status(_ state: ViewState) -> String { state.frame().last?.text ?? "" }
 
@@ -76,7 +77,7 @@ import Testing
     @Test func aKeptDraftIsOfferedAndTheEditorStartsFromIt() {
         var state = ViewStateTests.itemView(size: TerminalSize(rows: 16, columns: 120))
         _ = state.handle(.draftLoaded(screen: 1, .success(Self.draft)))
-        #expect(Self.status(state).hasPrefix("Your reply could not be posted (the instance is offline) and is kept: c edits and sends it"))
+        #expect(Self.status(state).hasPrefix("Your reply could not be posted (the instance could not be reached (timeout)) and is kept: c edits and sends it"))
         let template = CommentText.editorTemplate(for: Self.issue12, account: Items.account.displayName, draft: "Kept words.")
         #expect(state.handle(.key(.character("c"))) == [.compose(screen: 1, template: template)])
         guard case .reply(_, _, _, _, _, let offered) = state.handle(.composed(screen: 1, .text("Kept words.", file: "/f"))).first else {

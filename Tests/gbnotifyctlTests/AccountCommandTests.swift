@@ -39,6 +39,12 @@ import TestSupport
         #expect(row["user"] as? String == "cmc")
         #expect(row["device_id"] as? Int == device.id)
         #expect(row["topic"] as? String == device.token)
+        #expect(row["registration"] as? String == "registered as device \(device.id)")
+        // The table speaks the session's language; the JSON above stays English.
+        for (language, words) in [("de", "als Gerät \(device.id) registriert"), ("fr", "enregistré comme appareil \(device.id)")] {
+            let table = try await ctl.run(["account", "list"], adding: try await Translations.environment(language))
+            #expect(table.stdout.contains("cmc@\(host)\t\(url)\t\(words)\n"), "\(table.stdout)")
+        }
 
         let removed = try await ctl.run(["account", "remove", "cmc@\(host)"])
         #expect(removed.status == 0, "\(removed.stderr)")
@@ -63,6 +69,8 @@ import TestSupport
         let listed = try await ctl.run(["account", "list"])
         #expect(listed.status == 0)
         #expect(listed.stdout.contains("krz@\(standin.url.dropFirst(7))\t\(standin.url)\tregistration failed: not registered yet"))
+        let german = try await ctl.run(["account", "list"], adding: try await Translations.environment("de"))
+        #expect(german.stdout.contains("krz@\(standin.url.dropFirst(7))\t\(standin.url)\tnoch nicht registriert"), "\(german.stdout)")
 
         let removed = try await ctl.run(["account", "remove", standin.url])
         #expect(removed.status == 0, "\(removed.stderr)")

@@ -9,8 +9,8 @@ import TestSupport
 struct ActivatableServerCommandTests {
     /// gbnotifyctl as a program of that desktop runs it: with the session's XDG_DATA_HOME, where
     /// its bus finds the server's service file (`session.environment` keeps this process's own).
-    static func gbnotifyctl(_ command: String, on session: DesktopSession) async throws -> Program.Outcome {
-        var environment = session.environment
+    static func gbnotifyctl(_ command: String, on session: DesktopSession, adding extra: [String: String] = [:]) async throws -> Program.Outcome {
+        var environment = session.environment.merging(extra) { $1 }
         environment["XDG_DATA_HOME"] = session.directory + "/home/.local/share"
         return try await Program.run([Program.built("gbnotifyctl"), command], environment: environment)
     }
@@ -37,6 +37,16 @@ struct ActivatableServerCommandTests {
                 "gbnotifyctl: the bus started the notification server for it: activatable: mako (fr.emersion.mako.service)"))
             #expect(try await session.owner()?.executable == "/usr/bin/mako")
             #expect(try await Mako(session).notifications().count == 1)
+        }
+    }
+
+    @Test func testSaysWhichItStartedInTheSessionsLanguage() async throws {
+        try await DesktopSession.withSession(.mako, activation: .onDemand) { session in
+            let run = try await Self.gbnotifyctl("test", on: session, adding: try await Translations.environment("de"))
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+            #expect(run.stdout.contains(
+                "gbnotifyctl: Der Bus hat den Benachrichtigungsserver dafür gestartet: aktivierbar: mako (fr.emersion.mako.service)"),
+                "\(run.stdout)")
         }
     }
 

@@ -118,7 +118,7 @@ final class HostileDaemon: Sendable {
         let status = DaemonStatus(
             version: text, uptimeSeconds: 1, configPath: text, keyringWaiting: text,
             accounts: [AccountStatus(
-                id: text, instance: text, user: text, state: .backingOff, lastPoll: text, lastResult: text, nextPoll: text,
+                id: text, instance: text, user: text, state: .backingOff, lastPoll: text, lastResult: PollResult(said: text, httpStatus: nil), nextPoll: text,
                 unread: 1, deviceID: 1, lastError: text)])
         let json = String(decoding: try JSONEncoder().encode(status), as: UTF8.self)
         let failure = DBusError(name: DaemonInterface.payloadDroppedError, message: text)

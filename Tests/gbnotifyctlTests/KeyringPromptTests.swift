@@ -47,6 +47,35 @@ struct KeyringPromptTests {
         }
     }
 
+    /// The same wait said in German: gbnotifyctl's own line on standard error. The password is
+    /// typed once the line is there, so the line is never raced.
+    @Test func theWaitIsSaidInTheSessionsLanguage() async throws {
+        try await PrivateSession.run(keyring: .keepassxc) {
+            try await SecretTool.store(instance: "https://waited.example", user: "patient", token: "gb_waitedforthirtyseconds")
+            try await SecretServiceControl.lockKeePassXC()
+            let german = try await Translations.environment("de")
+            let line = "gbnotifyctl: Warten auf das Entsperren des Schlüsselbunds: Geben Sie sein Passwort im Entsperrdialog ein"
+            let started = Mutex<Program?>(nil)
+            let outcome = try await SecretServiceControl.answer(
+                .keepassxcUnlock,
+                by: {
+                    while started.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    _ = try await Self.waitForStderr(of: try #require(started.withLock { $0 }), containing: line, from: .now)
+                    try await SecretServiceControl.focus(.keepassxcUnlock)
+                    try await SecretServiceControl.type(SecretServiceControl.password)
+                    try await SecretServiceControl.press("Return")
+                },
+                during: {
+                    let list = try Ctl().start(["account", "list"], adding: german)
+                    started.withLock { $0 = list }
+                    return await list.finish()
+                })
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            #expect(outcome.stderr.hasPrefix(line), "\(outcome.stderr)")
+            #expect(outcome.stdout.hasPrefix("patient@waited.example\thttps://waited.example\t"), "\(outcome.stdout)")
+        }
+    }
+
     /// How long after `start` the program's standard error held `text`; fails after a minute
     /// (a loaded machine can take seconds to start a program).
     static func waitForStderr(

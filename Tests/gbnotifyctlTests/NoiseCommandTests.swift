@@ -71,6 +71,10 @@ struct NoiseCommandTests {
         let listed = try await world.ctl.run(["mutes"], adding: ["TZ": "UTC0"])
         #expect(listed.status == 0)
         #expect(listed.stdout == "\(world.account)\tkrz/gitbay\tmuted \(Self.utc.date(of: mute.at)) \(TimeOfDay.of(mute.at, zone: Self.utc))\n")
+        let german = try await world.ctl.run(["mutes"], adding: try await Translations.environment("de").merging(["TZ": "UTC0"]) { $1 })
+        #expect(
+            german.stdout == "\(world.account)\tkrz/gitbay\tstummgeschaltet am \(Self.utc.date(of: mute.at)) um \(TimeOfDay.of(mute.at, zone: Self.utc))\n",
+            "\(german.stdout)")
 
         let second = try await world.ctl.run(["mute", world.account, "ops/infra"])
         #expect(second.status == 0, "\(second.stderr)")
@@ -292,6 +296,9 @@ struct NoiseCommandTests {
             character, b, o or t, not the text [bot]; to match the text, write \\[bot\\]
 
             """)
+        // In German the warning's own words are German; the config's problem stays English.
+        let german = try await world.ctl.run(["rules", "check", world.account], adding: try await Translations.environment("de"))
+        #expect(german.stderr.hasPrefix("gbnotifyctl: Warnung: Konfiguration \(world.ctl.configFile.path): line 2: "), "\(german.stderr)")
 
         try world.ctl.writeConfig("[rule bots]\nurgency = critical\n")
         #expect(try await world.ctl.run(["rules", "check"]).stderr == """

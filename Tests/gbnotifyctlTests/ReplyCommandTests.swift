@@ -173,6 +173,46 @@ struct ReplyCommandTests {
         await world.stop()
     }
 
+    /// Why a reply was not sent or not posted is said in the session's language; the draft
+    /// keeps it in English, for whichever language reads it next.
+    @Test(arguments: [
+        ("de", "gbnotifyctl: die Antwort ist leer; nichts wurde gesendet\n",
+         "nicht auf krz/gitbay#12 veröffentlicht: vorerst zu viele Schreibvorgänge; versuchen Sie es in 9 s erneut"),
+        ("fr", "gbnotifyctl: la réponse est vide\u{a0}; rien n’a été envoyé\n",
+         "non publiée sur krz/gitbay#12\u{a0}: trop d’écritures pour l’instant\u{a0}; réessayez dans 9\u{a0}s"),
+    ])
+    func whyAReplyDidNotGoThroughIsInTheSessionsLanguage(_ language: String, _ empty: String, _ limited: String) async throws {
+        let world = try await World.start()
+        let speaking = try await Translations.environment(language)
+        let cancelled = try await world.ctl.run(
+            ["reply", world.account, World.issue], adding: try world.editor(":").merging(speaking) { $1 })
+        #expect(cancelled.stderr == empty)
+
+        try await world.standin.addFault(.init(.status(429, headers: ["Retry-After": "9"]), match: .init(argvPrefix: ["issue", "comment"])))
+        let run = try await world.ctl.run(["reply", world.account, World.issue, "--message", "Later."], adding: speaking)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains(limited), "\(run.stderr)")
+        #expect(try world.drafts().drafts.map(\.reason) == ["too many writes for now; try again in 9 s"])
+        // Offered again, the draft says why it was kept in the session's language too.
+        try await world.standin.clearFaults()
+        let again = try await world.ctl.run(["reply", world.account, World.issue], adding: try world.editor(":").merging(speaking) { $1 })
+        #expect(again.stderr.contains(limited.split(separator: ": ", maxSplits: 1).last.map(String.init) ?? limited), "\(again.stderr)")
+        #expect(!again.stderr.contains("too many writes"), "\(again.stderr)")
+        await world.stop()
+    }
+
+    /// The editor's failures are said in the session's language too.
+    @Test func anEditorThatFailsIsSaidInTheSessionsLanguage() async throws {
+        let world = try await World.start()
+        let german = try await Translations.environment("de")
+        let failed = try await world.ctl.run(["reply", world.account, World.issue], adding: try world.editor("exit 3").merging(german) { $1 })
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("gbnotifyctl: der Editor "), "\(failed.stderr)")
+        #expect(failed.stderr.contains(" endete mit Status 3; nichts wurde gesendet, und der Text ist in "), "\(failed.stderr)")
+        #expect(try await world.commentRequests() == 0)
+        await world.stop()
+    }
+
     /// The server posts, the answer is cut: the thread has it, so it is not sent again.
     @Test func aLostAnswerIsLookedForInTheThread() async throws {
         let world = try await World.start()

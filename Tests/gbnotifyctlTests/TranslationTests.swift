@@ -85,11 +85,20 @@ import TestSupport
     @Test(arguments: [
         ("de", ["show", "nobody@127.0.0.1:9", "krz"], "gbnotifyctl: »krz« nennt keinen Eintrag; verwenden Sie OWNER/REPO/issues/N, "),
         ("fr", ["rules", "check", "--rows", "0"], "gbnotifyctl: --rows attend un nombre de 1 à 200"),
+        ("de", ["status", "--colour"], "gbnotifyctl: unbekannte Option »--colour«\n"),
+        ("fr", ["account", "frobnicate"], "gbnotifyctl: commande inconnue «\u{a0}frobnicate\u{a0}»\u{a0}; attendu l’une de\u{a0}: "),
+        ("de", ["snooze", "1h", "--account"], "gbnotifyctl: --account braucht einen Wert\n"),
+        ("de", ["react", "nobody@127.0.0.1:9", "krz/gitbay/builds/3", "+1"],
+         "gbnotifyctl: krz/gitbay/builds/3 ist ein Build, der auf gitbay keine Reaktion annimmt; das tun nur Issues und Merge-Requests\n"),
+        ("fr", ["reply", "nobody@127.0.0.1:9", "krz/gitbay/issues/1", "--message", "x", "--file", "-"],
+         "gbnotifyctl: indiquez --message ou --file -, pas les deux\n"),
+        ("de", ["snooze", "200h"], "gbnotifyctl: »200h« liegt nicht zwischen einer Minute und einer Woche\n"),
     ])
     func aUsageErrorIsInTheSessionsLanguage(_ language: String, _ arguments: [String], _ error: String) async throws {
         let run = try await Ctl().run(arguments, adding: try await Translations.environment(language).merging(Self.noBus) { $1 })
         #expect(run.status != 0)
         #expect(run.stderr.hasPrefix(error), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix(language == "de" ? "Siehe »gbnotifyctl --help«.\n" : "Voir «\u{a0}gbnotifyctl --help\u{a0}».\n"), "\(run.stderr)")
     }
 
     @Test func snoozeSpeaksFrench() async throws {

@@ -46,6 +46,33 @@ extension ViewTests {
         #expect(run.stderr.hasPrefix("gbnotifyctl: kein solches Konto: "), "\(run.stderr)")
     }
 
+    /// A merge request's stack, merge and queue lines in German and French (user names,
+    /// numbers, titles and gitbay's words stay as they are).
+    @Test(arguments: [
+        ("de", ["Gestapelt auf !40 Basis", "Darauf gestapelt: !42 Oben", "Zusammengeführt von krz", "Ersetzt durch !44",
+                "In der Zusammenführungswarteschlange (rebase), eingereiht von noor"]),
+        ("fr", ["Empilée sur !40 Basis", "Empilées dessus\u{a0}: !42 Oben", "Fusionnée par krz", "Remplacée par !44",
+                "Dans la file de fusion (rebase), ajoutée par noor"]),
+    ])
+    func aMergeRequestsStackAndOutcomeAreInTheSessionsLanguage(_ language: String, _ lines: [String]) async throws {
+        let world = try Self.world
+        let repo = "krz/stack\(language)"
+        try await world.standin.addItem(.mr, repo: repo, data: """
+            {"author":"alba","body":"","created_at":"2026-09-20T07:00:00.000Z","number":41,"source":"top","state":"open",\
+            "target_ref":"main","title":"Stacked change","stacked_on":{"number":40,"title":"Basis"},\
+            "stacked":[{"number":42,"title":"Oben"}],"merged_by":"krz","superseded_by":44,\
+            "queued":{"by":"noor","strategy":"rebase","reason":"wartet"}}
+            """)
+        let environment = world.environment().merging(try await Translations.environment(language)) { $1 }
+        let pane = try await world.tmux.run([Ctl.executable, "show", world.account, "\(repo)/mrs/41"], environment: environment, columns: 120, rows: 30)
+        let screen = try await pane.waitFor("the merge request") { $0.contains(" Stacked change") }
+        for line in lines {
+            #expect(screen.contains { $0.hasPrefix(" " + line) }, "no \(line) in \(screen)")
+        }
+        try await pane.send("q")
+        #expect(try await pane.waitForExit().status == 0)
+    }
+
     @Test(arguments: [40, 61, 100])
     func thePseudoLocaleLaysOutWithoutACutCharacter(columns: Int) async throws {
         let world = try Self.world

@@ -43,7 +43,7 @@ public struct Arguments: Sendable {
         if let index = words.firstIndex(of: name) {
             let valueIndex = words.index(after: index)
             guard valueIndex < words.endIndex, !words[valueIndex].hasPrefix("--") else {
-                throw UsageError("\(name) needs a value")
+                throw UsageError(.needsValue(option: name))
             }
             let value = words[valueIndex]
             words.removeSubrange(index...valueIndex)
@@ -91,7 +91,7 @@ public struct Arguments: Sendable {
     /// Removes and returns the next positional word; its name appears in the error when it is missing.
     public mutating func positional(_ positional: Positional) throws(UsageError) -> String {
         precondition(!positional.isOptional, "\(positional.name) is optional")
-        guard let value = nextPositional() else { throw UsageError("missing \(positional.name)") }
+        guard let value = nextPositional() else { throw UsageError(.missing(positional.name)) }
         return value
     }
 
@@ -119,16 +119,59 @@ public struct Arguments: Sendable {
     /// Throws for anything left over: an unknown option or a surplus positional.
     public func finish() throws(UsageError) {
         if let option = words.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
-            throw UsageError("unknown option '\(option)'")
+            throw UsageError(.unknownOption(option))
         }
         if let extra = (words + trailing).first {
-            throw UsageError("unexpected argument '\(extra)'")
+            throw UsageError(.unexpectedArgument(extra))
         }
     }
 }
 
 /// A command line that does not fit the command: printed with the usage line, exit status 2.
+/// CommandKit's own are values, so that a program can word them in its user's language
+/// (`UsageWords`); `description` is the English.
 public struct UsageError: Error, Equatable, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ message: String) { description = message }
+    public enum Problem: Equatable, Sendable {
+        case needsValue(option: String)
+        /// A positional argument, by its name (`ACCOUNT`).
+        case missing(String)
+        case unknownOption(String)
+        case unexpectedArgument(String)
+        case unknownCommand(String, expected: [String])
+        case missingCommand(expected: [String])
+        /// A command's own words, already in its user's language.
+        case said(String)
+    }
+
+    public let problem: Problem
+
+    public init(_ message: String) { problem = .said(message) }
+    public init(_ problem: Problem) { self.problem = problem }
+
+    public var description: String {
+        switch problem {
+        case .needsValue(let option): "\(option) needs a value"
+        case .missing(let name): "missing \(name)"
+        case .unknownOption(let option): "unknown option '\(option)'"
+        case .unexpectedArgument(let word): "unexpected argument '\(word)'"
+        case .unknownCommand(let word, let expected): "unknown command '\(word)'; expected one of: \(expected.joined(separator: ", "))"
+        case .missingCommand(let expected): "missing command; expected one of: \(expected.joined(separator: ", "))"
+        case .said(let message): message
+        }
+    }
+}
+
+/// How a program words its usage errors and the line that points to `--help`: in English,
+/// unless it hands its own to `CommandLineTool.main`.
+public struct UsageWords: Sendable {
+    public let problem: @Sendable (UsageError) -> String
+    /// The last line, given the help command (`gbnotifyctl --help`).
+    public let seeHelp: @Sendable (String) -> String
+
+    public init(problem: @escaping @Sendable (UsageError) -> String, seeHelp: @escaping @Sendable (String) -> String) {
+        self.problem = problem
+        self.seeHelp = seeHelp
+    }
+
+    public static let english = UsageWords(problem: \.description, seeHelp: { "See '\($0)'." })
 }

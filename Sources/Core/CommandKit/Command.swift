@@ -73,9 +73,9 @@ extension Command {
     public init(parsing arguments: inout Arguments) throws(UsageError) {
         let names = Self.configuration.listedSubcommands.map { $0.configuration.name }
         if let word = arguments.peekPositional {
-            throw UsageError("unknown command '\(word)'; expected one of: \(names.joined(separator: ", "))")
+            throw UsageError(.unknownCommand(word, expected: names))
         }
-        throw UsageError("missing command; expected one of: \(names.joined(separator: ", "))")
+        throw UsageError(.missingCommand(expected: names))
     }
 
     public func run() async throws -> Int32 { 2 }

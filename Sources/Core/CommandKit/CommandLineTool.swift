@@ -58,9 +58,9 @@ public enum CommandLineTool {
     }
 
     /// Parses, runs, and reports; returns the exit status. `print` and `printError` are
-    /// injected so tests can capture both streams.
+    /// injected so tests can capture both streams; `usageWords` says usage errors.
     public static func main(
-        _ words: [String], root: any Command.Type, toolName: String, version: String,
+        _ words: [String], root: any Command.Type, toolName: String, version: String, usageWords: UsageWords = .english,
         print: (String) -> Void, printError: (String) -> Void
     ) async -> Int32 {
         switch parse(words, root: root, toolName: toolName) {
@@ -74,7 +74,7 @@ public enum CommandLineTool {
             print(String(text.dropLast()))
             return ExitStatus.success
         case .usageError(let error, let usage):
-            printError("\(toolName): \(error)\n\(usage)\nSee '\(toolName) --help'.")
+            printError("\(toolName): \(usageWords.problem(error))\n\(usage)\n\(usageWords.seeHelp("\(toolName) --help"))")
             return ExitStatus.usage
         case .run(let command):
             do {

@@ -39,7 +39,7 @@ struct AccountList: Command {
         } else {
             for summary in accounts {
                 // Tabs separate the columns: the text in them loses its own (and its newlines).
-                Console.out([summary.account.displayName, summary.account.instance.url, "\(summary.registration)"].map(\.displaySafe).joined(separator: "\t"))
+                Console.out([summary.account.displayName, summary.account.instance.url, summary.registrationSpoken].map(\.displaySafe).joined(separator: "\t"))
             }
         }
         return ExitStatus.success
@@ -58,7 +58,7 @@ struct AccountList: Command {
             instance = summary.account.instance.url
             user = summary.account.username
             if case .registered(let id) = summary.registration { deviceID = id } else { deviceID = nil }
-            registration = summary.registration.description
+            registration = summary.registrationDescription
             topic = summary.topic
         }
 

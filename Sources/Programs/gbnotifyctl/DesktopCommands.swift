@@ -64,7 +64,16 @@ struct TestCommand: Command {
                     "gbnotifyctl: sent a sample notification (notification {id})", note: "gbnotifyctl test. {id}: the server's number for it.", ["id": "\(id)"]))
             if !wasRunning {
                 let service = ActivatableService.installed(offering: NotificationClient.busName)
-                Console.out("gbnotifyctl: the bus started the notification server for it: activatable: \(service.map { "\($0)" } ?? "its service file was not found")")
+                Console.out(
+                    service.map {
+                        Localized.text(
+                            "gbnotifyctl: the bus started the notification server for it: activatable: {server}",
+                            note: "gbnotifyctl test, after the sample notification started a server. {server}: its program and service file, as mako (fr.emersion.mako.service).",
+                            ["server": "\($0)"])
+                    }
+                        ?? Localized.text(
+                            "gbnotifyctl: the bus started the notification server for it: activatable: its service file was not found",
+                            note: "gbnotifyctl test, after the sample notification started a server whose service file was not found."))
             }
             return ExitStatus.success
         } catch {

@@ -27,8 +27,8 @@ enum Minting {
         case .pushUnavailable, .readOnlyToken, .failed:
             Localized.text(
                 "Added {account}. Desktop polling works, but this install could not register: {reason}.",
-                note: "gbnotifyctl account add. {account}: user@host; {reason}: why, in English.",
-                ["account": report.account.displayName, "reason": "\(report.registration)"])
+                note: "gbnotifyctl account add. {account}: user@host; {reason}: why (a message of its own, in lower case).",
+                ["account": report.account.displayName, "reason": report.registration.spoken])
         }
     }
 

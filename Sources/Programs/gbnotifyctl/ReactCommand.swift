@@ -27,7 +27,7 @@ struct ReactCommand: Command {
     init(parsing arguments: inout Arguments) throws(UsageError) {
         remove = arguments.flag(Self.remove)
         account = try arguments.positional(SharedPositionals.account)
-        destination = try ReplyCommand.discussion(parsing: try arguments.positional(ReplyCommand.discussion), verb: "reaction")
+        destination = try ReplyCommand.discussion(parsing: try arguments.positional(ReplyCommand.discussion), for: .reaction)
         reaction = try arguments.positional(Self.reaction)
     }
 

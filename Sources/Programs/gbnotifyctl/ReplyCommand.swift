@@ -47,23 +47,44 @@ struct ReplyCommand: Command {
         let message = try arguments.value(of: Self.message)
         let file = try arguments.value(of: Self.file)
         account = try arguments.positional(SharedPositionals.account)
-        destination = try Self.discussion(parsing: try arguments.positional(Self.discussion), verb: "reply")
+        destination = try Self.discussion(parsing: try arguments.positional(Self.discussion), for: .reply)
         switch (message, file) {
         case (let text?, nil): source = .message(text)
         case (nil, "-"): source = .standardInput
-        case (nil, let other?): throw UsageError("--file takes only - (standard input), not '\(other.displaySafe(truncatedTo: 200))'")
+        case (nil, let other?):
+            throw UsageError(
+                Localized.text(
+                    "--file takes only - (standard input), not '{file}'", note: "A usage error of gbnotifyctl reply. {file}: what was given.",
+                    ["file": other.displaySafe(truncatedTo: 200)]))
         case (nil, nil): source = .editor
-        case (_?, _?): throw UsageError("give --message or --file -, not both")
+        case (_?, _?): throw UsageError(Localized.text("give --message or --file -, not both", note: "A usage error of gbnotifyctl reply. The options stay English."))
         }
     }
 
+    /// What is asked of an issue or a merge request, which a build refuses.
+    enum Answer {
+        case reply, reaction
+    }
+
     /// An issue or a merge request; a build, which has no thread, is refused in words.
-    static func discussion(parsing path: String, verb: String) throws(UsageError) -> NotificationDestination {
+    static func discussion(parsing path: String, for answer: Answer) throws(UsageError) -> NotificationDestination {
         guard let destination = NotificationDestination(path: path) else {
-            throw UsageError("'\(path.displaySafe(truncatedTo: 200))' names no issue or merge request; use OWNER/REPO/issues/N or OWNER/REPO/mrs/N")
+            throw UsageError(
+                Localized.text(
+                    "'{path}' names no issue or merge request; use OWNER/REPO/issues/N or OWNER/REPO/mrs/N",
+                    note: "A usage error of gbnotifyctl reply and react. {path}: what was given. OWNER/REPO/issues/N and OWNER/REPO/mrs/N stay as they are.",
+                    ["path": path.displaySafe(truncatedTo: 200)]))
         }
         guard destination.kind != .build else {
-            throw UsageError("\(destination.path) is a build, which takes no \(verb) on gitbay; only issues and merge requests do")
+            let values: KeyValuePairs = ["path": destination.path]
+            throw UsageError(
+                answer == .reply
+                    ? Localized.text(
+                        "{path} is a build, which takes no reply on gitbay; only issues and merge requests do",
+                        note: "A usage error of gbnotifyctl reply. {path}: OWNER/REPO/builds/N.", values)
+                    : Localized.text(
+                        "{path} is a build, which takes no reaction on gitbay; only issues and merge requests do",
+                        note: "A usage error of gbnotifyctl react. {path}: OWNER/REPO/builds/N.", values))
         }
         return destination
     }
@@ -73,7 +94,7 @@ struct ReplyCommand: Command {
         let account = try await source.account(self.account)
         let state = try Setup.stateDirectory()
         let (drafts, warning) = try state.loadDrafts()
-        if let warning { Console.error("gbnotifyctl: warning: \(warning)") }
+        if let warning { Console.error(Localized.text("gbnotifyctl: warning: {warning}", note: "A warning of gbnotifyctl. {warning}: what, in English.", ["warning": "\(warning)"])) }
         let kept = drafts.draft(of: account, for: destination.path)
 
         let text: String
@@ -87,14 +108,14 @@ struct ReplyCommand: Command {
             if let kept {
                 let words = Localized.text(
                     "your draft of {when} is in the editor (kept because {reason})",
-                    note: "gbnotifyctl reply, before the editor. {when}: when the draft was kept; {reason}: why, in English.",
-                    ["when": Self.when(kept.savedAt), "reason": kept.reason])
+                    note: "gbnotifyctl reply, before the editor. {when}: when the draft was kept; {reason}: why (a message of its own, or in English from an older gbnotify).",
+                    ["when": Self.when(kept.savedAt), "reason": kept.spokenReason])
                 Console.error("gbnotifyctl: \(words)")
             }
             let editor = ReplyEditor(environment: ProcessInfo.processInfo.environment)
             switch await editor.compose(CommentText.editorTemplate(for: destination, account: account.displayName, draft: kept?.text ?? "")) {
             case .cancelled:
-                Console.error("gbnotifyctl: \(CommentTextError.empty)")
+                Console.error("gbnotifyctl: \(CommentTextError.empty.spoken)")
                 return ExitStatus.failure
             case .failed(let words):
                 Console.error("gbnotifyctl: \(words)")
@@ -108,7 +129,7 @@ struct ReplyCommand: Command {
         do {
             comment = try CommentText(text)
         } catch {
-            Console.error("gbnotifyctl: \(editorFile.map { CommentText.notSent("\(error)", keptIn: $0) } ?? "\(error)")")
+            Console.error("gbnotifyctl: \(editorFile.map { CommentText.notSent(error.spoken, keptIn: $0) } ?? error.spoken)")
             return ExitStatus.failure
         }
 

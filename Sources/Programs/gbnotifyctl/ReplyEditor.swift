@@ -36,7 +36,11 @@ struct ReplyEditor {
         do {
             argv = try TextEditor.argv(environment: environment, file: file)
         } catch {
-            throw Failure(description: "cannot read the editor from $VISUAL or $EDITOR: \(error)")
+            throw Failure(
+                description: Localized.text(
+                    "cannot read the editor from $VISUAL or $EDITOR: {error}",
+                    note: "gbnotifyctl reply, in lower case after \"gbnotifyctl: \". $VISUAL and $EDITOR stay as they are; {error}: why, in English.",
+                    ["error": "\(error)"]))
         }
         // ^C and ^\ in the editor reach this process too (one process group at the terminal):
         // ignored while it runs, as git does, so that the editor alone decides what they do and
@@ -53,11 +57,27 @@ struct ReplyEditor {
             pid = try Spawn.start(argv, environment: nil, stdin: .inherit, stdout: .inherit, stderr: .inherit)
         } catch {
             unlink(file)
-            throw Failure(description: "cannot start the editor \(argv[0]): \(error)")
+            throw Failure(
+                description: Localized.text(
+                    "cannot start the editor {editor}: {error}", note: "gbnotifyctl reply, in lower case after \"gbnotifyctl: \". {editor}: its program; {error}: why, in English.",
+                    ["editor": argv[0], "error": "\(error)"]))
         }
         let exit = await ChildWatch.exit(of: pid)
-        guard exit == .exited(0) else {
-            throw Failure(description: "the editor \(argv[0]) \(exit); nothing was sent, and the text is kept in \(file)")
+        switch exit {
+        case .exited(0):
+            break
+        case .exited(let status):
+            throw Failure(
+                description: Localized.text(
+                    "the editor {editor} exited with status {status}; nothing was sent, and the text is kept in {file}",
+                    note: "gbnotifyctl reply, in lower case after \"gbnotifyctl: \". {editor}: its program; {status}: a number; {file}: a file's path.",
+                    ["editor": argv[0], "status": String(status), "file": file]))
+        case .killed(let signal):
+            throw Failure(
+                description: Localized.text(
+                    "the editor {editor} was killed by signal {signal}; nothing was sent, and the text is kept in {file}",
+                    note: "gbnotifyctl reply, in lower case after \"gbnotifyctl: \". {editor}: its program; {signal}: a number; {file}: a file's path.",
+                    ["editor": argv[0], "signal": String(signal), "file": file]))
         }
         let bytes: [UInt8]
         do {
@@ -65,7 +85,10 @@ struct ReplyEditor {
             defer { try? descriptor.close() }
             bytes = try descriptor.read(upTo: Self.fileLimit + 1)
         } catch {
-            throw Failure(description: "cannot read back \(file): \(error)")
+            throw Failure(
+                description: Localized.text(
+                    "cannot read back {file}: {error}", note: "gbnotifyctl reply, in lower case after \"gbnotifyctl: \". {file}: the editor's file; {error}: why, in English.",
+                    ["file": file, "error": "\(error)"]))
         }
         guard let text = CommentText.fromEditor(String(decoding: bytes, as: UTF8.self)) else {
             unlink(file)
@@ -80,7 +103,11 @@ struct ReplyEditor {
         var path = Array("\(directory)/gbnotify-reply-XXXXXX.md".utf8CString)
         let raw = path.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 3) }
         guard raw >= 0 else {
-            throw Failure(description: "cannot make a temporary file in \(directory): \(String(cString: strerror(errno)))")
+            throw Failure(
+                description: Localized.text(
+                    "cannot make a temporary file in {directory}: {error}",
+                    note: "gbnotifyctl reply, in lower case after \"gbnotifyctl: \". {directory}: a directory; {error}: why, in English.",
+                    ["directory": directory, "error": String(cString: strerror(errno))]))
         }
         let descriptor = FileDescriptor(rawValue: raw)
         defer { try? descriptor.close() }
@@ -89,7 +116,10 @@ struct ReplyEditor {
             try descriptor.writeAll(template.utf8)
         } catch {
             unlink(name)
-            throw Failure(description: "cannot write \(name): \(error)")
+            throw Failure(
+                description: Localized.text(
+                    "cannot write {file}: {error}", note: "gbnotifyctl reply, in lower case after \"gbnotifyctl: \". {file}: the editor's file; {error}: why, in English.",
+                    ["file": name, "error": "\(error)"]))
         }
         return name
     }

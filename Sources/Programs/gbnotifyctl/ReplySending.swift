@@ -54,10 +54,10 @@ struct ReplySending {
             editorFile.map { _ = unlink($0) }
             return ReplyOutcome(isPosted: true, lines: lines)
         case .notPosted(let reason):
-            return keep(comment.text, reason: "\(reason)", saying: Self.notPosted(to: name, "\(reason)"), editorFile: editorFile)
+            return keep(comment.text, because: .notPosted(reason), saying: Self.notPosted(to: name, reason.spoken), editorFile: editorFile)
         case .unknown(let reason, let checkFailed):
             return keep(
-                comment.text, reason: "it may have been posted; look at the thread before sending it again",
+                comment.text, because: .unknown(reason: reason, checkFailed: checkFailed),
                 saying: Localized.text(
                     "no answer came from {instance} ({reason}), and the thread could not be read to tell whether the reply was posted ({problem}). Look before sending it again: {command}",
                     note: "A reply whose answer was lost. {instance}: the gitbay instance; {reason} and {problem}: why, in English; {command}: the command that shows the thread (stays English).",
@@ -80,7 +80,8 @@ struct ReplySending {
     /// The first line of a reply not posted.
     static func notPosted(to item: String, _ reason: String) -> String {
         Localized.text(
-            "not posted to {item}: {reason}", note: "A reply not posted. {item}: owner/repo#12; {reason}: why, in English.",
+            "not posted to {item}: {reason}",
+            note: "A reply not posted. {item}: owner/repo#12; {reason}: why (a message of its own in lower case, or an error in English).",
             ["item": item, "reason": reason])
     }
 
@@ -90,8 +91,8 @@ struct ReplySending {
     }
 
     /// Keeps `text` as the item's draft; says so, or where the text is when it cannot be kept.
-    private func keep(_ text: String, reason: String, saying first: String, editorFile: String?) -> ReplyOutcome {
-        let draft = DraftRecord.Draft(account: account, path: destination.path, text: text, savedAt: SystemZone.now(), reason: reason)
+    private func keep(_ text: String, because failure: AnswerFailure, saying first: String, editorFile: String?) -> ReplyOutcome {
+        let draft = DraftRecord.Draft(account: account, path: destination.path, text: text, savedAt: SystemZone.now(), failure: failure)
         let whereTheTextIs = editorFile.map(Self.textIsStill)
             ?? Localized.text("the text was not kept", note: "A reply not posted whose text could not be kept anywhere.")
         do {

@@ -170,7 +170,10 @@ struct MutesCommand: Command {
         }
         let zone = SystemZone.offsets
         for mute in record.mutes {
-            print("\(mute.account.reference)\t\(mute.repo)\tmuted \(zone.date(of: mute.at)) \(TimeOfDay.of(mute.at, zone: zone))")
+            let when = Localized.text(
+                "muted {date} {time}", note: "gbnotifyctl mutes: when a repository was muted. {date}: as 2026-12-07; {time}: as 14:30.",
+                ["date": "\(zone.date(of: mute.at))", "time": "\(TimeOfDay.of(mute.at, zone: zone))"])
+            print("\(mute.account.reference)\t\(mute.repo)\t\(when)")
         }
         return ExitStatus.success
     }

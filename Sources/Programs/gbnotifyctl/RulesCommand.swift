@@ -59,7 +59,10 @@ struct RulesCheck: Command {
         }
         let config = read.config
         for warning in config.warnings {
-            Console.error("gbnotifyctl: warning: config \(read.pathWords): \(warning)")
+            Console.error(
+                Localized.text(
+                    "gbnotifyctl: warning: config {path}: {warning}", note: "A warning of gbnotifyctl rules check about the config. {path}: the config file; {warning}: what, in English.",
+                    ["path": read.pathWords, "warning": "\(warning)"]))
         }
         print(Self.heading(config, path: read.pathWords))
         let source = AccountItems(settings: ViewSettings(read, environment: environment))

@@ -33,7 +33,7 @@ enum Setup {
     /// The keyring as the commands use it: waiting for a prompt as long as the user takes, and
     /// saying on standard error, after a second of silence, what the keyring is waiting for.
     static func keyring() -> Keyring {
-        Keyring(reportingWaits: KeyringWaitReport(after: .seconds(1)) { wait in Console.error("gbnotifyctl: \(wait)") })
+        Keyring(reportingWaits: KeyringWaitReport(after: .seconds(1)) { wait in Console.error("gbnotifyctl: \(wait.spoken)") })
     }
 }
 

@@ -34,7 +34,7 @@ struct SnoozeCommand: Command {
         do {
             request = try SnoozeRequest(parsing: words)
         } catch {
-            throw UsageError("\(error)")
+            throw UsageError(error.spoken)
         }
     }
 

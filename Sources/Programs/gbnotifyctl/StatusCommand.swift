@@ -1,4 +1,5 @@
 import CommandKit
+import LocalTime
 import PushCore
 
 /// `gbnotifyctl status`: what the running daemon is doing, from its `Status()`.
@@ -40,7 +41,11 @@ struct StatusCommand: Command {
                     note: "An error of gbnotifyctl status: the daemon's answer could not be read."))
             return ExitStatus.failure
         }
-        if self.json { Console.json(json) } else { Console.out(status.renderText(), terminator: "") }
+        if self.json {
+            Console.json(json)
+        } else {
+            Console.out(status.renderText(at: SystemZone.now(), zone: SystemZone.offsets), terminator: "")
+        }
         return ExitStatus.success
     }
 }

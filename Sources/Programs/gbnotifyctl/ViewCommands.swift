@@ -46,8 +46,10 @@ struct ShowCommand: Command {
             throw UsageError(SharedPositionals.namesNoItem(path))
         }
         if reply {
-            guard !json else { throw UsageError("--reply opens the view's editor; it does not go with --json") }
-            self.destination = try ReplyCommand.discussion(parsing: path, verb: "reply")
+            guard !json else {
+                throw UsageError(Localized.text("--reply opens the view's editor; it does not go with --json", note: "A usage error of gbnotifyctl show. The options stay English."))
+            }
+            self.destination = try ReplyCommand.discussion(parsing: path, for: .reply)
         } else {
             self.destination = destination
         }

@@ -41,6 +41,6 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let viewCommands = [ShowCommand.configuration.name, InboxCommand.configuration.name]
 LoopMain.run(blocking: viewCommands.contains(arguments.first ?? "") ? TerminalInput.signals : []) {
     await CommandLineTool.main(
-        arguments, root: Root.self, toolName: "gbnotifyctl", version: GBNotify.version, print: { Console.out($0) },
-        printError: { Console.error($0) })
+        arguments, root: Root.self, toolName: "gbnotifyctl", version: GBNotify.version, usageWords: .localized,
+        print: { Console.out($0) }, printError: { Console.error($0) })
 }

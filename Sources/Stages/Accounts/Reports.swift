@@ -24,8 +24,9 @@ public enum Registration: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Read back from the state file, as `account list` shows it.
-    init(_ record: AccountRecord?) {
+    /// Read back from the state file, as `account list` shows it; nil when nothing was
+    /// recorded yet.
+    init?(_ record: AccountRecord?) {
         if let id = record?.deviceID {
             self = .registered(deviceID: id)
         } else if let error = record?.registrationError {
@@ -35,7 +36,7 @@ public enum Registration: Sendable, Equatable, CustomStringConvertible {
             default: .failed(error)
             }
         } else {
-            self = .failed("not registered yet")
+            return nil
         }
     }
 
@@ -51,12 +52,24 @@ public enum Registration: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// In English: the log, the JSON and the state file (which `init(_:)` reads back) go by it.
     public var description: String {
+        Localized.inEnglish { spoken }
+    }
+
+    /// `description` in the session's language, for a person (`account list`).
+    public var spoken: String {
         switch self {
-        case .registered(let id): "registered as device \(id)"
-        case .pushUnavailable: "this instance does not send push notifications"
-        case .readOnlyToken: "the token is read-only, so this install cannot register"
-        case .failed(let why): "registration failed: \(why)"
+        case .registered(let id):
+            Localized.text("registered as device {id}", note: "gbnotifyctl account list: this install's registration. {id}: a number.", ["id": String(id)])
+        case .pushUnavailable:
+            Localized.text("this instance does not send push notifications", note: "gbnotifyctl account list: why this install is not registered.")
+        case .readOnlyToken:
+            Localized.text("the token is read-only, so this install cannot register", note: "gbnotifyctl account list: why this install is not registered.")
+        case .failed(let why):
+            Localized.text(
+                "registration failed: {reason}", note: "gbnotifyctl account list: why this install is not registered. {reason}: the error, in English.",
+                ["reason": why])
         }
     }
 }
@@ -83,7 +96,8 @@ public struct RemoveReport: Sendable, Equatable {
 
 public struct AccountSummary: Sendable, Equatable {
     public let account: Account
-    public let registration: Registration
+    /// Nil until a registration was recorded.
+    public let registration: Registration?
     /// The account's device token: what it is registered for push with, and its relay topic.
     /// Nil until it is first registered.
     public let topic: String?
@@ -92,5 +106,16 @@ public struct AccountSummary: Sendable, Equatable {
         self.account = account
         registration = Registration(record)
         topic = record?.deviceToken
+    }
+
+    /// What `account list` says of the registration, in the session's language.
+    public var registrationSpoken: String {
+        registration?.spoken
+            ?? Localized.text("registration failed: not registered yet", note: "gbnotifyctl account list: no registration of this install was recorded yet.")
+    }
+
+    /// The same in English, for the JSON.
+    public var registrationDescription: String {
+        Localized.inEnglish { registrationSpoken }
     }
 }

@@ -173,7 +173,7 @@ final class AccountPoller {
         let destination = answer.destination
         switch answer.kind {
         case .react(let reaction, let remove):
-            let failure: String
+            let failure: AnswerFailure
             do {
                 let result = try await sendClicksWrite(.react(destination, reaction: reaction, remove: remove), with: client)
                 if case .success = result {
@@ -184,9 +184,9 @@ final class AccountPoller {
                     }
                     return
                 }
-                failure = Self.plainWords(result)
+                failure = Self.failure(result)
             } catch {
-                failure = "the instance could not be reached (\(error))"
+                failure = .notPosted(.offline("\(error)"))
             }
             guard !remove else {
                 services.logger.warning("\(account.displayName): could not take back \(reaction) from \(destination.shortName): \(failure)")
@@ -198,12 +198,12 @@ final class AccountPoller {
             do {
                 comment = try CommentText(text)
             } catch .empty {
-                await answered(.replyNotSent(path: destination.path, reason: CommentTextError.empty.description), rows: [])
+                await answered(.replyNotSent(path: destination.path, reason: .refused(.empty)), rows: [])
                 return
             } catch {
                 // Past gitbay's 64 KiB: nothing reached the instance; the text is kept, to be
                 // shortened, and the words name the limit.
-                await keep(text, on: destination, because: error.description)
+                await keep(text, on: destination, because: .refused(error))
                 return
             }
             let wallClock = services.wallClock
@@ -211,29 +211,26 @@ final class AccountPoller {
             case .posted, .postedUnanswered:
                 await answered(.replied(path: destination.path), rows: answer.rows)
             case .notPosted(let reason):
-                await keep(comment.text, on: destination, because: reason.description)
+                await keep(comment.text, on: destination, because: .notPosted(reason))
             case .unknown(let reason, let checkFailed):
-                await keep(comment.text, on: destination, because: """
-                    no answer came (\(reason)) and the thread could not be read to tell whether it was posted \
-                    (\(checkFailed)); look at the thread before sending it again
-                    """)
+                await keep(comment.text, on: destination, because: .unknown(reason: reason, checkFailed: checkFailed))
             }
         }
     }
 
     /// A reply not posted is kept in `drafts.json`, where `gbnotifyctl reply` offers it again,
     /// and said. When even that fails its text goes to the log, so that it is never lost.
-    private func keep(_ text: String, on destination: NotificationDestination, because reason: String) async {
+    private func keep(_ text: String, on destination: NotificationDestination, because reason: AnswerFailure) async {
         let draft = DraftRecord.Draft(
             account: account, path: destination.path, text: text,
-            savedAt: Int64(services.wallClock.now.timeIntervalSince1970), reason: reason)
+            savedAt: Int64(services.wallClock.now.timeIntervalSince1970), failure: reason)
         var said = reason
         do {
             let (kept, warning) = try await services.state.keepDraft(draft)
             if let warning { services.logger.warning(warning) }
-            if !kept { said += "; and \(DraftRecord.maximumDrafts) drafts are kept already, so it could not be kept: it is in the log" }
+            if !kept { said = .notKept(reason, because: nil) }
         } catch {
-            said += "; and it could not be kept (\(error)): it is in the log"
+            said = .notKept(reason, because: "\(error)")
         }
         if said != reason {
             services.logger.warning("\(account.displayName): the reply to \(destination.shortName) that was not kept:\n\(text)")
@@ -297,10 +294,10 @@ struct PollMemory: Sendable {
 }
 
 extension AccountPoller {
-    /// Why the instance did not do an answer, in the plain words a reply's failure is said in
-    /// (`NotPostedReason`) where they fit.
-    nonisolated static func plainWords(_ result: APIResult) -> String {
-        if case .notPosted(let reason) = CommentDelivery(.answered(result)) { return reason.description }
-        return "the instance answered \(result)"
+    /// Why the instance did not do an answer, as a reply's failure is said (`NotPostedReason`)
+    /// where that fits.
+    nonisolated static func failure(_ result: APIResult) -> AnswerFailure {
+        if case .notPosted(let reason) = CommentDelivery(.answered(result)) { return .notPosted(reason) }
+        return .answered("\(result)")
     }
 }

@@ -10,7 +10,7 @@ final class AccountStatusBoard {
     struct Facts {
         var lastPoll: Date?
         /// `304 not modified`, `200 ok, 2 new`, `timeout`, ...
-        var lastResult: String?
+        var lastResult: PollResult?
         /// Nil while polling is stopped.
         var nextPoll: Date?
         var unread: UnreadCount?

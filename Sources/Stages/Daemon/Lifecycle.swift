@@ -158,7 +158,7 @@ public enum Lifecycle {
             })
         }
         keyringWaits.to = { wait in
-            supervisor.take(.keyringWaiting("\(wait)"))
+            supervisor.take(.keyringWaiting(wait))
             readiness.status("Waiting for the keyring")
         }
         desktop?.sendRequests(to: supervisor)

@@ -72,7 +72,7 @@ struct PollRun: Sendable {
             // One update with everything the poll changed, so `Status()` never shows half of it.
             board.update {
                 $0.lastPoll = started
-                $0.lastResult = polled.words
+                $0.lastResult = polled.result
                 $0.pollError = polled.error
                 if let unread = polled.unread { $0.unread = unread }
                 $0.consecutiveFailures = schedule.consecutiveFailures
@@ -83,10 +83,10 @@ struct PollRun: Sendable {
                     $0.needsToken = true
                 }
             }
-            let told = DaemonEvent.polled(account, words: polled.words, failed: polled.error != nil)
+            let told = DaemonEvent.polled(account, words: polled.result.description, failed: polled.error != nil)
             switch (decision, polled.error) {
             case (.after(let seconds), nil):
-                logger.debug("\(name): \(polled.words)")
+                logger.debug("\(name): \(polled.result)")
                 services.events.tell(told)
                 due = timeline.now + .seconds(seconds)
             case (.after(let seconds), let error?):
@@ -94,7 +94,7 @@ struct PollRun: Sendable {
                 services.events.tell(told)
                 due = timeline.now + .seconds(seconds)
             case (.stop(.unauthorized), let error):
-                logger.warning("\(name): poll failed: \(error ?? polled.words); polling stopped until the account gets a new token")
+                logger.warning("\(name): poll failed: \(error ?? polled.result.description); polling stopped until the account gets a new token")
                 services.events.tell(told)
                 if memory.rejectedToken != token {
                     memory.rejectedToken = token
@@ -149,28 +149,28 @@ struct PollRun: Sendable {
     private struct Polled {
         let outcome: PollOutcome
         /// For `last_result`.
-        let words: String
+        let result: PollResult
         /// Why it failed, for `last_error` and the log; nil when it worked.
         var error: String?
         /// The unread count it learnt, if it learnt one.
         var unread: UnreadCount?
 
-        init(outcome: PollOutcome, words: String, error: String? = nil, unread: UnreadCount? = nil) {
+        init(outcome: PollOutcome, result: PollResult, error: String? = nil, unread: UnreadCount? = nil) {
             self.outcome = outcome
-            self.words = words
+            self.result = result
             self.error = error
             self.unread = unread
         }
 
         /// A request that never got an answer.
         init(failure: TransportError) {
-            self.init(outcome: failure.outcome, words: failure.statusWords, error: "\(failure)")
+            self.init(outcome: failure.outcome, result: failure.pollResult, error: "\(failure)")
         }
 
         /// An answer that is neither a list nor a 304: a 401 stops polling, the rest back off.
         init(failure result: APIResult) {
             let outcome: PollOutcome = if case .unauthorized = result { .unauthorized } else { .failed(retryAfter: result.retryAfter) }
-            self.init(outcome: outcome, words: result.statusWords, error: "\(result)")
+            self.init(outcome: outcome, result: result.pollResult, error: "\(result)")
         }
     }
 
@@ -190,7 +190,7 @@ struct PollRun: Sendable {
             }
             guard case .success = result else { return Polled(failure: result) }
             guard let whoami = try? result.decode(Whoami.self) else {
-                return Polled(outcome: .failed(retryAfter: nil), words: "200 unreadable", error: "whoami did not decode")
+                return Polled(outcome: .failed(retryAfter: nil), result: PollResult(.unreadable, httpStatus: 200), error: "whoami did not decode")
             }
             memory.tokenOwner = (token, whoami.username)
             guard whoami.username == account.username else {
@@ -233,14 +233,14 @@ struct PollRun: Sendable {
         case .notModified:
             // No body, nothing parsed, nothing written (unless an earlier write failed).
             if memory.isUnsaved { await write(&memory) }
-            return Polled(outcome: .notModified, words: result.statusWords)
+            return Polled(outcome: .notModified, result: result.pollResult)
         case .success(_, let newETag):
             let page: InboxPage
             do {
                 page = try result.decode(InboxPage.self)
             } catch {
                 return Polled(
-                    outcome: .failed(retryAfter: nil), words: "200 unreadable",
+                    outcome: .failed(retryAfter: nil), result: PollResult(.unreadable, httpStatus: 200),
                     error: "the notifications list did not decode: \(error)")
             }
             return await take(page, etag: newETag, &memory)
@@ -271,7 +271,7 @@ struct PollRun: Sendable {
             case .summary(let rows, _, _, _): count + rows
             }
         }
-        return Polled(outcome: .fresh, words: newRows > 0 ? "200 ok, \(newRows) new" : "200 ok", unread: unread)
+        return Polled(outcome: .fresh, result: PollResult(.ok, httpStatus: 200, newNotices: newRows), unread: unread)
     }
 
     private func hand(_ update: AccountUpdate, _ memory: inout PollMemory) async {

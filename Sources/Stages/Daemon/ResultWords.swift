@@ -2,24 +2,24 @@ import Curl
 import GitbayClient
 import PushCore
 
-// The few words `Status()` shows as a poll's `last_result`; the full story is in `last_error`
-// and the log.
+// What `Status()` shows as a poll's `last_result`, as facts (`PollResult`); the full story is
+// in `last_error` and the log.
 
 extension APIResult {
-    var statusWords: String {
+    var pollResult: PollResult {
         switch self {
-        case .success: "200 ok"
-        case .notModified: "304 not modified"
-        case .unauthorized: "401 unauthorized"
-        case .readOnlyToken: "403 read-only token"
-        case .tooManyWrites: "403 too many writes"
-        case .forbidden: "403 denied"
-        case .notFound: "404 not found"
-        case .badRequest: "400 bad request"
-        case .rateLimited: "429 rate limited"
-        case .pushUnavailable: "500 push unavailable"
-        case .busy: "503 busy"
-        case .serverError(let status, _): "\(status) server error"
+        case .success: PollResult(.ok, httpStatus: 200)
+        case .notModified: PollResult(.notModified, httpStatus: 304)
+        case .unauthorized: PollResult(.unauthorized, httpStatus: 401)
+        case .readOnlyToken: PollResult(.readOnlyToken, httpStatus: 403)
+        case .tooManyWrites: PollResult(.tooManyWrites, httpStatus: 403)
+        case .forbidden: PollResult(.denied, httpStatus: 403)
+        case .notFound: PollResult(.notFound, httpStatus: 404)
+        case .badRequest: PollResult(.badRequest, httpStatus: 400)
+        case .rateLimited: PollResult(.rateLimited, httpStatus: 429)
+        case .pushUnavailable: PollResult(.pushUnavailable, httpStatus: 500)
+        case .busy: PollResult(.busy, httpStatus: 503)
+        case .serverError(let status, _): PollResult(.serverError, httpStatus: status)
         }
     }
 }
@@ -34,14 +34,14 @@ extension TransportError {
         }
     }
 
-    var statusWords: String {
+    var pollResult: PollResult {
         switch self {
-        case .redirected(let status, _): "\(status) redirect"
-        case .transfer(.timedOut): "timeout"
-        case .transfer(.couldNotConnect): "no connection"
-        case .transfer(.couldNotResolveHost): "unknown host"
-        case .transfer(.tlsFailure): "TLS failure"
-        case .transfer: "transfer failed"
+        case .redirected(let status, _): PollResult(.redirect, httpStatus: status)
+        case .transfer(.timedOut): PollResult(.timeout, httpStatus: nil)
+        case .transfer(.couldNotConnect): PollResult(.noConnection, httpStatus: nil)
+        case .transfer(.couldNotResolveHost): PollResult(.unknownHost, httpStatus: nil)
+        case .transfer(.tlsFailure): PollResult(.tlsFailure, httpStatus: nil)
+        case .transfer: PollResult(.transferFailed, httpStatus: nil)
         }
     }
 }

@@ -102,8 +102,10 @@ public final class Supervisor: AccountRequests {
     var topics: [String: Account] = [:]
     var isStopped = false
     var network = NetworkState.unknown
-    /// Why the keyring could not be read last time; nil once it was.
+    /// Why the keyring could not be read last time, in English; nil once it was.
     var keyringWaiting: String?
+    /// The step the keyring waits on the user for, when that is why.
+    var keyringWait: KeyringWait?
     /// The snoozes in the state directory, as last read: `status` says which hold.
     var snoozes: [NoiseRecord.Snooze] = []
     /// Reloads run one after another; this is the last one queued.
@@ -232,8 +234,8 @@ public final class Supervisor: AccountRequests {
             reply.resume(returning: Result { () throws(PayloadError) in try deliverNow(payload) })
         case .keyringChanged:
             startWork { await $0.keyringChanged() }
-        case .keyringWaiting(let what):
-            keyringIsWaiting(what)
+        case .keyringWaiting(let wait):
+            keyringIsWaiting("\(wait)", for: wait)
         case .markRead(let account, let ids):
             guard let poller = pollers[account.id] else {
                 logger.warning("\(account.displayName): cannot mark notices read: the account is no longer polled")
@@ -295,10 +297,11 @@ public final class Supervisor: AccountRequests {
         let now = Int64(wallClock.now.timeIntervalSince1970)
         return DaemonStatus(
             version: GBNotify.version, uptimeSeconds: Int(timeline.now.components.seconds), configPath: configPath,
-            keyringWaiting: keyringWaiting, network: network,
+            keyringWaiting: keyringWaiting, keyringWait: keyringWait, network: network,
             accounts: pollers.values.map { poller in
                 var status = poller.board.status(of: poller.account)
-                status.popupsHeld = holds.hold(for: poller.account, at: now).map { $0.description(at: now, zone: holds.zone) }
+                status.hold = holds.hold(for: poller.account, at: now)
+                status.popupsHeld = status.hold?.description(at: now, zone: holds.zone)
                 return status
             }.sorted { $0.id < $1.id },
             deliveries: deliveries, relay: relay?.board.status ?? RelayStatus())

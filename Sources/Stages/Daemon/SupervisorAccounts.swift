@@ -9,11 +9,13 @@ import StateStore
 /// the keyring read again, with backoff, while it cannot be read.
 extension Supervisor {
     /// A keyring call has waited a while for the user (an unlock or access dialog), or failed
-    /// and is tried again: said in `status` and the log until the keyring answers.
-    func keyringIsWaiting(_ what: String) {
+    /// and is tried again: said in `status` and the log until the keyring answers. `wait` is
+    /// the step that waits for the user, if one does.
+    func keyringIsWaiting(_ what: String, for wait: KeyringWait?) {
         guard keyringWaiting != what else { return }
         logger.report(.keyringWaiting(what), to: parts.events)
         keyringWaiting = what
+        keyringWait = wait
     }
 
     /// The keyring again, and pollers to match; nil when it was read, else why not. Pollers of
@@ -27,13 +29,14 @@ extension Supervisor {
             // The keyring shares nothing with a stop, but a stop needs no retry either.
             guard !isStopped else { return nil }
             let reason = "\(error)"
-            keyringIsWaiting(reason)
+            keyringIsWaiting(reason, for: nil)
             retryKeyring()
             return "cannot read the accounts from the keyring: \(reason)"
         }
         guard !isStopped else { return nil }
         if keyringWaiting != nil { logger.notice("the keyring answered; reading the accounts") }
         keyringWaiting = nil
+        keyringWait = nil
         keyringRetry?.cancel()
         keyringRetry = nil
         for skipped in listing.skipped {

@@ -15,7 +15,7 @@ public enum SupervisorEvent: Sendable {
     /// Something in the keyring may have changed: read the accounts again.
     case keyringChanged
     /// A keyring call has waited a while for the user, for this.
-    case keyringWaiting(String)
+    case keyringWaiting(KeyringWait)
     /// A click's "Mark read": these inbox rows of the account.
     case markRead(Account, [Int64])
     /// A click's "Mute" or "Undo": the repository's watch state on the account's instance.

@@ -38,11 +38,19 @@ enum MergeRequestLayout {
         }
         var lines = ItemLayout.wrapped(line, context.width)
         if let base = mr.stackedOn {
-            lines += ItemLayout.wrapped("Stacked on !\(base.number) \(base.title)", .plain, context.width)
+            lines += ItemLayout.wrapped(
+                Localized.text(
+                    "Stacked on !{number} {title}", note: "The terminal view: the merge request this one is stacked on. {number}: its number; {title}: its title.",
+                    ["number": String(base.number), "title": base.title]),
+                .plain, context.width)
         }
         if !mr.stacked.isEmpty {
             let above = mr.stacked.map { "!\($0.number) \($0.title)" }.joined(separator: ", ")
-            lines += ItemLayout.wrapped("Stacked above it: \(above)", .plain, context.width)
+            lines += ItemLayout.wrapped(
+                Localized.text(
+                    "Stacked above it: {requests}", note: "The terminal view: the merge requests stacked on this one. {requests}: as !12 Title, !13 Title.",
+                    ["requests": above]),
+                .plain, context.width)
         }
         return lines
     }
@@ -50,13 +58,33 @@ enum MergeRequestLayout {
     /// Merged, closed, superseded, queued: whichever apply.
     private static func outcome(_ mr: MergeRequestDetails, _ context: Context) -> [StyledLine] {
         var parts: [String] = []
-        if let by = mr.mergedBy { parts.append("Merged by \(by)" + (mr.mergedAt.map { " " + context.age($0) } ?? "")) }
-        if let by = mr.closedBy { parts.append("Closed by \(by)" + (mr.closedAt.map { " " + context.age($0) } ?? "")) }
-        if let number = mr.supersededBy { parts.append("Superseded by !\(number)") }
+        // An age ("3 hours ago", a message of its own) follows each: every language at hand
+        // puts it last.
+        if let by = mr.mergedBy {
+            parts.append(
+                Localized.text("Merged by {user}", note: "The terminal view: who merged the merge request; an age such as 3 hours ago may follow. {user}: a user name.", ["user": by])
+                    + (mr.mergedAt.map { " " + context.age($0) } ?? ""))
+        }
+        if let by = mr.closedBy {
+            parts.append(
+                Localized.text("Closed by {user}", note: "The terminal view: who closed the merge request; an age such as 3 hours ago may follow. {user}: a user name.", ["user": by])
+                    + (mr.closedAt.map { " " + context.age($0) } ?? ""))
+        }
+        if let number = mr.supersededBy {
+            parts.append(
+                Localized.text("Superseded by !{number}", note: "The terminal view: the merge request that replaces this one. {number}: its number.", ["number": String(number)]))
+        }
         if let queue = mr.queued {
-            var text = "In the merge queue (\(queue.strategy)), queued by \(queue.by)"
+            var text = Localized.text(
+                "In the merge queue ({strategy}), queued by {user}",
+                note: "The terminal view; an age such as 3 hours ago may follow. {strategy}: gitbay's word for how it merges, as merge or rebase (stays English); {user}: a user name.",
+                ["strategy": queue.strategy, "user": queue.by])
             if let at = queue.queuedAt { text += " " + context.age(at) }
-            if let reason = queue.reason, !reason.isEmpty { text += ": \(reason)" }
+            if let reason = queue.reason, !reason.isEmpty {
+                text = Localized.text(
+                    "{queue}: {reason}", note: "The terminal view: a merge queue's entry and why it waits. {queue}: the message In the merge queue…; {reason}: gitbay's words.",
+                    ["queue": text, "reason": reason])
+            }
             parts.append(text)
         }
         return parts.flatMap { ItemLayout.wrapped($0, .plain, context.width) }

@@ -121,8 +121,8 @@ extension ViewState {
                 message = Message(
                     text: Localized.text(
                         "Your reply could not be posted ({reason}) and is kept: {keys} edits and sends it",
-                        note: "The terminal view's status line on an item with a kept draft. {reason}: why, in English; {keys}: the reply key.",
-                        ["reason": draft.reason, "keys": ViewKeys.reply.keys]),
+                        note: "The terminal view's status line on an item with a kept draft. {reason}: why (a message of its own, or in English from an older gbnotify); {keys}: the reply key.",
+                        ["reason": draft.spokenReason, "keys": ViewKeys.reply.keys]),
                     kind: .offer)
             }
         case .failure(let problem):
@@ -142,7 +142,7 @@ extension ViewState {
         else { return [] }
         switch composed {
         case .cancelled:
-            message = Message(text: "\(CommentTextError.empty)".capitalizedFirst, kind: .failed)
+            message = Message(text: CommentTextError.empty.spoken.capitalizedFirst, kind: .failed)
             return []
         case .failed(let words):
             message = Message(text: words.capitalizedFirst, kind: .failed)
@@ -152,7 +152,7 @@ extension ViewState {
             do {
                 comment = try CommentText(text)
             } catch {
-                message = Message(text: CommentText.notSent("\(error)".capitalizedFirst, keptIn: file), kind: .failed)
+                message = Message(text: CommentText.notSent(error.spoken.capitalizedFirst, keptIn: file), kind: .failed)
                 return []
             }
             message = Message(

@@ -351,7 +351,7 @@ public struct ViewState {
         case .inbox(var inbox):
             switch inbox.content {
             case .loading:
-                screens[index].lines = [StyledLine("Loading the inbox…", .dim)]
+                screens[index].lines = [StyledLine(Localized.text("Loading the inbox…", note: "The terminal view while the inbox is read."), .dim)]
                 inbox.rows = []
             case .loaded(let inboxes):
                 let selectedRow = inbox.rows.indices.contains(inbox.selected) ? inbox.rows[inbox.selected] : nil

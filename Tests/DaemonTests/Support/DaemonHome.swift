@@ -36,8 +36,10 @@ struct DaemonHome {
         try text.write(toFile: configFile, atomically: true, encoding: .utf8)
     }
 
-    func ctl(_ arguments: [String], input: String = "") async throws -> Program.Outcome {
-        try await Program.run([Program.built("gbnotifyctl")] + arguments, environment: environment, stdin: input)
+    /// gbnotifyctl in this home, with `adding` set too (a language's variables).
+    func ctl(_ arguments: [String], input: String = "", adding: [String: String] = [:]) async throws -> Program.Outcome {
+        try await Program.run(
+            [Program.built("gbnotifyctl")] + arguments, environment: environment.merging(adding) { $1 }, stdin: input)
     }
 
     func remove() {

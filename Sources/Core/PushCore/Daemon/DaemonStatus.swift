@@ -9,8 +9,12 @@ public struct DaemonStatus: Codable, Equatable, Sendable {
     public let uptimeSeconds: Int
     public let configPath: String
     /// Why the accounts could not be read (a locked keyring, a refused access, a prompt left
-    /// open); null once they were. The accounts below are the ones read last.
+    /// open), in English; null once they were. The accounts below are the ones read last.
     public let keyringWaiting: String?
+    /// The step of the keyring that waits for the user, when one does (`keyring_wait`): what
+    /// `gbnotifyctl status` words in the user's language. Null while nothing waits, and while
+    /// the keyring fails otherwise (then only `keyringWaiting` says why).
+    public let keyringWait: KeyringWait?
     /// Whether the system says it is online (NetworkManager), offline, or cannot say.
     public let network: NetworkState
     public let accounts: [AccountStatus]
@@ -21,13 +25,14 @@ public struct DaemonStatus: Codable, Equatable, Sendable {
 
     public init(
         version: String, uptimeSeconds: Int, configPath: String, keyringWaiting: String? = nil,
-        network: NetworkState = .unknown, accounts: [AccountStatus], deliveries: DeliveryCounts = DeliveryCounts(),
+        keyringWait: KeyringWait? = nil, network: NetworkState = .unknown, accounts: [AccountStatus], deliveries: DeliveryCounts = DeliveryCounts(),
         relay: RelayStatus = RelayStatus()
     ) {
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.configPath = configPath
         self.keyringWaiting = keyringWaiting
+        self.keyringWait = keyringWait
         self.network = network
         self.accounts = accounts
         self.deliveries = deliveries
@@ -39,6 +44,7 @@ public struct DaemonStatus: Codable, Equatable, Sendable {
         case uptimeSeconds = "uptime_seconds"
         case configPath = "config_path"
         case keyringWaiting = "keyring_waiting"
+        case keyringWait = "keyring_wait"
         case network
         case accounts
         case deliveries
@@ -53,6 +59,7 @@ public struct DaemonStatus: Codable, Equatable, Sendable {
         uptimeSeconds = try container.decode(Int.self, forKey: .uptimeSeconds)
         configPath = try container.decode(String.self, forKey: .configPath)
         keyringWaiting = try container.decodeIfPresent(String.self, forKey: .keyringWaiting)
+        keyringWait = try? container.decodeIfPresent(KeyringWait.self, forKey: .keyringWait)
         network = try container.decodeIfPresent(NetworkState.self, forKey: .network) ?? .unknown
         accounts = try container.decode([AccountStatus].self, forKey: .accounts)
         deliveries = try container.decodeIfPresent(DeliveryCounts.self, forKey: .deliveries) ?? DeliveryCounts()
@@ -65,6 +72,7 @@ public struct DaemonStatus: Codable, Equatable, Sendable {
         try container.encode(uptimeSeconds, forKey: .uptimeSeconds)
         try container.encode(configPath, forKey: .configPath)
         try container.encode(keyringWaiting, forKey: .keyringWaiting)
+        try container.encode(keyringWait, forKey: .keyringWait)
         try container.encode(network, forKey: .network)
         try container.encode(accounts, forKey: .accounts)
         try container.encode(deliveries, forKey: .deliveries)
@@ -95,8 +103,9 @@ public struct AccountStatus: Codable, Equatable, Sendable {
     public var state: AccountState
     /// ISO 8601, as the daemon formats it.
     public var lastPoll: String?
-    /// The last poll's result in a few words, such as `304 not modified` or `timeout`.
-    public var lastResult: String?
+    /// The last poll's result: in JSON its English words (`last_result`, such as
+    /// `304 not modified` or `timeout`) and its facts (`last_result_status`, `_outcome`, `_new`).
+    public var lastResult: PollResult?
     /// ISO 8601; null while polling is stopped.
     public var nextPoll: String?
     public var unread: Int?
@@ -104,14 +113,17 @@ public struct AccountStatus: Codable, Equatable, Sendable {
     public var deviceID: Int64?
     /// The last error, in words for the user.
     public var lastError: String?
-    /// Why and until when popups are held (`Hold`), such as `snoozed until 15:30`; null while
-    /// they pop up.
+    /// Why and until when popups are held (`Hold`), such as `snoozed until 15:30`, in English
+    /// and the daemon's local time; null while they pop up.
     public var popupsHeld: String?
+    /// The same hold as facts (`popups_held_reason`, `popups_held_until` in seconds since the
+    /// epoch), which `gbnotifyctl status` words in the user's language.
+    public var hold: Hold?
 
     public init(
         id: String, instance: String, user: String, state: AccountState, lastPoll: String? = nil,
-        lastResult: String? = nil, nextPoll: String? = nil, unread: Int? = nil, deviceID: Int64? = nil,
-        lastError: String? = nil, popupsHeld: String? = nil
+        lastResult: PollResult? = nil, nextPoll: String? = nil, unread: Int? = nil, deviceID: Int64? = nil,
+        lastError: String? = nil, popupsHeld: String? = nil, hold: Hold? = nil
     ) {
         self.id = id
         self.instance = instance
@@ -124,19 +136,58 @@ public struct AccountStatus: Codable, Equatable, Sendable {
         self.deviceID = deviceID
         self.lastError = lastError
         self.popupsHeld = popupsHeld
+        self.hold = hold
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, instance, user, state, unread
         case lastPoll = "last_poll"
         case lastResult = "last_result"
+        case lastResultStatus = "last_result_status"
+        case lastResultOutcome = "last_result_outcome"
+        case lastResultNew = "last_result_new"
         case nextPoll = "next_poll"
         case deviceID = "device_id"
         case lastError = "last_error"
         case popupsHeld = "popups_held"
+        case popupsHeldReason = "popups_held_reason"
+        case popupsHeldUntil = "popups_held_until"
     }
 
-    /// Written out by hand only so that absent values are `null` rather than missing keys.
+    /// Written out by hand for the facts of the last result and the hold: a daemon that sent
+    /// only their words (an older one), or a fact this build does not know, still reads.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        instance = try container.decode(String.self, forKey: .instance)
+        user = try container.decode(String.self, forKey: .user)
+        state = try container.decode(AccountState.self, forKey: .state)
+        lastPoll = try container.decodeIfPresent(String.self, forKey: .lastPoll)
+        let words = try container.decodeIfPresent(String.self, forKey: .lastResult)
+        let status = (try? container.decodeIfPresent(Int.self, forKey: .lastResultStatus)) ?? nil
+        let outcome = ((try? container.decodeIfPresent(String.self, forKey: .lastResultOutcome)) ?? nil).flatMap(PollResult.Outcome.init)
+        if let outcome {
+            let new = (try? container.decodeIfPresent(Int.self, forKey: .lastResultNew)) ?? nil
+            lastResult = PollResult(outcome, httpStatus: status, newNotices: new ?? 0)
+        } else {
+            lastResult = words.map { PollResult(said: $0, httpStatus: status) }
+        }
+        nextPoll = try container.decodeIfPresent(String.self, forKey: .nextPoll)
+        unread = try container.decodeIfPresent(Int.self, forKey: .unread)
+        deviceID = try container.decodeIfPresent(Int64.self, forKey: .deviceID)
+        lastError = try container.decodeIfPresent(String.self, forKey: .lastError)
+        popupsHeld = try container.decodeIfPresent(String.self, forKey: .popupsHeld)
+        if let reason = (try? container.decodeIfPresent(Hold.Reason.self, forKey: .popupsHeldReason)) ?? nil,
+           let until = (try? container.decodeIfPresent(Int64.self, forKey: .popupsHeldUntil)) ?? nil
+        {
+            hold = Hold(reason: reason, until: until)
+        } else {
+            hold = nil
+        }
+    }
+
+    /// Written out by hand so that absent values are `null` rather than missing keys, and the
+    /// last result's facts stand beside its English words.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -144,12 +195,17 @@ public struct AccountStatus: Codable, Equatable, Sendable {
         try container.encode(user, forKey: .user)
         try container.encode(state, forKey: .state)
         try container.encode(lastPoll, forKey: .lastPoll)
-        try container.encode(lastResult, forKey: .lastResult)
+        try container.encode(lastResult?.description, forKey: .lastResult)
+        try container.encode(lastResult?.httpStatus, forKey: .lastResultStatus)
+        try container.encode(lastResult?.outcome?.rawValue, forKey: .lastResultOutcome)
+        try container.encode(lastResult.map(\.newNotices), forKey: .lastResultNew)
         try container.encode(nextPoll, forKey: .nextPoll)
         try container.encode(unread, forKey: .unread)
         try container.encode(deviceID, forKey: .deviceID)
         try container.encode(lastError, forKey: .lastError)
         try container.encode(popupsHeld, forKey: .popupsHeld)
+        try container.encode(hold?.reason, forKey: .popupsHeldReason)
+        try container.encode(hold?.until, forKey: .popupsHeldUntil)
     }
 }
 
@@ -182,8 +238,9 @@ public enum AccountState: String, Codable, CaseIterable, Sendable {
 
 extension DaemonStatus {
     /// What `gbnotifyctl status` prints: the daemon, one line per account, then the accounts'
-    /// errors. Every string is made one harmless line first, as errors carry server text.
-    public func renderText() -> String {
+    /// errors, in the session's language; a hold's end is said as seen at `now` in `zone`. Every
+    /// string is made one harmless line first, as errors carry server text.
+    public func renderText(at now: Int64, zone: ZoneOffsets) -> String {
         var lines = [
             Localized.text(
                 "gbnotifyd {version}, up {uptime}, config {path}",
@@ -194,7 +251,9 @@ extension DaemonStatus {
             lines.append(
                 Localized.text("offline: nothing polls until the network is back", note: "A line of gbnotifyctl status while the system is offline."))
         }
-        if let keyringWaiting {
+        if let keyringWait {
+            lines.append(keyringWait.spoken)
+        } else if let keyringWaiting {
             lines.append(
                 Localized.text(
                     "waiting for the keyring: {reason}", note: "A line of gbnotifyctl status. {reason}: what the keyring is waiting for, in English.",
@@ -234,7 +293,7 @@ extension DaemonStatus {
                 account.state.rawValue,
                 account.unread.map(String.init) ?? "-",
                 account.lastPoll.map { Self.clean($0, 40) } ?? "-",
-                account.lastResult.map { Self.clean($0, 24) } ?? "-",
+                account.lastResult.map { Self.clean($0.spoken, 24) } ?? "-",
                 account.nextPoll.map { Self.clean($0, 40) } ?? "-",
             ]
         }
@@ -248,16 +307,18 @@ extension DaemonStatus {
             lines.append(cells.joined(separator: "  "))
         }
 
-        lines += section(Localized.text("Popups held:", note: "A heading of gbnotifyctl status: the accounts whose popups wait."), \.popupsHeld, limit: 80)
-        lines += section(Localized.text("Errors:", note: "A heading of gbnotifyctl status: each account's last error."), \.lastError, limit: 300)
+        lines += section(Localized.text("Popups held:", note: "A heading of gbnotifyctl status: the accounts whose popups wait."), limit: 80) {
+            $0.hold.map { $0.spoken(at: now, zone: zone) } ?? $0.popupsHeld
+        }
+        lines += section(Localized.text("Errors:", note: "A heading of gbnotifyctl status: each account's last error."), limit: 300, \.lastError)
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// A heading and a line for each account that has `fact`, after a blank line; nothing when
     /// no account has it.
-    private func section(_ heading: String, _ fact: KeyPath<AccountStatus, String?>, limit: Int) -> [String] {
+    private func section(_ heading: String, limit: Int, _ fact: (AccountStatus) -> String?) -> [String] {
         let lines = accounts.compactMap { account in
-            account[keyPath: fact].map { "  \(account.displayName): \(Self.clean($0, limit))" }
+            fact(account).map { "  \(account.displayName): \(Self.clean($0, limit))" }
         }
         return lines.isEmpty ? [] : ["", heading] + lines
     }

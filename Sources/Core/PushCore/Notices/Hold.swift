@@ -2,9 +2,10 @@
 /// and the badge still counts; what would have popped up meanwhile comes as one summary per
 /// account when the hold ends (`HeldNotices`).
 public struct Hold: Sendable, Equatable {
+    /// One word for scripts (`Status()`'s `popups_held_reason`).
     public enum Reason: String, Sendable, Codable {
         case snoozed
-        case quietHours
+        case quietHours = "quiet_hours"
     }
 
     /// Why popups are held now (a snooze, when both hold); a hold that runs on from one into
@@ -22,8 +23,7 @@ public struct Hold: Sendable, Equatable {
     /// `snoozed until 15:30`, `quiet hours until tomorrow 07:30`, `snoozed until Sat 09:00`,
     /// in local time as seen at `now`; in English, for log lines (`spoken` is a person's).
     public func description(at now: Int64, zone: ZoneOffsets) -> String {
-        let words = reason == .snoozed ? "snoozed" : "quiet hours"
-        return "\(words) until \(Self.localTime(until, at: now, zone: zone))"
+        Localized.inEnglish { spoken(at: now, zone: zone) }
     }
 
     /// `description` in the session's language, for a person.
@@ -38,12 +38,7 @@ public struct Hold: Sendable, Equatable {
     /// `15:30` today, `tomorrow 07:30`, else the weekday: a hold is at most a week long. In
     /// English, for log lines (`spokenTime` is a person's).
     public static func localTime(_ instant: Int64, at now: Int64, zone: ZoneOffsets) -> String {
-        let (days, weekday, time) = when(instant, at: now, zone: zone)
-        switch days {
-        case ...0: return "\(time)"
-        case 1: return "tomorrow \(time)"
-        default: return "\(["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][weekday]) \(time)"
-        }
+        Localized.inEnglish { spokenTime(instant, at: now, zone: zone) }
     }
 
     /// `localTime` in the session's language, for a person.

@@ -321,7 +321,7 @@ public struct NotificationContent: Sendable, Equatable {
                     "Could not react {reaction} to {item}",
                     note: "A notification's title when a reaction failed. {reaction}: 👍 or gitbay's name of it; {item}: owner/repo#12.",
                     ["reaction": reactionLabel(reaction), "item": item]),
-                "\(reason).", []
+                "\(reason.spoken).", []
             )
         case .replyNotSent(_, let reason):
             (
@@ -329,7 +329,7 @@ public struct NotificationContent: Sendable, Equatable {
                     "Your reply to {item} was not sent",
                     note: "A notification's title when a reply typed into a notification was refused before sending (empty, too long). {item}: owner/repo#12.",
                     ["item": item]),
-                "\(reason.prefix(1).uppercased())\(reason.dropFirst()).", []
+                "\(reason.spoken.prefix(1).uppercased())\(reason.spoken.dropFirst()).", []
             )
         case .replyKept(let path, let reason):
             (
@@ -339,8 +339,8 @@ public struct NotificationContent: Sendable, Equatable {
                     ["item": item]),
                 Localized.text(
                     "{reason}. Nothing is lost: the text is kept, and {command} offers it again.",
-                    note: "The body of the notification of a reply not posted. {reason}: why, in English; {command}: the command that offers the kept text again (stays English).",
-                    ["reason": reason, "command": "gbnotifyctl reply \(account.reference) \(path)"]),
+                    note: "The body of the notification of a reply not posted. {reason}: why (a message of its own, in lower case); {command}: the command that offers the kept text again (stays English).",
+                    ["reason": reason.spoken, "command": "gbnotifyctl reply \(account.reference) \(path)"]),
                 []
             )
         }

@@ -64,13 +64,26 @@ public enum SnoozeRequestError: Error, Equatable, Sendable, CustomStringConverti
     case badTime(String)
 
     public var description: String {
+        Localized.inEnglish { spoken }
+    }
+
+    /// `description` in the session's language: gbnotifyctl snooze's usage error.
+    public var spoken: String {
         switch self {
         case .unparsable(let text):
-            "'\(text.displaySafe(truncatedTo: 80))' is not a snooze; give a length (1h, 30m, 1h30m), until HH:MM, or off"
+            Localized.text(
+                "'{text}' is not a snooze; give a length (1h, 30m, 1h30m), until HH:MM, or off",
+                note: "A usage error of gbnotifyctl snooze. {text}: what was given. 1h, 30m, 1h30m, until, HH:MM and off are typed as they are.",
+                ["text": text.displaySafe(truncatedTo: 80)])
         case .outOfRange(let text):
-            "'\(text.displaySafe(truncatedTo: 80))' is not between a minute and a week"
+            Localized.text(
+                "'{text}' is not between a minute and a week", note: "A usage error of gbnotifyctl snooze. {text}: the length given.",
+                ["text": text.displaySafe(truncatedTo: 80)])
         case .badTime(let text):
-            "'\(text.displaySafe(truncatedTo: 80))' is not a time of day; give HH:MM on the 24-hour clock, e.g. until 15:30"
+            Localized.text(
+                "'{text}' is not a time of day; give HH:MM on the 24-hour clock, e.g. until 15:30",
+                note: "A usage error of gbnotifyctl snooze. {text}: what was given. HH:MM and until are typed as they are.",
+                ["text": text.displaySafe(truncatedTo: 80)])
         }
     }
 }

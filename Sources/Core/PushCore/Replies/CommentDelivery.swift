@@ -8,7 +8,9 @@ public enum WriteAttempt: Sendable, Equatable {
     case answerLost(reason: String)
 }
 
-/// Why a reply was not posted, in a few plain words, kept with its draft.
+/// Why a reply was not posted, in a few plain words: `spoken` for a person, `description` (the
+/// same words in English) for the log and the draft kept with it. The values carried are the
+/// server's or the transport's words, in English.
 public enum NotPostedReason: Sendable, Equatable, Codable, CustomStringConvertible {
     /// The instance could not be reached at all.
     case offline(String)
@@ -27,16 +29,46 @@ public enum NotPostedReason: Sendable, Equatable, Codable, CustomStringConvertib
     case lostAndNotInThread(String)
 
     public var description: String {
+        Localized.inEnglish { spoken }
+    }
+
+    /// Starts in lower case: it follows a program's name or stands inside a sentence.
+    public var spoken: String {
         switch self {
-        case .offline(let reason): "the instance could not be reached (\(reason))"
-        case .tokenRejected(let message): "the token was rejected (HTTP 401: \(message)); store a new one with gbnotifyctl account add"
-        case .readOnlyToken(let message): "the token is read-only and cannot post (\(message)); store a full-scope one with gbnotifyctl account add"
-        case .denied(let message): "the instance refused it (\(message))"
-        case .tooManyWrites(let seconds?): "too many writes for now; try again in \(seconds) s"
-        case .tooManyWrites(nil): "too many writes for now; try again in a minute"
-        case .notFound(let message): "no such item, or one this account may not read (\(message))"
-        case .refused(let message): "the instance refused it (\(message))"
-        case .lostAndNotInThread(let reason): "no answer came (\(reason)), and the thread does not have the reply"
+        case .offline(let reason):
+            return Localized.text(
+                "the instance could not be reached ({reason})", note: "Why a reply or reaction did not go through, in lower case. {reason}: the network's error, in English.",
+                ["reason": reason])
+        case .tokenRejected(let message):
+            return Localized.text(
+                "the token was rejected (HTTP 401: {message}); store a new one with {command}",
+                note: "Why a reply or reaction did not go through, in lower case. {message}: the server's words, in English; {command}: the command (stays English).",
+                ["message": message, "command": "gbnotifyctl account add"])
+        case .readOnlyToken(let message):
+            return Localized.text(
+                "the token is read-only and cannot post ({message}); store a full-scope one with {command}",
+                note: "Why a reply or reaction did not go through, in lower case. {message}: the server's words, in English; {command}: the command (stays English).",
+                ["message": message, "command": "gbnotifyctl account add"])
+        case .denied(let message), .refused(let message):
+            return Localized.text(
+                "the instance refused it ({message})", note: "Why a reply or reaction did not go through, in lower case. {message}: the server's words, in English.",
+                ["message": message])
+        case .tooManyWrites(let seconds?):
+            return Localized.text(
+                "too many writes for now; try again in {seconds} s",
+                note: "Why a reply or reaction did not go through, in lower case: the instance's write limit. {seconds}: a number; s is the unit's symbol.",
+                ["seconds": String(seconds)])
+        case .tooManyWrites(nil):
+            return Localized.text(
+                "too many writes for now; try again in a minute", note: "Why a reply or reaction did not go through, in lower case: the instance's write limit.")
+        case .notFound(let message):
+            return Localized.text(
+                "no such item, or one this account may not read ({message})",
+                note: "Why a reply or reaction did not go through, in lower case. {message}: the server's words, in English.", ["message": message])
+        case .lostAndNotInThread(let reason):
+            return Localized.text(
+                "no answer came ({reason}), and the thread does not have the reply",
+                note: "Why a reply was not posted, in lower case. {reason}: the network's error, in English.", ["reason": reason])
         }
     }
 }

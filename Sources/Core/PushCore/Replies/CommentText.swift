@@ -27,7 +27,7 @@ public struct CommentText: Sendable, Equatable {
     /// Why a text from the editor was not sent, and the file that still holds it.
     public static func notSent(_ problem: String, keptIn file: String) -> String {
         Localized.text(
-            "{problem} (the text is kept in {file})", note: "A reply that was not sent. {problem}: why, in English; {file}: a file's path.",
+            "{problem} (the text is kept in {file})", note: "A reply that was not sent. {problem}: why (a message of its own); {file}: a file's path.",
             ["problem": problem, "file": file])
     }
 
@@ -54,19 +54,26 @@ public struct CommentText: Sendable, Equatable {
     }
 }
 
-public enum CommentTextError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why a text was refused before it was sent: `spoken` for a person, `description` (the same
+/// words in English) for the log.
+public enum CommentTextError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     case empty
     case tooLong(bytes: Int)
 
     public var description: String {
+        Localized.inEnglish { spoken }
+    }
+
+    /// Starts in lower case: it follows a program's name or stands inside a sentence.
+    public var spoken: String {
         switch self {
         case .empty:
-            "the reply is empty; nothing was sent"
+            Localized.text("the reply is empty; nothing was sent", note: "Why a reply was not sent; it may follow \"gbnotifyctl: \", so it starts in lower case.")
         case .tooLong:
-            """
-            the reply is longer than gitbay's limit of \(CommentText.maximumBytes) bytes (64 KiB) for a \
-            comment; nothing was sent. Shorten it, or split it into several replies
-            """
+            Localized.text(
+                "the reply is longer than gitbay's limit of {bytes} bytes (64 KiB) for a comment; nothing was sent. Shorten it, or split it into several replies",
+                note: "Why a reply was not sent; it may follow \"gbnotifyctl: \", so it starts in lower case. {bytes}: 65536.",
+                ["bytes": String(CommentText.maximumBytes)])
         }
     }
 }

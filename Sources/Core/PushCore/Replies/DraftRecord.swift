@@ -17,15 +17,23 @@ public struct DraftRecord: Codable, Equatable, Sendable {
         public let text: String
         /// Seconds since the Unix epoch.
         public let savedAt: Int64
-        /// Why it was kept, in plain words.
+        /// Why it was kept, in English: what an older gbnotify reads.
         public let reason: String
+        /// Why it was kept, as a value; nil in a draft an older gbnotify kept.
+        public let failure: AnswerFailure?
 
-        public init(account: Account, path: String, text: String, savedAt: Int64, reason: String) {
+        public init(account: Account, path: String, text: String, savedAt: Int64, failure: AnswerFailure) {
             self.account = account
             self.path = path
             self.text = text
             self.savedAt = savedAt
-            self.reason = reason
+            self.failure = failure
+            reason = failure.description
+        }
+
+        /// Why it was kept, in the session's language where the draft says it as a value.
+        public var spokenReason: String {
+            failure?.spoken ?? reason
         }
     }
 

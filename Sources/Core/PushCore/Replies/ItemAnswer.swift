@@ -27,13 +27,12 @@ public enum AnswerSaid: Sendable, Equatable, Codable {
     case reacted(path: String, reaction: String)
     /// "Replied to krz/gitbay#12".
     case replied(path: String)
-    /// The reaction was not set, and why in plain words.
-    case reactionFailed(path: String, reaction: String, reason: String)
-    /// The reply was not posted (or may not have been), and why in plain words; its text is
-    /// kept as a draft.
-    case replyKept(path: String, reason: String)
+    /// The reaction was not set, and why.
+    case reactionFailed(path: String, reaction: String, reason: AnswerFailure)
+    /// The reply was not posted (or may not have been), and why; its text is kept as a draft.
+    case replyKept(path: String, reason: AnswerFailure)
     /// The reply was refused before it was sent (empty, or longer than gitbay takes): why.
-    case replyNotSent(path: String, reason: String)
+    case replyNotSent(path: String, reason: AnswerFailure)
 
     public var path: String {
         switch self {

@@ -7,8 +7,8 @@ import Synchronization
 ///                    note: "A notification's title after Mute. {repository}: owner/name; {account}: user@host.",
 ///                    ["repository": repository, "account": account.displayName])
 ///
-/// Log lines, D-Bus names, config keys, JSON, command and option names stay English and never
-/// come here. `scripts/extract-messages` reads these calls from the sources into
+/// Log lines, D-Bus names, config keys, JSON, command and option names stay English: they never
+/// come here, or only through `inEnglish` (one decision worded for a person and for the log). `scripts/extract-messages` reads these calls from the sources into
 /// `po/gbnotify.pot`: the message, the context and the note must be plain string literals
 /// (`StaticString` holds them to it), one call per message.
 ///
@@ -44,6 +44,21 @@ public enum Localized {
         self.catalog.withLock { $0 = catalog }
     }
 
+    /// Whether the texts made on this task are the English written in the calls, whatever the
+    /// catalog (`inEnglish`).
+    @TaskLocal private static var isEnglish = false
+
+    /// `body` with every text in the English written in the calls: the one decision a person
+    /// reads in the session's language, worded again for a log line or JSON.
+    public static func inEnglish<Value>(_ body: () -> Value) -> Value {
+        $isEnglish.withValue(true, operation: body)
+    }
+
+    /// The catalog's translations, unless this task is making English.
+    private static var translations: Catalog? {
+        isEnglish ? nil : catalog.withLock { $0 }
+    }
+
     /// A message: its translation, or the English, with its placeholders filled.
     public static func text(
         _ message: StaticString, context: StaticString? = nil, note: StaticString? = nil,
@@ -51,7 +66,7 @@ public enum Localized {
     ) -> String {
         let english = message.description
         let id = context.map { "\($0.description)\u{4}\(english)" } ?? english
-        let translated = catalog.withLock { $0 }?.text(id) ?? english
+        let translated = translations?.text(id) ?? english
         return filled(translated, values)
     }
 
@@ -63,7 +78,7 @@ public enum Localized {
     ) -> String {
         let (one, many) = (singular.description, plural.description)
         let id = context.map { "\($0.description)\u{4}\(one)" } ?? one
-        let translated = catalog.withLock { $0 }?.plural(id, many, count) ?? (count == 1 ? one : many)
+        let translated = translations?.plural(id, many, count) ?? (count == 1 ? one : many)
         return filled(translated, [("count", String(count))] + values.map { ($0.key, $0.value) })
     }
 

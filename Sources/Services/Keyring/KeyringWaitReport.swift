@@ -1,36 +1,6 @@
 import MainLoop
+import PushCore
 import Synchronization
-
-/// What a keyring call is waiting for while the Secret Service has not answered: the keyring
-/// knows which step it is on, and so what the user would have to answer.
-public enum KeyringWait: Sendable, Hashable, CustomStringConvertible {
-    /// A collection is locked: the service's unlock dialog (KeePassXC shows its own inside the
-    /// search itself).
-    case unlock
-    /// The collection is unlocked but the items are not, for this program: the service asks
-    /// whether it may read them (KeePassXC's access dialog).
-    case access
-    /// A deletion the service asks the user to confirm (KeePassXC's "delete entry?" dialog).
-    case confirmation
-    /// No answer yet from a call that shows no prompt the keyring knows of.
-    case answer
-
-    /// What to do, as one line a program can print after its own name.
-    public var description: String {
-        switch self {
-        case .unlock:
-            "waiting for the keyring to be unlocked: type its password in the keyring's unlock dialog "
-                + "(close the dialog to give up)"
-        case .access:
-            "waiting for the keyring to allow access: choose Allow in the keyring's access dialog "
-                + "(Deny refuses)"
-        case .confirmation:
-            "waiting for the keyring: confirm the deletion in the keyring's dialog"
-        case .answer:
-            "waiting for the keyring to answer; if it shows a dialog, answer it"
-        }
-    }
-}
 
 /// Tells someone (gbnotifyctl, on standard error) what a keyring call waits for, once it has
 /// waited `after` in one step. Each kind of wait is reported at most once per call.
