@@ -75,7 +75,7 @@ let package = Package(
         // Typed wrapper over libcurl, its transfers on the main loop (the multi socket interface).
         .target(name: "Curl", dependencies: ["CCurl", "MainLoop", "SystemCalls"], path: "Sources/System/Curl"),
         // The gitbay HTTP API, spoken through Curl, answered in PushCore types.
-        .target(name: "GitbayClient", dependencies: ["PushCore", "Curl", "MainLoop"], path: "Sources/Services/GitbayClient"),
+        .target(name: "GitbayClient", dependencies: ["PushCore", "Curl"], path: "Sources/Services/GitbayClient"),
         // gitbay's SSH-only commands (minting and revoking API tokens), run with the system's ssh.
         .target(name: "GitbaySSH", dependencies: ["PushCore", "Spawn", "MainLoop"], path: "Sources/Services/GitbaySSH"),
         // Accounts in the Secret Service through libsecret's asynchronous calls on the main loop;
@@ -84,7 +84,7 @@ let package = Package(
             name: "Keyring", dependencies: ["PushCore", "CSecret", "DBus", "MainLoop"], path: "Sources/Services/Keyring",
             swiftSettings: headerSearchPaths("libsecret-1")),
         // The desktop's notification server (org.freedesktop.Notifications) over a DBus connection.
-        .target(name: "Notifications", dependencies: ["DBus", "MainLoop", "PushCore", "SystemCalls"], path: "Sources/Services/Notifications"),
+        .target(name: "Notifications", dependencies: ["DBus", "PushCore", "SystemCalls"], path: "Sources/Services/Notifications"),
         // Typed wrapper over libdbus: connections on the main loop, messages, calls, signals, names.
         .target(name: "DBus", dependencies: ["CDBus", "MainLoop", "SystemCalls"], path: "Sources/System/DBus"),
         // The state directory: per-account state, the relay cursor and what is on screen, written

@@ -45,9 +45,11 @@ struct NotificationServerContractTests {
     /// The scenario, one line per step: the step, the id the server gave, and what it said.
     static func scenario(_ server: some NotificationServer, hands: Hands) async throws -> [String] {
         let heard = Observed<[NotificationEvent]>([])
-        let listening = await server.follow { event in
-            if case .serverChanged = event { return }
-            heard.update { $0.append(event) }
+        let listening = Task {
+            for await event in server.events {
+                if case .serverChanged = event { continue }
+                heard.update { $0.append(event) }
+            }
         }
         defer { listening.cancel() }
         var ids: [UInt32] = []

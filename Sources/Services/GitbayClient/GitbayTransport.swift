@@ -1,5 +1,4 @@
 import Curl
-import MainLoop
 import PushCore
 
 /// What the daemon's polling and registration need of the gitbay API: a command sent for one
@@ -26,9 +25,8 @@ extension GitbayTransport {
     }
 }
 
-/// Makes an account's transport from its token: what the supervisor is given, called by a
-/// poller on the loop.
-public typealias TransportMaker = @LoopActor @Sendable (GitbayInstance, APIToken, GitbayClient.Options) -> any GitbayTransport
+/// Makes an account's transport from its token: what the supervisor is given.
+public typealias TransportMaker = @Sendable (GitbayInstance, APIToken, GitbayClient.Options) -> any GitbayTransport
 
 extension GitbayClient: GitbayTransport {
     /// The real transport: `GitbayClient` over a session per instance, the process's.

@@ -16,9 +16,7 @@ public final class Logger: Sendable {
     private let sink: Sink
     /// `--verbose`: debug lines whatever the config says.
     private let verbose: Bool
-    /// The priority of the least important level logged. Atomic: set on the loop's thread (a
-    /// reload), read by every line, and lines come from the state files' worker thread too (a
-    /// save that failed, `StateFiles`).
+    /// The priority of the least important level logged.
     private let threshold: Atomic<Int>
 
     /// - Parameter sink: receives each finished line, prefix included, without the newline.

@@ -1,14 +1,13 @@
 import DBus
 import Glibc
-import MainLoop
+import Synchronization
 
 /// The desktop's notification server as the desktop stage uses it: `NotificationClient` is the
 /// real one, over D-Bus; the tests give the stage a fake that answers in process, kept honest by
 /// the suites that run the same scenarios against dunst, GNOME Shell, Plasma and the rest.
 public protocol NotificationServer: Sendable {
-    /// Tells `heard`, on the loop, what the server says, only from the server, until the
-    /// returned follower is cancelled; the first is the server at the start. Followed once.
-    @LoopActor func follow(telling heard: @escaping @LoopActor (NotificationEvent) -> Void) -> Task<Void, Never>
+    /// What the server says, only from the server; the first is the server at the start.
+    var events: AsyncStream<NotificationEvent> { get }
     /// The capability names the server advertises; nil when no server answers.
     func serverCapabilities() async -> [String]?
     /// The server's name, vendor and version; nil when no server answers.
@@ -98,35 +97,42 @@ public final class NotificationClient: NotificationServer {
     static let replyPlaceholderHint = "x-kde-reply-placeholder-text"
     static let replySubmitHint = "x-kde-reply-submit-button-text"
 
+    public let events: AsyncStream<NotificationEvent>
     private let connection: DBusConnection
     private let appName: String
-    private let owners: AsyncStream<String?>
-    private let signals: AsyncStream<DBusSignal>
+    private let follower: Task<Void, Never>
 
     /// Follows the server's owner and its signals on `connection`; `appName` is the `app_name`
     /// of every notification. Throws when the bus refuses the subscriptions.
     public init(on connection: DBusConnection, appName: String) async throws {
-        owners = try await connection.watchNameOwner(Self.busName)
-        signals = try await connection.signals(matching: DBusMatchRule(path: Self.path, interface: Self.interface))
+        let owners = try await connection.watchNameOwner(Self.busName)
+        let signals = try await connection.signals(matching: DBusMatchRule(path: Self.path, interface: Self.interface))
+        let (events, feed) = AsyncStream.makeStream(of: NotificationEvent.self)
+        let owner = CurrentOwner()
+        self.events = events
         self.connection = connection
         self.appName = appName
-    }
-
-    /// Follows the owner and the signals, each as the connection delivers it, on the loop: a
-    /// signal counts when its sender is the owner last heard of.
-    @LoopActor public func follow(telling heard: @escaping @LoopActor (NotificationEvent) -> Void) -> Task<Void, Never> {
-        let hearing = Hearing(telling: heard)
-        let (owners, signals) = (owners, signals)
-        return Task {
+        follower = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await next in owners { await hearing.moved(to: next) }
+                    for await next in owners {
+                        owner.name.withLock { $0 = next }
+                        feed.yield(.serverChanged(owner: next))
+                    }
                 }
                 group.addTask {
-                    for await signal in signals { await hearing.heard(signal) }
+                    for await signal in signals where signal.sender == owner.name.withLock({ $0 }) {
+                        if let event = Self.event(signal) { feed.yield(event) }
+                    }
                 }
+                await group.waitForAll()
+                feed.finish()
             }
         }
+    }
+
+    deinit {
+        follower.cancel()
     }
 
     /// A signal of the server's interface as an event; nil for one of the wrong shape.
@@ -216,25 +222,9 @@ public final class NotificationClient: NotificationServer {
     }
 }
 
-/// What the server says, told on the loop: the unique name signals count from, and the events.
-@LoopActor
-private final class Hearing {
-    private var owner: String?
-    private let tell: @LoopActor (NotificationEvent) -> Void
-
-    init(telling tell: @escaping @LoopActor (NotificationEvent) -> Void) {
-        self.tell = tell
-    }
-
-    func moved(to owner: String?) {
-        self.owner = owner
-        tell(.serverChanged(owner: owner))
-    }
-
-    func heard(_ signal: DBusSignal) {
-        guard signal.sender == owner, let event = NotificationClient.event(signal) else { return }
-        tell(event)
-    }
+/// The unique name signals count from, shared by the tasks that follow them.
+private final class CurrentOwner: Sendable {
+    let name = Mutex<String?>(nil)
 }
 
 /// One notification as it is sent.

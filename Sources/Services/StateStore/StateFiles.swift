@@ -18,8 +18,6 @@ public final class StateFiles: Sendable {
 
     public let directory: StateDirectory
     private let worker = SerialWorker(name: "gbnotify-state")
-    /// The newest value of each file waiting to be written: set by the saver on the loop's
-    /// thread, taken by the worker's thread when it writes.
     private let pending = Mutex<[LatestFile: @Sendable () throws(StateError) -> Void]>([:])
 
     public init(_ directory: StateDirectory) {

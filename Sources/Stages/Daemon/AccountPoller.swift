@@ -10,9 +10,7 @@ import MainLoop
 
 /// Where the pollers' news goes: the desktop stage (`Desktop.hand`), or a test's recorder.
 /// Returns once the news is dealt with (on screen, or waiting for a notification server).
-/// Isolated to the loop, as the pollers that call it and the stage it calls are: the news
-/// changes no executor on its way.
-public typealias DesktopSink = @LoopActor @Sendable (DesktopNews) async -> Void
+public typealias DesktopSink = @Sendable (DesktopNews) async -> Void
 
 /// What every poller gets from the daemon.
 struct PollerServices: Sendable {

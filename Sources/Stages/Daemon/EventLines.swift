@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Glibc
 import Logging
-import MainLoop
 import PushCore
+import Synchronization
 import SystemCalls
 
 /// `--events-fd N`: every `DaemonEvent` as one line of JSON on descriptor N, for a test or a
@@ -21,32 +21,18 @@ enum EventLines {
         // Nothing the daemon starts (a browser) inherits it, unless it is a standard stream
         // (standard error, interleaved with the log), which children share as they do anyway.
         if descriptor > 2 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
-        let lines = Lines(descriptor: descriptor, logger: logger)
-        // Told by the stages, whose tasks all run on the loop's thread in gbnotifyd.
-        return DaemonEvents { event in LoopActor.assumeIsolated { lines.write(event) } }
-    }
-
-    /// The lines' descriptor, until a write to it fails.
-    @LoopActor
-    private final class Lines {
-        let descriptor: Int32
-        let logger: Logger
-        var isOpen = true
-
-        nonisolated init(descriptor: Int32, logger: Logger) {
-            self.descriptor = descriptor
-            self.logger = logger
-        }
-
-        func write(_ event: DaemonEvent) {
-            guard isOpen else { return }
-            var line = (try? JSONEncoder().encode(event)) ?? Data()
-            line.append(UInt8(ascii: "\n"))
-            do {
-                try FileDescriptor(rawValue: descriptor).writeAll(line)
-            } catch {
-                isOpen = false
-                logger.warning("--events-fd \(descriptor): \(error); no more event lines")
+        let open = Mutex(true)
+        return DaemonEvents { event in
+            open.withLock { open in
+                guard open else { return }
+                var line = (try? JSONEncoder().encode(event)) ?? Data()
+                line.append(UInt8(ascii: "\n"))
+                do {
+                    try FileDescriptor(rawValue: descriptor).writeAll(line)
+                } catch {
+                    open = false
+                    logger.warning("--events-fd \(descriptor): \(error); no more event lines")
+                }
             }
         }
     }

@@ -88,8 +88,7 @@ public enum Lifecycle {
             logger.warning("\(error); SIGTERM and SIGHUP are not handled")
             requests = nil
         }
-        // The first ending stops the daemon; later ones (a second SIGTERM) are dropped.
-        let end = OneAnswer<Ending>()
+        let (endings, end) = AsyncStream.makeStream(of: Ending.self)
         var wiring: [Task<Void, Never>] = []
         defer { wiring.forEach { $0.cancel() } }
 
@@ -152,7 +151,7 @@ public enum Lifecycle {
                 for await request in requests {
                     switch request {
                     case .reload: supervisor.take(.reload(reply: nil))
-                    case .stop(let number): end.answer(.success(.stopSignal(number)))
+                    case .stop(let number): end.yield(.stopSignal(number))
                     }
                 }
             })
@@ -199,8 +198,8 @@ public enum Lifecycle {
         }
         wiring.append(Task {
             switch try? await connection.waitUntilClosed() {
-            case .disconnected?: end.answer(.success(.busLost))
-            case .nameTaken(let name, let owner)?: end.answer(.success(.nameTaken(name, owner: owner)))
+            case .disconnected?: end.yield(.busLost)
+            case .nameTaken(let name, let owner)?: end.yield(.nameTaken(name, owner: owner))
             case .closed?, nil: break
             }
         })
@@ -212,7 +211,7 @@ public enum Lifecycle {
                 try await supervisor.start()
             } catch {
                 logger.error("cannot use the state directory \(state.path): \(error)")
-                end.answer(.success(.startFailed))
+                end.yield(.startFailed)
                 return
             }
             let accounts = supervisor.status().accounts.count
@@ -220,26 +219,29 @@ public enum Lifecycle {
         })
 
         var exitStatus: Int32 = 0
-        // Only successes are given, so the wait cannot throw.
-        switch try? await end.value() {
-        case .stopSignal(let number)?:
-            logger.info("stopping on signal \(number)")
-        case .busLost?:
-            logger.error("lost the session bus; exiting so that the service manager can start gbnotifyd again")
-            exitStatus = 1
-        case .nameTaken(let name, let owner)?:
-            // What was sent to the name meanwhile (clicks, calls) went to the other owner; no
-            // click on a notification shown before can be told from one it sent.
-            logger.error("""
-                the session bus dropped gbnotifyd's connection, and by the time it was back \
-                \(owner.map { "another process (\($0))" } ?? "another process") had taken \(name); \
-                exiting rather than serve it beside that process
-                """)
-            exitStatus = 1
-        case .startFailed?:
-            exitStatus = 1
-        case nil:
-            break
+        waiting: for await ending in endings {
+            switch ending {
+            case .stopSignal(let number):
+                logger.info("stopping on signal \(number)")
+                break waiting
+            case .busLost:
+                logger.error("lost the session bus; exiting so that the service manager can start gbnotifyd again")
+                exitStatus = 1
+                break waiting
+            case .nameTaken(let name, let owner):
+                // What was sent to the name meanwhile (clicks, calls) went to the other owner; no
+                // click on a notification shown before can be told from one it sent.
+                logger.error("""
+                    the session bus dropped gbnotifyd's connection, and by the time it was back \
+                    \(owner.map { "another process (\($0))" } ?? "another process") had taken \(name); \
+                    exiting rather than serve it beside that process
+                    """)
+                exitStatus = 1
+                break waiting
+            case .startFailed:
+                exitStatus = 1
+                break waiting
+            }
         }
         readiness.stopping()
         watchdog?.stop()

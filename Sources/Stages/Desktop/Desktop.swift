@@ -48,11 +48,10 @@ public enum DesktopNews: Sendable, Equatable {
 /// notification server), the launcher badge, and what a click on one opens.
 ///
 /// Everything it is told or hears (news, the server's signals, a server coming and going, a
-/// dock appearing, the server's answer to a show) reaches its `Screen` by a call on the loop,
-/// and what that call decides is done before it returns, so no two of them ever interleave. It
-/// answers nothing: what a click asks of an account goes to its `AccountRequests`
-/// (`sendRequests(to:)`) by a call, and news is handed over like a letter, not asked about:
-/// `hand` returns once the stage has dealt with it.
+/// dock appearing) goes through one queue and is handled in order by one task, so no two of
+/// them ever interleave. It answers nothing: what a click asks of an account goes to its
+/// `AccountRequests` (`sendRequests(to:)`) by a call, and news is handed over like a letter, not asked about: `hand` returns once the
+/// stage has dealt with it.
 public final class Desktop: Sendable {
     public struct Options: Sendable {
         public var config: Config
@@ -91,13 +90,31 @@ public final class Desktop: Sendable {
         var wallClock: Int64 { wallClockAtStart + timeline.now.components.seconds }
     }
 
-    private let screen: Screen
-    /// The followers of the server's signals, the broadcasts and the dock: ended by the stop.
-    private let followers: [Task<Void, Never>]
+    enum Input: Sendable {
+        /// Answered once the news is handled: shown, or waiting for a server.
+        case news(DesktopNews, NewsReply)
+        case notification(NotificationEvent)
+        case broadcast(DBusSignal)
+        case dockAppeared
+        /// A hold (snooze, quiet hours) may have ended: the one timer of them fired.
+        case holdsDue
+        /// The notification of this entry said for a while ("Muted OWNER/REPO", "Reacted 👍 to
+        /// ...") has been shown long enough.
+        case saidEnough(UInt64)
+        /// The server answered the show `flight` of the entry (`Screen.startShowing`).
+        case showAnswered(entry: UInt64, flight: UInt64, ShowOutcome)
+        case open(PushTarget, activationToken: String?)
+        case stop(CheckedContinuation<Void, Never>)
+    }
 
-    private init(screen: Screen, followers: [Task<Void, Never>]) {
+    private let screen: Screen
+    private let inputs: AsyncStream<Input>.Continuation
+    private let tasks: [Task<Void, Never>]
+
+    private init(screen: Screen, inputs: AsyncStream<Input>.Continuation, tasks: [Task<Void, Never>]) {
         self.screen = screen
-        self.followers = followers
+        self.inputs = inputs
+        self.tasks = tasks
     }
 
     /// Where what clicks ask of the accounts goes from now on (the supervisor, once it exists:
@@ -136,26 +153,33 @@ public final class Desktop: Sendable {
 
         var options = options
         options.icon = options.icon ?? Notification.appIcon(environment: options.environment)
+        let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
         let screen = Screen(
             client: client, signals: ServerSignals(connection: connection), badge: Badge(connection: connection),
             clicks: Clicks(connection: connection, options: options, logger: logger), state: state, options: options,
-            logger: logger, saved: saved, serverOwner: owner, server: server)
-        await screen.begin()
-        let followers = [
-            await client.follow { screen.heard($0) },
-            Task { @LoopActor in for await signal in broadcasts { await screen.heardBroadcast(signal) } },
-            Task { @LoopActor in for await owner in dockOwners where owner != nil { screen.dockAppeared() } },
+            timers: inputs, logger: logger, saved: saved, serverOwner: owner,
+            server: server)
+        let tasks = [
+            Task {
+                await screen.begin()
+                for await input in stream {
+                    if await screen.handle(input) { break }
+                }
+            },
+            Task { for await event in client.events { inputs.yield(.notification(event)) } },
+            Task { for await signal in broadcasts { inputs.yield(.broadcast(signal)) } },
+            Task { for await owner in dockOwners where owner != nil { inputs.yield(.dockAppeared) } },
         ]
-        return Desktop(screen: screen, followers: followers)
+        return Desktop(screen: screen, inputs: inputs, tasks: tasks)
     }
 
     /// Hands news on, and returns once it is on screen (or waits for a server there): a poller
     /// saves its high-water mark only after that, so a kill -9 in between shows a notice again
     /// rather than never. News handed after the stop is dropped.
     /// A cancelled caller (a poller retired at the stop) returns at once.
-    @LoopActor public func hand(_ news: DesktopNews) async {
+    public func hand(_ news: DesktopNews) async {
         let reply = NewsReply()
-        screen.take(news, answering: reply)
+        if case .terminated = inputs.yield(.news(news, reply)) { reply.answer() }
         await withTaskCancellationHandler {
             try? await reply.value()
         } onCancel: {
@@ -164,8 +188,8 @@ public final class Desktop: Sendable {
     }
 
     /// Opens what a click on a notice of `target` opens: the tray's menu asks this.
-    @LoopActor public func open(_ target: PushTarget, activationToken: String?) {
-        screen.open(target, activationToken: activationToken)
+    public func open(_ target: PushTarget, activationToken: String?) {
+        inputs.yield(.open(target, activationToken: activationToken))
     }
 
     /// The longest a stop waits for the server to withdraw our notifications: one that does
@@ -174,10 +198,13 @@ public final class Desktop: Sendable {
 
     /// The clean stop: everything handed over before is handled, our notifications are
     /// withdrawn (within `stopLimit`), the badge is cleared, and listening ends. Stopping again
-    /// waits for the first stop.
-    @LoopActor public func stop() async {
-        await screen.stop()
-        followers.forEach { $0.cancel() }
+    /// does nothing.
+    public func stop() async {
+        await withCheckedContinuation { reply in
+            if case .terminated = inputs.yield(.stop(reply)) { reply.resume() }
+        }
+        inputs.finish()
+        tasks.forEach { $0.cancel() }
     }
 }
 

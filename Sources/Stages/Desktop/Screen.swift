@@ -13,15 +13,9 @@ enum ShowOutcome: Sendable {
     case cancelled
 }
 
-/// The desktop stage's state, changed by calls in the order things happen: the book of what is
-/// on screen (`ScreenBook`, which decides), carried out through the notification server, saved
-/// for the next daemon, with the badge beside it and clicks sent on.
-///
-/// Every call that changes the book (news, a click, a show's answer, a hold's end) is
-/// synchronous: it decides and starts what the server is asked (`apply`) before it returns, and
-/// what the server answers comes back as another call. So no two of them interleave, and
-/// `apply` is never entered while it runs. Only the stop and a broadcast's check of its sender
-/// wait, and each checks the book again after its wait.
+/// The desktop stage's state, handled by one task in the order things happen: the book of what
+/// is on screen (`ScreenBook`, which decides), carried out through the notification server,
+/// saved for the next daemon, with the badge beside it and clicks sent on.
 ///
 /// What is shown is carried out in `ScreenShows.swift`; where a click goes, in `ScreenClicks.swift`.
 ///
@@ -41,6 +35,8 @@ final class Screen {
     private weak var requestTaker: (any AccountRequests)?
     /// Clicks' requests made before there was a taker (`sendRequests(to:)`); nil once there is.
     private var unsentRequests: [DesktopRequest]? = []
+    /// The stage's own queue, where the hold timer says that it fired.
+    let timers: AsyncStream<Desktop.Input>.Continuation
     let logger: Logger
 
     var book: ScreenBook
@@ -48,12 +44,6 @@ final class Screen {
     var serverOwner: String?
     /// Asked once per server owner.
     var capabilities: NotificationCapabilities?
-    /// The asking under way; the shows wait for its answer.
-    var capabilitiesAsked: Task<Void, Never>?
-    /// Closings taken while the capabilities were asked: the shows still wait for them.
-    var closingsBeforeShows: [Task<Void, Never>] = []
-    /// Counts the servers: an answer about an earlier one is not kept.
-    var serverGeneration: UInt64 = 0
     /// What the server is known to do (`ServerQuirks`): asked at the start, and with the
     /// capabilities of each new server.
     var quirks: ServerQuirks
@@ -74,18 +64,13 @@ final class Screen {
     /// The snoozes in force; with the config's quiet hours, they hold popups back.
     private var snoozes: [NoiseRecord.Snooze] = []
     /// The one timer of the holds: it fires at the soonest end (`holdEnd`) of any hold.
-    private var holdTimer: Timeline.Alarm?
+    private var holdTimer: Task<Void, Never>?
     private var holdEnd: Int64?
     /// Shows sent and not yet answered, by entry id: one at a time per entry, any number at once.
     var flights: [UInt64: Flight] = [:]
     var flightsStarted: UInt64 = 0
     /// News handed over, with the entries it changed: answered once none of them is being shown.
     var handedNews: [(entries: Set<UInt64>, reply: NewsReply)] = []
-    /// Once the stop has begun, nothing more is taken.
-    private(set) var isStopping = false
-    private var isStopped = false
-    /// A second stop, waiting for the first to end.
-    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// A show sent to the server: the entry as it was sent, and its number, which tells its
     /// answer from that of a show given up (a server that left).
@@ -98,7 +83,9 @@ final class Screen {
 
     nonisolated init(
         client: any NotificationServer, signals: ServerSignals, badge: Badge, clicks: Clicks, state: StateFiles,
-        options: Desktop.Options, logger: Logger, saved: ScreenBook.Saved?, serverOwner: String?, server: ServerInformation?
+        options: Desktop.Options,
+        timers: AsyncStream<Desktop.Input>.Continuation, logger: Logger, saved: ScreenBook.Saved?, serverOwner: String?,
+        server: ServerInformation?
     ) {
         self.client = client
         self.signals = signals
@@ -106,6 +93,7 @@ final class Screen {
         self.clicks = clicks
         self.state = state
         self.options = options
+        self.timers = timers
         self.logger = logger
         self.serverOwner = serverOwner
         quirks = ServerQuirks(serverName: server?.name, version: server?.version)
@@ -140,51 +128,50 @@ final class Screen {
         save()
     }
 
-    /// News handed over: `reply` is answered once what it changed is shown (or waits for a
-    /// server). News handed during the stop is not taken and its reply waits for the caller's
-    /// cancellation (a poller retired at the stop); after the stop it is answered at once.
-    func take(_ news: DesktopNews, answering reply: NewsReply) {
-        guard !isStopping else {
-            if isStopped { reply.answer() }
-            return
+    /// Handles one input; true once the stage has stopped.
+    func handle(_ input: Desktop.Input) async -> Bool {
+        switch input {
+        case .news(let news, let reply):
+            let before = Dictionary(uniqueKeysWithValues: book.entries.map { ($0.id, $0.subject) })
+            await take(news)
+            let changed = book.entries.filter { before[$0.id] != $0.subject }.map(\.id)
+            handedNews.append((Set(changed), reply))
+        case .showAnswered(let id, let number, let outcome):
+            guard let flight = flights[id], flight.number == number else { return false }
+            flights[id] = nil
+            answered(flight, outcome)
+            await apply()
+        case .notification(.serverChanged(let owner)):
+            await serverChanged(to: owner)
+        case .notification(let event):
+            await heard(event)
+        case .broadcast(let signal):
+            // GNOME Shell's own copy, the only one a notification taken over from an earlier
+            // daemon gets there; for our own notifications the server's copy came already.
+            guard let event = NotificationClient.event(signal), let id = event.notificationID, book.entry(serverID: id)?.isAdopted == true,
+                  await signals.isFromGnomeShell(signal, serverOwner: serverOwner)
+            else { return false }
+            await heard(event)
+        case .dockAppeared:
+            badge.resend(logger: logger)
+        case .holdsDue:
+            holdEnd = nil
+            reviewHolds()
+            await apply()
+        case .saidEnough(let id):
+            guard book.entry(id: id)?.subject.saidUntil != nil else { return false }
+            book.withdraw(id)
+            await apply()
+        case .open(let target, let activationToken):
+            open(target, activationToken: activationToken)
+        case .stop(let reply):
+            await stop()
+            reply.resume()
+            return true
         }
-        let before = Dictionary(uniqueKeysWithValues: book.entries.map { ($0.id, $0.subject) })
-        take(news)
-        let changed = book.entries.filter { before[$0.id] != $0.subject }.map(\.id)
-        handedNews.append((Set(changed), reply))
-        apply()
-    }
-
-    /// A broadcast of the server's interface: GNOME Shell's own copy, the only one a
-    /// notification taken over from an earlier daemon gets there; for our own notifications the
-    /// server's copy came already.
-    func heardBroadcast(_ signal: DBusSignal) async {
-        guard !isStopping, let event = NotificationClient.event(signal), let id = event.notificationID,
-              book.entry(serverID: id)?.isAdopted == true, await signals.isFromGnomeShell(signal, serverOwner: serverOwner)
-        else { return }
-        heard(event)
-    }
-
-    /// A dock appeared: it is told the badge.
-    func dockAppeared() {
-        guard !isStopping else { return }
-        badge.resend(logger: logger)
-    }
-
-    /// A hold (snooze, quiet hours) may have ended: the one timer of them fired.
-    private func holdsDue() {
-        guard !isStopping else { return }
-        holdEnd = nil
-        reviewHolds()
-        apply()
-    }
-
-    /// The notification of this entry said for a while ("Muted OWNER/REPO", "Reacted 👍 to
-    /// ...") has been shown long enough.
-    func saidEnough(_ id: UInt64) {
-        guard !isStopping, book.entry(id: id)?.subject.saidUntil != nil else { return }
-        book.withdraw(id)
-        apply()
+        // Whatever the input, shows may have ended (answered, or given up with a server that left).
+        releaseHandedNews()
+        return false
     }
 
     /// Where what clicks ask of the accounts goes from now on; those asked before go first.
@@ -208,7 +195,7 @@ final class Screen {
 
     // MARK: - News
 
-    private func take(_ news: DesktopNews) {
+    func take(_ news: DesktopNews) async {
         switch news {
         case .update(let update):
             let now = options.wallClock
@@ -247,6 +234,7 @@ final class Screen {
             }
         }
         reviewHolds()
+        await apply()
     }
 
     // MARK: - Holds
@@ -272,25 +260,15 @@ final class Screen {
             holdTimer = nil
             return
         }
-        holdTimer = alarm(after: .seconds(end - now)) { $0.holdsDue() }
-    }
-
-    /// Calls `action` on the loop, in a job of its own, once `delay` has passed on the stage's
-    /// timeline, unless cancelled first or the stage has gone.
-    func alarm(after delay: Duration, _ action: @escaping @LoopActor (Screen) -> Void) -> Timeline.Alarm {
-        options.timeline.alarm(after: delay) { [weak self] in
-            MainLoop.shared.submit { LoopActor.assumeIsolated { self.map(action) } }
+        let (timeline, timers) = (options.timeline, timers)
+        holdTimer = Task {
+            guard (try? await timeline.sleep(for: .seconds(end - now))) != nil else { return }
+            timers.yield(.holdsDue)
         }
     }
 
     /// The clean stop: our notifications withdrawn, nothing left to take over, the badge gone.
-    /// A second stop waits for the first.
     func stop() async {
-        guard !isStopping else {
-            if !isStopped { await withCheckedContinuation { stopWaiters.append($0) } }
-            return
-        }
-        isStopping = true
         holdTimer?.cancel()
         await withdrawAll(within: Desktop.stopLimit)
         for news in handedNews { news.reply.answer() }
@@ -299,8 +277,6 @@ final class Screen {
         save()
         badge.clear(logger: logger)
         await state.flush()
-        isStopped = true
-        stopWaiters.forEach { $0.resume() }
-        stopWaiters = []
     }
+
 }

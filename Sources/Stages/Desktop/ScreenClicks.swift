@@ -9,9 +9,7 @@ import PushCore
 extension Screen {
     // MARK: - The server
 
-    /// What the server said: taken on the loop as it comes, until the stop.
-    func heard(_ event: NotificationEvent) {
-        guard !isStopping else { return }
+    func heard(_ event: NotificationEvent) async {
         switch event {
         case .closed(let id, let reason):
             // The old notification of an entry being shown anew closes as its show goes on (a
@@ -35,9 +33,9 @@ extension Screen {
                 logger.debug("notification \(id): ignored the action \(key.displaySafe(truncatedTo: 40)), heard again")
                 return
             }
-            clicked(entry, key: key, activationToken: activationTokens.removeValue(forKey: id))
+            await clicked(entry, key: key, activationToken: activationTokens.removeValue(forKey: id))
             options.events.tell(.clicked(notification: id, action: key))
-            apply()
+            await apply()
         case .replied(let id, let text):
             // One taken over from an earlier daemon is answered by its entry.
             guard var target = replyTargets[id] ?? book.entry(serverID: id).flatMap(Self.replyTarget) else {
@@ -60,11 +58,11 @@ extension Screen {
             if activationTokens.count >= 16 { activationTokens.removeAll() }
             activationTokens[id] = token
         case .serverChanged(let owner):
-            serverChanged(to: owner)
+            await serverChanged(to: owner)
         }
     }
 
-    private func clicked(_ entry: ScreenBook.Entry, key: String, activationToken: String?) {
+    private func clicked(_ entry: ScreenBook.Entry, key: String, activationToken: String?) async {
         let name = entry.account.displayName
         let id = entry.serverID ?? 0
         switch (key, entry.subject) {
@@ -156,12 +154,15 @@ extension Screen {
 
     /// The notification `id` said for a while goes once `delay` has passed.
     func withdrawSaid(_ id: UInt64, after delay: Duration) {
-        _ = alarm(after: delay) { $0.saidEnough(id) }
+        let (timeline, timers) = (options.timeline, timers)
+        Task {
+            guard (try? await timeline.sleep(for: delay)) != nil else { return }
+            timers.yield(.saidEnough(id))
+        }
     }
 
-    /// In a task of its own: the portal may take a while to answer, and the news must not wait.
+    /// Off the stage's queue: the portal may take a while to answer, and the news must not wait.
     func open(_ target: PushTarget, activationToken: String?) {
-        guard !isStopping else { return }
         let clicks = clicks
         Task { await clicks.open(target, activationToken: activationToken) }
     }

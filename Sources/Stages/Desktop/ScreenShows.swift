@@ -10,35 +10,20 @@ import StateStore
 /// server that came or left.
 extension Screen {
     /// Carries out what the book asks for: closings first (room on screen), then shows, oldest
-    /// first, each sent once the closings are answered; then saves what is on screen, and
-    /// answers the news none of whose entries is being shown any more. The stage waits for no
-    /// answer itself: a server that never answers one call (Cinnamon 5.6 on some replacements)
-    /// costs that show its deadline, while other notices, clicks and a stop go on.
-    ///
-    /// Synchronous, so never entered twice at once: each entry has one show at a time, started
-    /// here, and the server's answers (its capabilities, a show's outcome) come back by a call
-    /// that applies again.
-    func apply() {
-        let closings = closingsBeforeShows + book.takeClosings().map(withdraw)
-        closingsBeforeShows = []
+    /// first, each sent once the closings are answered; then saves what is on screen. The stage
+    /// waits for no answer itself: a server that never answers one call (Cinnamon 5.6 on some
+    /// replacements) costs that show its deadline, while other notices, clicks and a stop go on.
+    func apply() async {
+        let closings = book.takeClosings().map(withdraw)
         // Shown with no server on the bus too: the bus starts one that ships a D-Bus service
         // file (mako on sway, MATE always) with the first call to it, and only a call it cannot
         // deliver means there is none (`meansNoServer`).
-        if !book.toShow.allSatisfy({ flights[$0.id] != nil }) {
-            if let capabilities {
-                for entry in book.toShow where flights[entry.id] == nil {
-                    startShowing(entry, capabilities: capabilities, after: closings)
-                }
-            } else {
-                // The shows wait for the server's answer, after these closings still.
-                closingsBeforeShows = closings
-                askCapabilities()
-            }
+        for entry in book.toShow where flights[entry.id] == nil {
+            await startShowing(entry, after: closings)
         }
         let open = Set(book.entries.map(\.id))
         shownActions = shownActions.filter { open.contains($0.key) }
         save()
-        releaseHandedNews()
     }
 
     @discardableResult
@@ -55,9 +40,13 @@ extension Screen {
         }
     }
 
-    /// Sends `entry` to the server once `closings` are done; the answer comes back by a call
-    /// (`showAnswered`).
-    private func startShowing(_ entry: ScreenBook.Entry, capabilities: NotificationCapabilities, after closings: [Task<Void, Never>]) {
+    /// Sends `entry` to the server once `closings` are done; the answer comes back through the
+    /// stage's queue (`Desktop.Input.showAnswered`).
+    private func startShowing(_ entry: ScreenBook.Entry, after closings: [Task<Void, Never>]) async {
+        guard let capabilities = await currentCapabilities() else {
+            waitForServer(entry)
+            return
+        }
         let content = NotificationContent.entry(
             entry, capabilities: capabilities, namesAccount: accounts.count > 1, rules: options.config.rules,
             buttons: quirks.buttons(order: options.config.buttons))
@@ -69,7 +58,7 @@ extension Screen {
         }
         flightsStarted += 1
         let number = flightsStarted
-        let (client, notification, timeline, logger) = (client, notification(content), options.timeline, logger)
+        let (client, notification, timeline, logger, queue) = (client, notification(content), options.timeline, logger, timers)
         let refused = "\(entry.account.displayName): the notification server refused \(Self.describe(entry.subject))"
         let task = Task {
             for closing in closings { await closing.value }
@@ -78,19 +67,10 @@ extension Screen {
             ) { error in
                 logger.warning("\(refused): \(error); trying once more")
             }
-            showAnswered(entry: entry.id, flight: number, outcome)
+            queue.yield(.showAnswered(entry: entry.id, flight: number, outcome))
             return outcome
         }
         flights[entry.id] = Flight(number: number, entry: entry, actions: actions, task: task)
-    }
-
-    /// The server answered show `number` of the entry (or it was given up); the answer of a
-    /// show given up since (a server that left, the stop) counts for nothing.
-    private func showAnswered(entry id: UInt64, flight number: UInt64, _ outcome: ShowOutcome) {
-        guard !isStopping, let flight = flights[id], flight.number == number else { return }
-        flights[id] = nil
-        answered(flight, outcome)
-        apply()
     }
 
     /// One notification's calls to the server. A server may refuse one (Plasma refuses a repeat
@@ -127,7 +107,7 @@ extension Screen {
     }
 
     /// The server answered a show (or it was given up): what it showed joins the book.
-    private func answered(_ flight: Flight, _ outcome: ShowOutcome) {
+    func answered(_ flight: Flight, _ outcome: ShowOutcome) {
         let entry = flight.entry
         guard book.entry(id: entry.id) != nil else {
             // Withdrawn while it was being shown.
@@ -159,9 +139,7 @@ extension Screen {
     /// can be made): a poller saves its high-water mark only then, so a kill -9 before the
     /// answer shows a notice again rather than never. Other news does not wait for it.
     func releaseHandedNews() {
-        var busy = Set(flights.keys)
-        // What is to be shown waits for the server's capabilities.
-        if capabilitiesAsked != nil { busy.formUnion(book.toShow.map(\.id)) }
+        let busy = Set(flights.keys)
         var still: [(entries: Set<UInt64>, reply: NewsReply)] = []
         for news in handedNews {
             if news.entries.isDisjoint(with: busy) { news.reply.answer() } else { still.append(news) }
@@ -181,42 +159,22 @@ extension Screen {
         Notification(content, icon: options.icon ?? AppIcon.name)
     }
 
-    /// Asks the server's capabilities, once per server; the answer comes back by a call
-    /// (`capabilitiesAnswered`). With none on the bus, the asking is what makes the bus start
-    /// one it can.
-    private func askCapabilities() {
-        guard capabilitiesAsked == nil else { return }
-        let (client, generation) = (client, serverGeneration)
-        capabilitiesAsked = Task {
-            let names = await client.serverCapabilities()
-            let server = names == nil ? nil : await client.serverInformation()
-            capabilitiesAnswered(names, server: server, generation: generation)
-        }
-    }
-
-    /// The server's capabilities came (nil: no server answered). An answer about a server that
-    /// has left since counts for nothing: the next one was asked afresh.
-    private func capabilitiesAnswered(_ names: [String]?, server: ServerInformation?, generation: UInt64) {
-        guard !isStopping, generation == serverGeneration else { return }
-        capabilitiesAsked = nil
-        guard let names else {
-            guard serverOwner != nil else {
-                // None found either: what is to be shown waits for a server, asked again with
-                // the next change.
-                for entry in book.toShow where flights[entry.id] == nil { waitForServer(entry) }
-                releaseHandedNews()
-                return
-            }
+    /// The server's capabilities, asked once per server. With none on the bus, the asking is
+    /// what makes the bus start one it can; nil when that found none either.
+    private func currentCapabilities() async -> NotificationCapabilities? {
+        if let capabilities { return capabilities }
+        guard let names = await client.serverCapabilities() else {
+            guard serverOwner != nil else { return nil }
             logger.warning("the notification server did not tell its capabilities; sending plain text without actions")
-            capabilities = .plain
-            return apply()
+            return .plain
         }
+        let server = await client.serverInformation()
         quirks = ServerQuirks(serverName: server?.name, version: server?.version)
         book.setLimit(quirks.keptOpen(maxNotifications: options.config.maxNotifications))
         let asked = NotificationCapabilities(advertised: names)
         logger.debug("the notification server \(serverOwner ?? "") does \(asked.bodyMarkup ? "" : "not ")read markup and \(asked.actions ? "shows" : "does not show") actions")
         capabilities = asked
-        apply()
+        return asked
     }
 
     /// What is on screen, for the next daemon; written only when it changed.
@@ -234,7 +192,7 @@ extension Screen {
     /// when idle, as MATE's does, took its notifications along); what waits is shown on the new
     /// one. With none before, what has a server id was shown by the call that made the bus start
     /// this one: it is this server's.
-    func serverChanged(to owner: String?) {
+    func serverChanged(to owner: String?) async {
         guard owner != serverOwner else { return }
         logger.info(owner.map { "the notification server is \($0) now" } ?? "the notification server left the bus")
         if serverOwner != nil {
@@ -245,14 +203,11 @@ extension Screen {
             book.serverChanged()
         }
         capabilities = nil
-        capabilitiesAsked?.cancel()
-        capabilitiesAsked = nil
-        serverGeneration += 1
         activationTokens = [:]
         replyTargets = [:]
         replyTargetOrder = []
         serverOwner = owner
-        apply()
+        await apply()
     }
 
     /// Withdraws every notification of ours, those being shown too once they are answered, for
@@ -261,7 +216,7 @@ extension Screen {
         let client = client
         let shows = flights.values.map(\.task)
         let shown = book.entries.compactMap(\.serverID)
-        // Answered here: `showAnswered` takes no answer once the stop has begun.
+        // Answered here, not through the stage's queue, which the stop holds.
         flights = [:]
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

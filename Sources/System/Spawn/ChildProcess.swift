@@ -70,9 +70,7 @@ public enum ChildProcess {
     }
 }
 
-/// The child and the descriptor it is signalled through. Its state is locked: the loop's thread
-/// (the capture, the deadline's alarm) and the caller's (its cancellation handler, on whatever
-/// thread cancels it) both stop or kill the child.
+/// The child and the descriptor it is signalled through.
 private final class Child: Sendable {
     let pid: pid_t
     private let pidfd: Int32

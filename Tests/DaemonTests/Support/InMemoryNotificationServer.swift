@@ -1,4 +1,3 @@
-import MainLoop
 import Notifications
 import Synchronization
 
@@ -20,7 +19,7 @@ final class InMemoryNotificationServer: Sendable {
 
     /// A connection to the server: what a desktop stage is given as its `NotificationServer`.
     final class Connection: NotificationServer {
-        private let events: AsyncStream<NotificationEvent>
+        let events: AsyncStream<NotificationEvent>
         fileprivate let feed: AsyncStream<NotificationEvent>.Continuation
         private let server: InMemoryNotificationServer
         private let isConnected = Mutex(true)
@@ -29,12 +28,6 @@ final class InMemoryNotificationServer: Sendable {
             self.server = server
             (events, feed) = AsyncStream.makeStream(of: NotificationEvent.self)
             feed.yield(.serverChanged(owner: InMemoryNotificationServer.owner))
-        }
-
-        /// What the server says to this connection, told on the loop in the order it was said.
-        @LoopActor func follow(telling heard: @escaping @LoopActor (NotificationEvent) -> Void) -> Task<Void, Never> {
-            let events = events
-            return Task { for await event in events { heard(event) } }
         }
 
         /// The connection goes, as a killed process's does: its calls fail from now on.
