@@ -42,6 +42,11 @@ final class TrayOnDesktop: Sendable {
         let tray = try await start(on: session, admit: admit)
         do {
             try await body(tray)
+        } catch let timedOut as TimedOut {
+            // What the item heard from the watcher (registered, refused, no answer) says on which
+            // side a wait for the host gave up.
+            await tray.stop()
+            throw TimedOut(description: "\(timedOut.description)\nthe tray logged:\n\(tray.log.all.suffix(12).joined(separator: "\n"))")
         } catch {
             await tray.stop()
             throw error
