@@ -132,7 +132,10 @@ public struct TrayHost: Sendable {
             try await session.runChecked(["xdotool", "mousemove", String(point.x), String(point.y)])
             try await session.runChecked(["xdotool", "click", "3"])
             // Mapped, or the failure says the click opened nothing (not, later, that some
-            // pixels never changed).
+            // pixels never changed). `choose` relies on it too: the menu takes the keyboard as it
+            // is mapped (Qt and GTK grab it right after they map it), and a key sent before goes
+            // elsewhere; a fixed half second lost the first Down under load, and Plasma 6.3's
+            // menu chose the item above the one asked for.
             _ = try await poll("the menu of \(service) shown after a right click at \(point.x),\(point.y)", timeout: .seconds(60)) {
                 try await x11MenuShown() ? true : nil
             }
@@ -218,11 +221,7 @@ public struct TrayHost: Sendable {
                 return chosen ? true : nil
             }
         default:
-            // The menu takes the keyboard as it is mapped (Qt and GTK grab it right after they
-            // map it); a key sent before goes elsewhere. So the keys wait for its window, not
-            // for a time: a fixed half second lost the first Down under load, and Plasma 6.3's
-            // menu chose the item above the one asked for.
-            _ = try await poll("the menu of \(service) shown", timeout: .seconds(60)) { try await x11MenuShown() ? true : nil }
+            // The menu is mapped, and has the keyboard: `openMenu` waited for its window.
             try await session.runChecked(["xdotool"] + Array(repeating: ["key", "Down"], count: position).flatMap { $0 } + ["key", "Return"])
         }
     }
